@@ -1,0 +1,120 @@
+# attnladder: `make run` reruns the ladder (or shows the committed one without a GPU),
+# `make test` is what CI runs. Everything builds on a machine without a GPU.
+
+CUDA      ?= /usr/local/cuda
+NVCC      ?= $(CUDA)/bin/nvcc
+CC        ?= gcc
+BUILD     ?= build
+PYTHON    ?= python3
+
+# Fat binaries: Ampere, Ada (the seeds' L4) and Hopper, plus sm_90 PTX for newer parts.
+ARCHS     ?= -gencode arch=compute_80,code=sm_80 \
+             -gencode arch=compute_89,code=sm_89 \
+             -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_90,code=compute_90
+
+DEB_PKGS  := libjansson-dev libcmocka-dev gnuplot-nox pkg-config yamllint
+
+INCLUDES  := -Iharness -Iharness/include -Ikernels/include -Ikernels/reference \
+             -I$(CUDA)/include
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(INCLUDES)
+NVCCFLAGS ?= -O3 -lineinfo
+NVCCFLAGS += -std=c++17 -shared -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra \
+             --Werror all-warnings -cudart shared $(ARCHS) $(INCLUDES)
+
+# The harness runs on a GPU machine with the CUDA libraries but no -dev packages:
+# jansson is linked statically, CUDA dynamically (the driver's libraries are there).
+HARNESS_LIBS := -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 \
+                -Wl,-Bstatic -ljansson -Wl,-Bdynamic \
+                -lcudart -lcublas -ldl -lm -pthread
+
+HARNESS_SRC  := $(sort $(wildcard harness/*.c)) $(sort $(wildcard kernels/reference/*.c))
+HARNESS_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(HARNESS_SRC))
+LIB_OBJ      := $(filter-out $(BUILD)/obj/harness/main.o,$(HARNESS_OBJ))
+
+PHASE_DIRS   := $(patsubst %/,%,$(sort $(wildcard phases/[0-9][0-9]_*/)))
+PHASE_NAMES  := $(notdir $(PHASE_DIRS))
+PHASE_SOS    := $(patsubst %,$(BUILD)/phases/%.so,$(PHASE_NAMES))
+KERNEL_DIRS  := $(patsubst %/,%,$(filter-out kernels/include/ kernels/reference/,$(sort $(wildcard kernels/*/))))
+KERNEL_NAMES := $(notdir $(KERNEL_DIRS))
+KERNEL_SOS   := $(patsubst %,$(BUILD)/kernels/%.so,$(KERNEL_NAMES))
+
+TEST_SRC     := $(sort $(wildcard harness/tests/test_*.c))
+TEST_BINS    := $(patsubst harness/tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+
+# A phase or kernel directory may hold `build.mk` setting LDLIBS_<name> (extra link
+# libraries, e.g. -lcublas) or NVCCFLAGS_<name> (e.g. an sm_90a target).
+-include $(wildcard phases/*/build.mk kernels/*/build.mk)
+
+.PHONY: all deps build run test unit-tests kernel-checks clean
+.DEFAULT_GOAL := all
+
+all: build
+build: $(BUILD)/attnladder $(PHASE_SOS) $(KERNEL_SOS)
+
+# ---- dependencies (Debian packages; root or sudo) ---------------------------------
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' \
+	    || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
+	    || { echo "deps: apt-get failed for:$$missing" >&2; exit 1; }; \
+	fi
+
+# ---- the harness (C11) --------------------------------------------------------------
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/attnladder: $(HARNESS_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ $(HARNESS_LIBS)
+
+-include $(HARNESS_OBJ:.o=.d)
+
+# ---- phases and kernels: one shared object each, ptxas report beside it ---------------
+.SECONDEXPANSION:
+$(BUILD)/phases/%.so: $$(wildcard phases/%/*.cu phases/%/*.cuh phases/%/*.h) harness/include/attn_phase.h
+	@mkdir -p $(dir $@)
+	@echo "nvcc  $@"
+	@$(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$*) -Xptxas -v -MD -MF $(BUILD)/phases/$*.d \
+	  -o $@ $(filter %.cu,$^) $(LDLIBS_$*) 2> $(BUILD)/phases/$*.ptxas.txt \
+	  || { cat $(BUILD)/phases/$*.ptxas.txt >&2; rm -f $@; exit 1; }
+
+$(BUILD)/kernels/%.so: $$(wildcard kernels/%/*.cu kernels/%/*.cuh kernels/%/*.h kernels/%/*.c) harness/include/attn_phase.h
+	@mkdir -p $(dir $@)
+	@echo "nvcc  $@"
+	@$(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$*) -Xptxas -v -MD -MF $(BUILD)/kernels/$*.d \
+	  -o $@ $(filter %.cu,$^) $(LDLIBS_$*) 2> $(BUILD)/kernels/$*.ptxas.txt \
+	  || { cat $(BUILD)/kernels/$*.ptxas.txt >&2; rm -f $@; exit 1; }
+
+-include $(wildcard $(BUILD)/phases/*.d $(BUILD)/kernels/*.d)
+
+# ---- tests ---------------------------------------------------------------------------
+$(BUILD)/tests/%: harness/tests/%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJ) -lcmocka $(HARNESS_LIBS)
+
+unit-tests: $(TEST_BINS)
+	@set -e; for t in $(TEST_BINS); do echo "== $$t"; $$t; done
+
+kernel-checks: $(PHASE_SOS) $(KERNEL_SOS)
+	@bash ci/check_kernels.sh $(BUILD) $(PHASE_SOS) $(KERNEL_SOS)
+
+test: deps
+	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory unit-tests kernel-checks
+	@bash ci/test_cli.sh $(BUILD)/attnladder
+	@echo "make test: all passed"
+
+# ---- run -----------------------------------------------------------------------------
+run: deps
+	@$(MAKE) --no-print-directory build
+	@bash ci/run_ladder.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

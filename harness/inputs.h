@@ -1,0 +1,19 @@
+/* inputs.h: seeded random fp16 inputs, uniform in [-1, 1), never zeros by design. */
+#ifndef ATTNLADDER_INPUTS_H
+#define ATTNLADDER_INPUTS_H
+#include <stddef.h>
+#include <stdint.h>
+#include "attn_phase.h"
+
+typedef struct {
+    uint16_t *q, *k, *v;      /* host fp16 bits, BHSD */
+    size_t nq, nkv;           /* elements of q (and o), of k (== of v) */
+} host_inputs;
+
+size_t inputs_q_elems(const attn_shape *s);    /* B*H*Sq*D */
+size_t inputs_kv_elems(const attn_shape *s);   /* B*H*Skv*D */
+/* 0, or -1 on allocation failure; q, k, v use independent streams of one seed */
+int inputs_generate(host_inputs *in, const attn_shape *s, uint64_t seed);
+void inputs_free(host_inputs *in);
+
+#endif

@@ -1,0 +1,58 @@
+/* stats.h: the statistics of the measuring method.
+ * Percentiles use linear interpolation between order statistics (Hyndman-Fan type 7,
+ * numpy's default). Bootstrap CIs are percentile intervals over resamples drawn with
+ * rng.h, so a seed reproduces them exactly. */
+#ifndef ATTNLADDER_STATS_H
+#define ATTNLADDER_STATS_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    size_t n;
+    double median, p10, p90, mean, min, max;
+    double ci_lo, ci_hi;         /* bootstrap CI of the median at level conf */
+} stats_summary;
+
+/* p in [0, 1]; sorted ascending; n > 0 */
+double stats_percentile_sorted(const double *sorted, size_t n, double p);
+double stats_median(const double *x, size_t n);   /* does not modify x */
+
+/* Percentile-bootstrap CI of the median: `resamples` resamples of size n drawn with
+ * replacement from x. Returns 0, -1 on bad arguments (n == 0, resamples == 0,
+ * conf outside (0, 1)) or allocation failure. */
+int stats_bootstrap_median_ci(const double *x, size_t n, size_t resamples, uint64_t seed,
+                              double conf, double *lo, double *hi);
+
+int stats_summarize(const double *x, size_t n, size_t resamples, uint64_t seed,
+                    double conf, stats_summary *out);
+
+/* Ratio of medians median(a) / median(b) and its bootstrap CI, resampling a and b
+ * independently in each of the resamples. */
+int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
+                   size_t resamples, uint64_t seed, double conf,
+                   double *ratio, double *lo, double *hi);
+
+/* When to stop sampling (as nvbench does: a minimum and maximum count, a time budget,
+ * and a noise criterion: the CI width of the median relative to the median). */
+typedef struct {
+    size_t min_samples, max_samples;
+    double max_seconds;          /* wall time spent sampling this measurement */
+    double rel_ci_target;        /* stop once (ci_hi - ci_lo) / median <= this */
+} stop_rule;
+
+typedef enum {
+    STOP_CONTINUE = 0,
+    STOP_NOISE,          /* relative CI width reached the target */
+    STOP_MAX_SAMPLES,
+    STOP_MAX_TIME
+} stop_reason;
+
+/* Decides after each new sample. Order of the checks: fewer than min_samples and
+ * within time -> continue; noise target met -> NOISE; n >= max -> MAX_SAMPLES;
+ * elapsed >= max_seconds -> MAX_TIME (also below min_samples: a slow kernel must not
+ * run for minutes). Uses a cheap bootstrap (seeded) for the noise test. */
+stop_reason stats_should_stop(const double *x, size_t n, double elapsed_s,
+                              const stop_rule *rule, uint64_t seed);
+const char *stop_reason_name(stop_reason r);   /* "noise", "max_samples", ... */
+
+#endif

@@ -1,0 +1,31 @@
+/* attn_reference.h: the CPU fp64 reference every implementation is checked against.
+ *
+ * O = softmax(scale * Q K^T [+ causal mask]) V computed in double from the same fp16
+ * inputs the GPU sees (BHSD, contiguous). Causal is bottom-right aligned: query row i
+ * sees key j when j <= i + (seq_kv - seq_q); a row that sees no key is all zeros. */
+#ifndef ATTNLADDER_REFERENCE_H
+#define ATTNLADDER_REFERENCE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "attn_phase.h"
+
+/* A row is a flat query index: ((b * heads) + h) * seq_q + i. */
+size_t ref_total_rows(const attn_shape *s);
+
+/* Floating-point operations of the reference for nrows rows (used to decide between
+ * the full reference and a sample of rows). */
+double ref_row_flops(const attn_shape *s, size_t nrows);
+
+/* Computes the given rows into out[r * head_dim + d] (double). rows == NULL means all
+ * rows in order. Splits the rows over nthreads POSIX threads (nthreads <= 0: one per
+ * online CPU). Returns 0, or -1 on bad arguments or allocation failure. */
+int ref_attention_rows(const attn_shape *s, const uint16_t *q, const uint16_t *k,
+                       const uint16_t *v, const size_t *rows, size_t nrows,
+                       double *out, int nthreads);
+
+/* A deterministic sample of nwant distinct rows spread over every (batch, head) and
+ * including the first and last query row of each sampled head, sorted ascending.
+ * Returns the count written (<= nwant, == total rows when nwant >= total). */
+size_t ref_sample_rows(const attn_shape *s, size_t nwant, uint64_t seed, size_t *rows);
+
+#endif
