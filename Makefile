@@ -82,14 +82,14 @@ $(BUILD)/phases/%.so: $$(wildcard phases/%/*.cu phases/%/*.cuh phases/%/*.h) har
 	@mkdir -p $(dir $@)
 	@echo "nvcc  $@"
 	@$(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$*) -Xptxas -v -MD -MF $(BUILD)/phases/$*.d \
-	  -o $@ $(filter %.cu,$^) $(LDLIBS_$*) 2> $(BUILD)/phases/$*.ptxas.txt \
+	  -o $@ $(filter %.cu %.c,$^) $(LDLIBS_$*) 2> $(BUILD)/phases/$*.ptxas.txt \
 	  || { cat $(BUILD)/phases/$*.ptxas.txt >&2; rm -f $@; exit 1; }
 
 $(BUILD)/kernels/%.so: $$(wildcard kernels/%/*.cu kernels/%/*.cuh kernels/%/*.h kernels/%/*.c) harness/include/attn_phase.h
 	@mkdir -p $(dir $@)
 	@echo "nvcc  $@"
 	@$(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$*) -Xptxas -v -MD -MF $(BUILD)/kernels/$*.d \
-	  -o $@ $(filter %.cu,$^) $(LDLIBS_$*) 2> $(BUILD)/kernels/$*.ptxas.txt \
+	  -o $@ $(filter %.cu %.c,$^) $(LDLIBS_$*) 2> $(BUILD)/kernels/$*.ptxas.txt \
 	  || { cat $(BUILD)/kernels/$*.ptxas.txt >&2; rm -f $@; exit 1; }
 
 -include $(wildcard $(BUILD)/phases/*.d $(BUILD)/kernels/*.d)
