@@ -47,11 +47,19 @@ TEST_BINS    := $(patsubst harness/tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # libraries, e.g. -lcublas) or NVCCFLAGS_<name> (e.g. an sm_90a target).
 -include $(wildcard phases/*/build.mk kernels/*/build.mk)
 
-.PHONY: all deps build run test unit-tests kernel-checks clean
+.PHONY: all deps build run test unit-tests kernel-checks clean FORCE
 .DEFAULT_GOAL := all
 
 all: build
-build: $(BUILD)/attnladder $(PHASE_SOS) $(KERNEL_SOS)
+build: $(BUILD)/attnladder $(PHASE_SOS) $(KERNEL_SOS) $(BUILD)/gitinfo
+
+# The commit and dirty flag of the tree that was built, for runs on a copy without .git.
+$(BUILD)/gitinfo: FORCE
+	@mkdir -p $(BUILD); c=$$(git rev-parse HEAD 2>/dev/null || echo unknown); \
+	d=$$(git status --porcelain --untracked-files=no 2>/dev/null | head -1); \
+	s=clean; [ -z "$$d" ] || s=dirty; echo "$$c $$s" > $@.tmp; \
+	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
 
 # ---- dependencies (Debian packages; root or sudo) ---------------------------------
 deps:
@@ -75,6 +83,10 @@ $(BUILD)/attnladder: $(HARNESS_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(HARNESS_LIBS)
 
 -include $(HARNESS_OBJ:.o=.d)
+
+NVCC_VERSION := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release [0-9.]*, V\([0-9.]*\).*/\1/p')
+$(BUILD)/obj/harness/device_info.o: CFLAGS += -DATTN_NVCC_VERSION='"$(NVCC_VERSION)"'
+
 
 # ---- phases and kernels: one shared object each, ptxas report beside it ---------------
 .SECONDEXPANSION:

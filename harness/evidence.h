@@ -23,7 +23,7 @@ int evidence_write_atomic(const json_t *doc, const char *path, char *err, size_t
 /* The slug of a GPU name (lower case, runs of non-alphanumerics -> '-'). */
 void evidence_gpu_slug(const char *gpu_name, char *slug, size_t len);
 
-/* Every evidence file under root (root/<gpu>/*.json, not accepted.txt), sorted by
+/* Every evidence file under root (root/<gpu>/NAME.json, not accepted.txt), sorted by
  * path; partial files only when include_partial. *paths is malloc'd (free with
  * evidence_free_list). 0 or -1 with err (unreadable directory). */
 int evidence_list(const char *root, int include_partial, char ***paths, size_t *n,

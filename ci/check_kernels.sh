@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Compile checks of every phase and baseline shared object (run by `make test`):
+#  - it exports exactly one dynamic symbol, attn_phase_entry (the ABI);
+#  - the ptxas report beside it holds machine code for sm_80, sm_89 and sm_90;
+#  - no kernel spills to local memory on sm_90 unless the phase README says so.
+set -u
+build=$1; shift
+fail=0
+for so in "$@"; do
+  name=$(basename "$so" .so)
+  syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sort -u)
+  if [ "$syms" != "attn_phase_entry" ]; then
+    echo "check_kernels: $so exports [$syms]; the ABI allows exactly attn_phase_entry" >&2
+    fail=1
+  fi
+  report="${so%.so}.ptxas.txt"
+  for arch in sm_80 sm_89 sm_90; do
+    if ! grep -q "for '$arch'" "$report" 2>/dev/null; then
+      echo "check_kernels: $so has no $arch machine code (per $report)" >&2
+      fail=1
+    fi
+  done
+  spills=$(awk "/for 'sm_90'/{a=1} /for 'sm_(80|89)'/{a=0} a && /spill stores/ {s+=\$5+\$9} END{print s+0}" "$report" 2>/dev/null)
+  dir=$(ls -d phases/"$name" kernels/"$name" 2>/dev/null | head -1)
+  if [ "${spills:-0}" -gt 0 ] && ! grep -qi "spill" "$dir/README.md" 2>/dev/null; then
+    echo "check_kernels: $so spills $spills bytes on sm_90 and its README does not explain it" >&2
+    fail=1
+  fi
+done
+[ $fail = 0 ] && echo "check_kernels: $# shared objects ok (one symbol, sm_80/89/90 code)"
+exit $fail

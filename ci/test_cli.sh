@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Argument and bad-input checks of the attnladder binary, runnable without a GPU
+# (`make test`). Each case: the exit status and a word of the message it must print.
+set -u
+bin=${1:-build/attnladder}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+n=0
+
+# expect STATUS PATTERN -- ARGS...: runs bin ARGS, checks status and that stderr+stdout match
+expect() {
+  local status=$1 pattern=$2; shift 3
+  n=$((n + 1))
+  out=$("$bin" "$@" 2>&1); got=$?
+  if [ "$got" != "$status" ] || ! grep -qiE -- "$pattern" <<<"$out"; then
+    echo "test_cli: '$*': expected exit $status and /$pattern/, got exit $got:" >&2
+    echo "$out" | head -5 | sed 's/^/    /' >&2
+    fail=1
+  fi
+}
+
+expect 2 "usage" -- 
+expect 0 "usage" -- --help
+expect 2 "unknown command 'bogus'" -- bogus
+expect 2 "unknown implementation 'nope'.*accepted" -- run --impl nope
+expect 2 "sequence lengths must be >= 1" -- run --shape 1,8,0,64
+expect 2 "sequence lengths must be >= 1" -- run --shape 1,8,-5,64
+expect 2 "head_dim must be >= 1" -- run --shape 1,8,512,0
+expect 2 "malformed.*accepted" -- run --shape 1,8,abc,64
+expect 2 "malformed.*accepted" -- run --shape 1,8
+expect 2 "causal must be 0 or 1" -- run --shape 1,8,512,64,2
+expect 2 "overflow 32-bit indexing" -- run --shape 4096,64,65536,128
+expect 2 "no selected implementation supports.*x96" -- run --impl 01_scalar --shape 1,8,512,96
+expect 2 "unknown mode 'warm'" -- run --modes graph,warm
+expect 2 "--max-samples 'x' is not valid" -- run --max-samples x
+expect 2 "exceeds --max-samples" -- run --min-samples 50 --max-samples 10
+expect 2 "needs a value" -- run --shape
+expect 2 "unknown option '--frobnicate'" -- run --frobnicate
+expect 2 "cannot read the build directory" -- run --build "$tmp/missing"
+expect 2 "cannot read the build directory" -- list --build "$tmp/missing"
+
+# A corrupt or truncated evidence file: named, exit 2.
+mkdir -p "$tmp/ev/gpu-x"
+printf '{"schema": "attnladder-evidence", "schema_ver' > "$tmp/ev/gpu-x/20260101T000000Z_abc.json"
+expect 2 "20260101T000000Z_abc.json" -- show --evidence "$tmp/ev"
+printf 'not json at all' > "$tmp/ev/gpu-x/20260101T000000Z_abc.json"
+expect 2 "20260101T000000Z_abc.json" -- show --evidence "$tmp/ev"
+expect 2 "no evidence" -- show --evidence "$tmp/empty-root-that-has-nothing" 
+
+# Without a GPU, a valid run says so and exits 3, writing nothing.
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  expect 3 "no GPU" -- run --impl launch_floor --shape 1,1,64,64 --evidence "$tmp/out"
+  if [ -e "$tmp/out" ]; then echo "test_cli: a run without a GPU wrote evidence" >&2; fail=1; fi
+fi
+
+# list works without a GPU and names every phase.
+expect 0 "launch_floor" -- list
+
+[ $fail = 0 ] && echo "test_cli: $n cases passed"
+exit $fail

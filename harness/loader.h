@@ -1,0 +1,33 @@
+/* loader.h: finding and dlopen-ing ABI v1 shared objects. */
+#ifndef ATTNLADDER_LOADER_H
+#define ATTNLADDER_LOADER_H
+#include <stddef.h>
+#include "attn_phase.h"
+
+typedef enum { IMPL_PHASE, IMPL_BASELINE, IMPL_FLOOR } impl_kind;
+
+typedef struct {
+    char path[512];
+    impl_kind kind;
+    void *dl;
+    const attn_phase *ph;
+} loaded_impl;
+
+const char *impl_kind_name(impl_kind k);   /* "phase", "baseline", "floor" */
+
+/* Loads one shared object. 0, or -1 with err naming the file and what is wrong
+ * (cannot be opened, lacks attn_phase_entry, wrong abi_version, missing entry point). */
+int loader_open(const char *path, impl_kind kind, loaded_impl *out, char *err, size_t errlen);
+void loader_close(loaded_impl *impl);
+
+/* Loads every build_dir/phases/NAME.so (kind phase, sorted by name), every
+ * build_dir/kernels/NAME.so (baseline; launch_floor.so is the floor). *impls is malloc'd.
+ * -1 with err when build_dir or its phases/ directory cannot be read or a .so fails. */
+int loader_open_all(const char *build_dir, loaded_impl **impls, size_t *n,
+                    char *err, size_t errlen);
+void loader_close_all(loaded_impl *impls, size_t n);
+
+/* The implementation of that name, or NULL. */
+const loaded_impl *loader_find(const loaded_impl *impls, size_t n, const char *name);
+
+#endif

@@ -1,0 +1,316 @@
+/* profile.c: `attnladder profile`: Nsight Compute's command line over chosen
+ * implementations and shapes. The harness re-executes itself as the profiled target
+ * (`profile --target`), which runs the implementation once to warm up and once inside
+ * cudaProfilerStart/Stop, so ncu (--profile-from-start off) sees exactly one run().
+ * The metrics go into an existing evidence file (--into), rewritten atomically. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cuda_profiler_api.h>
+#include <cuda_runtime_api.h>
+#include "cli_args.h"
+#include "commands.h"
+#include "evidence.h"
+#include "inputs.h"
+#include "loader.h"
+#include "ncu_csv.h"
+#include "shapes.h"
+
+#define MAX_ITEMS 32
+
+/* What the evidence keeps of ncu's raw page (names as ncu 2025 spells them). */
+static const char *const KEEP[] = {
+    "gpu__time_duration.sum",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",          /* achieved occupancy */
+    "sm__maximum_warps_per_active_cycle_pct",                      /* theoretical */
+    "launch__registers_per_thread",
+    "launch__shared_mem_per_block_static",
+    "launch__shared_mem_per_block_dynamic",
+    "launch__grid_size", "launch__block_size",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+    "sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "smsp__average_warps_issue_stalled_*",
+    NULL,
+};
+
+static const char NCU_SECTIONS[] =
+    "--section SpeedOfLight --section Occupancy --section LaunchStats "
+    "--section WarpStateStats --section ComputeWorkloadAnalysis "
+    "--section MemoryWorkloadAnalysis_Tables";
+static const char NCU_METRICS[] =
+    "--metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,"
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+
+/* ---- the profiled target ------------------------------------------------------------ */
+
+static int profile_target(const char *build, const char *name, const attn_shape *s)
+{
+    char err[1024];
+    loaded_impl *all;
+    size_t n;
+    if (loader_open_all(build, &all, &n, err, sizeof err)) {
+        fprintf(stderr, "attnladder profile: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    const loaded_impl *im = loader_find(all, n, name);
+    host_inputs in = { 0 };
+    void *q = NULL, *k = NULL, *v = NULL, *o = NULL, *ws = NULL, *state = NULL;
+    int rc = EXIT_GATE;
+    const char *why;
+    if (!im || (why = im->ph->unsupported(s)) != NULL) {
+        fprintf(stderr, "attnladder profile: %s: %s\n", name, im ? why : "not found");
+        loader_close_all(all, n);
+        return EXIT_BAD_INPUT;
+    }
+    size_t wsb = im->ph->workspace_bytes(s);
+    cudaStream_t st = NULL;
+    if (inputs_generate(&in, s, 1234) || cudaMalloc(&q, in.nq * 2) || cudaMalloc(&k, in.nkv * 2) ||
+        cudaMalloc(&v, in.nkv * 2) || cudaMalloc(&o, in.nq * 2) || (wsb && cudaMalloc(&ws, wsb)) ||
+        cudaMemcpy(q, in.q, in.nq * 2, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(k, in.k, in.nkv * 2, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(v, in.v, in.nkv * 2, cudaMemcpyHostToDevice) ||
+        cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)) {
+        fprintf(stderr, "attnladder profile: setting up %s failed: %s\n", name,
+                cudaGetErrorString(cudaGetLastError()));
+        goto done;
+    }
+    if (im->ph->init(&state, s)) {
+        fprintf(stderr, "attnladder profile: %s: init failed\n", name);
+        goto done;
+    }
+    attn_args a = { q, k, v, o, ws, st };
+    int r1 = im->ph->run(state, &a);
+    cudaError_t e = cudaStreamSynchronize(st);
+    cudaProfilerStart();
+    int r2 = im->ph->run(state, &a);
+    cudaError_t e2 = cudaStreamSynchronize(st);
+    cudaProfilerStop();
+    if (r1 || r2 || e || e2)
+        fprintf(stderr, "attnladder profile: %s: run failed: %s\n", name,
+                r1 ? im->ph->error_string(r1) : r2 ? im->ph->error_string(r2) : cudaGetErrorString(e ? e : e2));
+    else
+        rc = EXIT_OK;
+    im->ph->fini(state);
+done:
+    if (st) cudaStreamDestroy(st);
+    cudaFree(q);
+    cudaFree(k);
+    cudaFree(v);
+    cudaFree(o);
+    cudaFree(ws);
+    inputs_free(&in);
+    loader_close_all(all, n);
+    return rc;
+}
+
+/* ---- the driver ---------------------------------------------------------------------- */
+
+static char *slurp_command(const char *cmd)
+{
+    FILE *f = popen(cmd, "r");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (cap - len < 4096) {
+            char *grown = realloc(buf, cap * 2);
+            if (!grown) { free(buf); buf = NULL; break; }
+            buf = grown;
+            cap *= 2;
+        }
+    }
+    pclose(f);
+    if (buf) buf[len] = '\0';
+    return buf;
+}
+
+/* The three largest stall reasons of a kernel's metrics. */
+static json_t *top_stalls(json_t *metrics)
+{
+    const char *prefix = "smsp__average_warps_issue_stalled_";
+    const char *names[3] = { 0 };
+    double vals[3] = { -1, -1, -1 };
+    const char *key;
+    json_t *val;
+    json_object_foreach(metrics, key, val) {
+        if (strncmp(key, prefix, strlen(prefix)) || !json_is_number(val)) continue;
+        if (strstr(key, "not_issued")) continue;
+        double x = json_number_value(val);
+        for (int i = 0; i < 3; i++)
+            if (x > vals[i]) {
+                for (int j = 2; j > i; j--) { vals[j] = vals[j - 1]; names[j] = names[j - 1]; }
+                vals[i] = x;
+                names[i] = key;
+                break;
+            }
+    }
+    json_t *arr = json_array();
+    for (int i = 0; i < 3; i++) {
+        if (!names[i]) continue;
+        char reason[128];
+        const char *r = names[i] + strlen(prefix);
+        size_t len = strcspn(r, ".");
+        if (len > 21 && strstr(r, "_per_issue_active")) len = (size_t)(strstr(r, "_per_issue_active") - r);
+        snprintf(reason, sizeof reason, "%.*s", (int)len, r);
+        json_array_append_new(arr, json_pack("{s:s, s:f}", "reason", reason, "per_issue", vals[i]));
+    }
+    return arr;
+}
+
+static int ncu_available(const char *ncu)
+{
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "%s --version >/dev/null 2>&1", ncu);
+    return system(cmd) == 0;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+    const char *build = "build", *into = NULL, *ncu = "ncu", *names = NULL;
+    int target = 0;
+    attn_shape shapes[MAX_ITEMS];
+    size_t n_shapes = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "--target")) { target = 1; continue; }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            printf("usage: attnladder profile --into EVIDENCE.json [--impl A,B] [--shape S]... "
+                   "[--ncu PATH] [--build DIR]\n  default shapes: the headline shapes; default "
+                   "implementations: every phase\n");
+            return EXIT_OK;
+        }
+        if (!(v = arg_value("profile", argc, argv, &i))) return EXIT_BAD_INPUT;
+        if (!strcmp(a, "--build")) build = v;
+        else if (!strcmp(a, "--into")) into = v;
+        else if (!strcmp(a, "--ncu")) ncu = v;
+        else if (!strcmp(a, "--impl")) names = v;
+        else if (!strcmp(a, "--shape")) {
+            char err[256];
+            if (n_shapes == MAX_ITEMS || shape_parse(v, &shapes[n_shapes], err, sizeof err)) {
+                fprintf(stderr, "attnladder profile: %s\n", n_shapes == MAX_ITEMS ? "too many shapes" : err);
+                return EXIT_BAD_INPUT;
+            }
+            n_shapes++;
+        } else {
+            fprintf(stderr, "attnladder profile: unknown option '%s'; accepted: --into, --impl, "
+                    "--shape, --ncu, --build\n", a);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (n_shapes == 0) {
+        shape_point pts[4];
+        size_t n = shapes_headline(pts, 4);
+        for (size_t i = 0; i < n; i++) shapes[n_shapes++] = pts[i].s;
+    }
+    if (target) {
+        if (!names || n_shapes != 1) {
+            fprintf(stderr, "attnladder profile --target: needs one --impl and one --shape\n");
+            return EXIT_BAD_INPUT;
+        }
+        return profile_target(build, names, &shapes[0]);
+    }
+    if (!into) {
+        fprintf(stderr, "attnladder profile: --into EVIDENCE.json is required (the run the "
+                "metrics belong to)\n");
+        return EXIT_BAD_INPUT;
+    }
+    char err[1024];
+    json_t *doc = evidence_load(into, err, sizeof err);
+    if (!doc) {
+        fprintf(stderr, "attnladder profile: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    loaded_impl *all;
+    size_t n_all;
+    if (loader_open_all(build, &all, &n_all, err, sizeof err)) {
+        fprintf(stderr, "attnladder profile: %s\n", err);
+        json_decref(doc);
+        return EXIT_BAD_INPUT;
+    }
+    const char *chosen[MAX_ITEMS];
+    size_t n_chosen = 0;
+    char *names_copy = names ? strdup(names) : NULL;
+    for (char *t = names_copy ? strtok(names_copy, ",") : NULL; t && n_chosen < MAX_ITEMS; t = strtok(NULL, ",")) {
+        if (!loader_find(all, n_all, t)) {
+            fprintf(stderr, "attnladder profile: unknown implementation '%s'\n", t);
+            free(names_copy);
+            loader_close_all(all, n_all);
+            json_decref(doc);
+            return EXIT_BAD_INPUT;
+        }
+        chosen[n_chosen++] = t;
+    }
+    for (size_t i = 0; !names && i < n_all && n_chosen < MAX_ITEMS; i++)
+        if (all[i].kind == IMPL_PHASE) chosen[n_chosen++] = all[i].ph->name;
+    if (!ncu_available(ncu)) {
+        printf("profile: ncu not found ('%s'); no profiler metrics recorded\n", ncu);
+        free(names_copy);
+        loader_close_all(all, n_all);
+        json_decref(doc);
+        return EXIT_OK;
+    }
+    char self[1024];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[sl > 0 ? sl : 0] = '\0';
+    json_t *prof = json_object_get(doc, "profile");
+    if (!json_is_array(prof)) {
+        prof = json_array();
+        json_object_set_new(doc, "profile", prof);
+    }
+    for (size_t i = 0; i < n_chosen; i++)
+        for (size_t s = 0; s < n_shapes; s++) {
+            const attn_shape *sh = &shapes[s];
+            char shape_arg[96], text[96], cmd[4096];
+            snprintf(shape_arg, sizeof shape_arg, "%d,%d,%d,%d,%d,%d", sh->batch, sh->heads,
+                     sh->seq_q, sh->seq_kv, sh->head_dim, sh->causal);
+            shape_format(sh, text, sizeof text);
+            const attn_phase *ph = loader_find(all, n_all, chosen[i])->ph;
+            if (ph->unsupported(sh)) continue;
+            json_t *kernels = NULL;
+            for (int attempt = 0; attempt < 2 && !kernels; attempt++) {
+                snprintf(cmd, sizeof cmd, "%s --csv --page raw --profile-from-start off %s %s "
+                         "'%s' profile --target --build '%s' --impl '%s' --shape %s 2>&1", ncu,
+                         NCU_SECTIONS, attempt == 0 ? NCU_METRICS : "", self, build, chosen[i],
+                         shape_arg);
+                char *outp = slurp_command(cmd);
+                if (outp) kernels = ncu_parse_raw_csv(outp, KEEP);
+                if (!kernels || json_array_size(kernels) == 0) {
+                    const char *line = outp ? strstr(outp, "==ERROR==") : NULL;
+                    if (attempt == 1)
+                        printf("profile: %s %s: ncu gave no metrics (%.*s)\n", chosen[i], text,
+                               line ? (int)strcspn(line, "\n") : 24, line ? line : "no output");
+                    json_decref(kernels);
+                    kernels = NULL;
+                }
+                free(outp);
+            }
+            if (!kernels) continue;
+            size_t k;
+            json_t *kv;
+            json_array_foreach(kernels, k, kv)
+                json_object_set_new(kv, "stall_top", top_stalls(json_object_get(kv, "metrics")));
+            json_array_append_new(prof, json_pack("{s:s, s:{s:i, s:i, s:i, s:i, s:i, s:i}, s:s, s:o}",
+                "impl", chosen[i], "shape", "batch", sh->batch, "heads", sh->heads, "seq_q", sh->seq_q,
+                "seq_kv", sh->seq_kv, "head_dim", sh->head_dim, "causal", sh->causal,
+                "tool", "ncu", "kernels", kernels));
+            printf("profile: %-22s %-24s %zu kernel(s)\n", chosen[i], text, json_array_size(kernels));
+        }
+    int rc = EXIT_OK;
+    if (evidence_write_atomic(doc, into, err, sizeof err)) {
+        fprintf(stderr, "attnladder profile: %s\n", err);
+        rc = EXIT_GATE;
+    }
+    free(names_copy);
+    loader_close_all(all, n_all);
+    json_decref(doc);
+    return rc;
+}

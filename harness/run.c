@@ -1,0 +1,552 @@
+/* run.c: `attnladder run`: options, context, ceilings and launch floor, every shape
+ * through measure.c, external baselines, one evidence file written atomically. */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cuda_runtime_api.h>
+#include "ceilings.h"
+#include "cli_args.h"
+#include "commands.h"
+#include "device_info.h"
+#include "evidence.h"
+#include "loader.h"
+#include "measure.h"
+#include "resources.h"
+#include "shapes.h"
+#include "table.h"
+
+#define MAX_SHAPES 256
+#define MAX_NAMES 64
+
+typedef struct {
+    const char *build_dir, *evidence_dir, *out_path, *external, *baseline;
+    const char *names[MAX_NAMES];
+    size_t n_names;
+    shape_point shapes[MAX_SHAPES];
+    size_t n_shapes;
+    int want_headline, want_sweep, ceilings;
+    int modes[MODE_COUNT], sweep_modes[MODE_COUNT];
+    time_config tc;
+    uint64_t seed;
+    double full_ref_gflop;
+    long sample_rows, ref_threads;
+} run_opts;
+
+static volatile sig_atomic_t g_stop = 0;
+static void on_signal(int sig) { (void)sig; g_stop = 1; }
+
+static const char RUN_USAGE[] =
+    "usage: attnladder run [options]\n"
+    "  --impl NAME[,NAME]    implementations to measure (default: all found)\n"
+    "  --shape B,H,S,D[,causal] | B,H,Sq,Skv,D,causal   (repeatable)\n"
+    "  --headline            the headline shapes (default when no --shape/--sweep)\n"
+    "  --sweep               the headline shapes and the standard sweep\n"
+    "  --modes LIST          modes at headline shapes (graph,single,cold; default all)\n"
+    "  --sweep-modes LIST    modes at other shapes (default graph)\n"
+    "  --min-samples N --max-samples N --max-seconds S --rel-ci X --inner N --seed N\n"
+    "  --baseline NAME       the ratio's denominator (default sdpa_cudnn)\n"
+    "  --external FILE       import external baselines (ci/torch_sdpa.py output)\n"
+    "  --build DIR           where the shared objects are (default build)\n"
+    "  --evidence DIR        evidence root (default evidence); --out FILE overrides\n"
+    "  --no-ceilings         skip the copy/GEMM ceilings\n"
+    "  --full-ref-gflop X    full CPU reference up to X GFLOP, sampled rows above (default 40)\n"
+    "  --sample-rows N       rows sampled above that (default 512)\n"
+    "  --ref-threads N       CPU reference threads (default: all CPUs)\n";
+
+static int parse_modes(const char *text, int *modes)
+{
+    memset(modes, 0, MODE_COUNT * sizeof *modes);
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        int m = time_mode_parse(tok);
+        if (m < 0) {
+            fprintf(stderr, "attnladder run: unknown mode '%s'; accepted: graph, single, cold\n", tok);
+            return -1;
+        }
+        modes[m] = 1;
+    }
+    return 0;
+}
+
+static int add_shape(run_opts *o, const attn_shape *s, const char *tag)
+{
+    if (o->n_shapes == MAX_SHAPES) {
+        fprintf(stderr, "attnladder run: more than %d shapes\n", MAX_SHAPES);
+        return -1;
+    }
+    o->shapes[o->n_shapes].s = *s;
+    o->shapes[o->n_shapes].tag = tag;
+    o->n_shapes++;
+    return 0;
+}
+
+static int parse_run_opts(int argc, char **argv, run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->build_dir = "build";
+    o->evidence_dir = "evidence";
+    o->baseline = "sdpa_cudnn";
+    o->ceilings = 1;
+    o->modes[MODE_GRAPH] = o->modes[MODE_SINGLE] = o->modes[MODE_COLD] = 1;
+    o->sweep_modes[MODE_GRAPH] = 1;
+    o->tc = (time_config){ .rule = { 10, 200, 1.0, 0.02 }, .resamples = 2000, .ci_level = 0.95,
+                           .seed = 20261122, .inner_max = 20, .graph_target_us = 2000.0 };
+    o->seed = 1234;
+    o->full_ref_gflop = 40;
+    o->sample_rows = 512;
+    o->ref_threads = 0;
+    int custom = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        long l;
+        double d;
+#define VALUE() do { if (!(v = arg_value("run", argc, argv, &i))) return -1; } while (0)
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(RUN_USAGE, stdout);
+            return 1;
+        } else if (!strcmp(a, "--impl")) {
+            VALUE();
+            char *copy = strdup(v);
+            for (char *t = strtok(copy, ","); t && o->n_names < MAX_NAMES; t = strtok(NULL, ","))
+                o->names[o->n_names++] = strdup(t);
+            free(copy);
+        } else if (!strcmp(a, "--shape")) {
+            VALUE();
+            attn_shape s;
+            char err[256];
+            if (shape_parse(v, &s, err, sizeof err)) {
+                fprintf(stderr, "attnladder run: %s\n", err);
+                return -1;
+            }
+            if (add_shape(o, &s, "custom")) return -1;
+            custom = 1;
+        } else if (!strcmp(a, "--headline")) {
+            o->want_headline = 1;
+        } else if (!strcmp(a, "--sweep")) {
+            o->want_sweep = 1;
+        } else if (!strcmp(a, "--modes")) {
+            VALUE();
+            if (parse_modes(v, o->modes)) return -1;
+        } else if (!strcmp(a, "--sweep-modes")) {
+            VALUE();
+            if (parse_modes(v, o->sweep_modes)) return -1;
+        } else if (!strcmp(a, "--min-samples")) {
+            VALUE();
+            if (arg_long("run", a, v, 1, 100000, &l)) return -1;
+            o->tc.rule.min_samples = (size_t)l;
+        } else if (!strcmp(a, "--max-samples")) {
+            VALUE();
+            if (arg_long("run", a, v, 1, 100000, &l)) return -1;
+            o->tc.rule.max_samples = (size_t)l;
+        } else if (!strcmp(a, "--max-seconds")) {
+            VALUE();
+            if (arg_double("run", a, v, 0.001, 3600, &d)) return -1;
+            o->tc.rule.max_seconds = d;
+        } else if (!strcmp(a, "--rel-ci")) {
+            VALUE();
+            if (arg_double("run", a, v, 0, 1, &d)) return -1;
+            o->tc.rule.rel_ci_target = d;
+        } else if (!strcmp(a, "--inner")) {
+            VALUE();
+            if (arg_long("run", a, v, 1, 10000, &l)) return -1;
+            o->tc.inner_max = (int)l;
+        } else if (!strcmp(a, "--seed")) {
+            VALUE();
+            if (arg_long("run", a, v, 0, 0x7fffffffL, &l)) return -1;
+            o->seed = (uint64_t)l;
+        } else if (!strcmp(a, "--baseline")) {
+            VALUE();
+            o->baseline = v;
+        } else if (!strcmp(a, "--external")) {
+            VALUE();
+            o->external = v;
+        } else if (!strcmp(a, "--build")) {
+            VALUE();
+            o->build_dir = v;
+        } else if (!strcmp(a, "--evidence")) {
+            VALUE();
+            o->evidence_dir = v;
+        } else if (!strcmp(a, "--out")) {
+            VALUE();
+            o->out_path = v;
+        } else if (!strcmp(a, "--no-ceilings")) {
+            o->ceilings = 0;
+        } else if (!strcmp(a, "--full-ref-gflop")) {
+            VALUE();
+            if (arg_double("run", a, v, 0, 1e6, &d)) return -1;
+            o->full_ref_gflop = d;
+        } else if (!strcmp(a, "--sample-rows")) {
+            VALUE();
+            if (arg_long("run", a, v, 1, 1 << 20, &l)) return -1;
+            o->sample_rows = l;
+        } else if (!strcmp(a, "--ref-threads")) {
+            VALUE();
+            if (arg_long("run", a, v, 0, 4096, &l)) return -1;
+            o->ref_threads = l;
+        } else {
+            fprintf(stderr, "attnladder run: unknown option '%s'\n%s", a, RUN_USAGE);
+            return -1;
+        }
+#undef VALUE
+    }
+    if (o->tc.rule.min_samples > o->tc.rule.max_samples) {
+        fprintf(stderr, "attnladder run: --min-samples %zu exceeds --max-samples %zu\n",
+                o->tc.rule.min_samples, o->tc.rule.max_samples);
+        return -1;
+    }
+    shape_point pts[MAX_SHAPES];
+    if (o->want_headline || o->want_sweep || !custom) {
+        size_t n = shapes_headline(pts, MAX_SHAPES);
+        for (size_t i = 0; i < n; i++)
+            if (add_shape(o, &pts[i].s, pts[i].tag)) return -1;
+    }
+    if (o->want_sweep) {
+        size_t n = shapes_sweep(pts, MAX_SHAPES);
+        for (size_t i = 0; i < n; i++)
+            if (add_shape(o, &pts[i].s, pts[i].tag)) return -1;
+    }
+    return 0;
+}
+
+/* The implementations to measure, baseline first, then the rest in load order. */
+static int select_impls(const run_opts *o, const loaded_impl *all, size_t n_all,
+                        const loaded_impl **sel, size_t *n_sel)
+{
+    *n_sel = 0;
+    for (size_t i = 0; i < o->n_names; i++) {
+        if (!loader_find(all, n_all, o->names[i])) {
+            fprintf(stderr, "attnladder run: unknown implementation '%s'; accepted:", o->names[i]);
+            for (size_t j = 0; j < n_all; j++) fprintf(stderr, " %s", all[j].ph->name);
+            fprintf(stderr, "\n");
+            return -1;
+        }
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t j = 0; j < n_all; j++) {
+            const char *name = all[j].ph->name;
+            int is_base = o->baseline && strcmp(name, o->baseline) == 0;
+            if (pass == 0 ? !is_base : is_base) continue;
+            int wanted = o->n_names == 0 || all[j].kind == IMPL_FLOOR;
+            for (size_t i = 0; i < o->n_names && !wanted; i++)
+                wanted = strcmp(o->names[i], name) == 0;
+            if (wanted) sel[(*n_sel)++] = &all[j];
+        }
+    return 0;
+}
+
+/* Every shape must be valid and served by at least one selected implementation. */
+static int check_shapes(const run_opts *o, const loaded_impl **sel, size_t n_sel)
+{
+    for (size_t i = 0; i < o->n_shapes; i++) {
+        const attn_shape *s = &o->shapes[i].s;
+        char err[256], text[96];
+        if (shape_validate(s, err, sizeof err)) {
+            fprintf(stderr, "attnladder run: %s\n", err);
+            return -1;
+        }
+        const char *why = "no implementation selected";
+        int served = 0;
+        for (size_t j = 0; j < n_sel && !served; j++) {
+            if (sel[j]->kind == IMPL_FLOOR) continue;
+            const char *w = sel[j]->ph->unsupported(s);
+            if (!w) served = 1;
+            else why = w;
+        }
+        if (!served) {
+            shape_format(s, text, sizeof text);
+            fprintf(stderr, "attnladder run: no selected implementation supports %s (e.g.: %s)\n",
+                    text, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void utc_stamp(char *iso, size_t iso_len, char *compact, size_t compact_len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(iso, iso_len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    strftime(compact, compact_len, "%Y%m%dT%H%M%SZ", &tm);
+}
+
+static json_t *method_json(const run_opts *o, size_t scrub_bytes)
+{
+    json_t *modes = json_array(), *smodes = json_array();
+    for (int m = 0; m < MODE_COUNT; m++) {
+        if (o->modes[m]) json_array_append_new(modes, json_string(time_mode_name((time_mode)m)));
+        if (o->sweep_modes[m]) json_array_append_new(smodes, json_string(time_mode_name((time_mode)m)));
+    }
+    compare_bounds b = compare_default_bounds();
+    return json_pack("{s:o, s:o, s:i, s:f, s:I, s:I, s:f, s:f, s:I, s:f, s:I, s:I, s:{s:f, s:f},"
+                     " s:I, s:s, s:f, s:I}",
+                     "modes", modes, "sweep_modes", smodes, "inner", o->tc.inner_max,
+                     "graph_target_us", o->tc.graph_target_us,
+                     "min_samples", (json_int_t)o->tc.rule.min_samples,
+                     "max_samples", (json_int_t)o->tc.rule.max_samples,
+                     "max_seconds", o->tc.rule.max_seconds, "rel_ci_target", o->tc.rule.rel_ci_target,
+                     "bootstrap_resamples", (json_int_t)o->tc.resamples, "ci_level", o->tc.ci_level,
+                     "seed", (json_int_t)o->seed, "stats_seed", (json_int_t)o->tc.seed,
+                     "bounds", "rel_l2", b.rel_l2_max, "max_abs", b.max_abs_max,
+                     "l2_scrub_bytes", (json_int_t)scrub_bytes,
+                     "baseline", o->baseline ? o->baseline : "",
+                     "full_ref_gflop", o->full_ref_gflop, "sample_rows", (json_int_t)o->sample_rows);
+}
+
+static json_t *impl_json(const loaded_impl *im, const char *arch)
+{
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "name", im->ph->name, "title", im->ph->title,
+                          "kind", impl_kind_name(im->kind), "path", im->path);
+    json_t *res = resources_for_object(im->path, arch);
+    json_object_set_new(j, "resources", res ? res : json_null());
+    return j;
+}
+
+/* Statistics of an imported mode object recomputed from its samples, so every number
+ * in the evidence comes from the same code. */
+static int recompute_mode(json_t *mode, const time_config *tc)
+{
+    json_t *arr = json_object_get(mode, "samples_us");
+    size_t n = json_array_size(arr);
+    if (n == 0) return -1;
+    time_result r = { .mode = MODE_GRAPH, .n = n };
+    r.samples_us = malloc(n * sizeof *r.samples_us);
+    if (!r.samples_us) return -1;
+    for (size_t i = 0; i < n; i++) r.samples_us[i] = json_number_value(json_array_get(arr, i));
+    r.inner = (int)json_integer_value(json_object_get(mode, "inner"));
+    const char *stop = json_string_value(json_object_get(mode, "stop"));
+    r.stop = stop && !strcmp(stop, "noise") ? STOP_NOISE
+           : stop && !strcmp(stop, "max_time") ? STOP_MAX_TIME : STOP_MAX_SAMPLES;
+    int rc = stats_summarize(r.samples_us, n, tc->resamples, tc->seed, tc->ci_level, &r.sum);
+    if (rc == 0) {
+        json_t *fresh = time_result_json(&r);
+        json_object_update(mode, fresh);
+        json_decref(fresh);
+    }
+    time_result_free(&r);
+    return rc;
+}
+
+static int import_external(const char *path, json_t *impls, json_t *results, const time_config *tc)
+{
+    json_error_t je;
+    json_t *ext = json_load_file(path, 0, &je);
+    if (!ext) {
+        fprintf(stderr, "attnladder run: --external %s: %s (line %d)\n", path, je.text, je.line);
+        return -1;
+    }
+    json_t *ei = json_object_get(ext, "implementations"), *er = json_object_get(ext, "results");
+    if (!json_is_array(ei) || !json_is_array(er)) {
+        fprintf(stderr, "attnladder run: --external %s: needs arrays 'implementations' and 'results'\n", path);
+        json_decref(ext);
+        return -1;
+    }
+    size_t i;
+    json_t *v;
+    json_array_foreach(ei, i, v) {
+        json_object_set_new(v, "kind", json_string("external"));
+        json_array_append(impls, v);
+    }
+    json_array_foreach(er, i, v) {
+        json_t *graph = json_object_get(json_object_get(v, "timing"), "graph");
+        if (graph && recompute_mode(graph, tc)) {
+            fprintf(stderr, "attnladder run: --external %s: results[%zu].timing.graph has no samples\n", path, i);
+            json_decref(ext);
+            return -1;
+        }
+        json_object_set_new(v, "tag", json_string("external"));
+        json_array_append(results, v);
+    }
+    json_decref(ext);
+    return 0;
+}
+
+static size_t count_measurements(const run_opts *o, size_t n_sel)
+{
+    size_t per_headline = 1, per_other = 1;
+    for (int m = 0; m < MODE_COUNT; m++) {
+        per_headline += (size_t)o->modes[m];
+        per_other += (size_t)o->sweep_modes[m];
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < o->n_shapes; i++)
+        total += n_sel * (strcmp(o->shapes[i].tag, "headline") == 0 ? per_headline : per_other);
+    return total;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_opts o;
+    int rc = parse_run_opts(argc, argv, &o);
+    if (rc) return rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+
+    char err[1024] = "";
+    loaded_impl *all = NULL;
+    size_t n_all = 0;
+    if (loader_open_all(o.build_dir, &all, &n_all, err, sizeof err)) {
+        fprintf(stderr, "attnladder run: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    const loaded_impl **sel = calloc(n_all + 1, sizeof *sel);
+    size_t n_sel = 0;
+    if (!sel || select_impls(&o, all, n_all, sel, &n_sel) || check_shapes(&o, sel, n_sel)) {
+        free(sel);
+        loader_close_all(all, n_all);
+        return EXIT_BAD_INPUT;
+    }
+    if (!loader_find(all, n_all, o.baseline ? o.baseline : "")) {
+        fprintf(stderr, "attnladder run: baseline '%s' not found in %s/kernels; ratios are "
+                "left out\n", o.baseline, o.build_dir);
+        o.baseline = NULL;
+    }
+    if (device_probe(err, sizeof err)) {
+        fprintf(stderr, "attnladder run: no GPU: %s (nothing measured, no evidence written)\n", err);
+        free(sel);
+        loader_close_all(all, n_all);
+        return EXIT_NO_GPU;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    char iso[32], compact[32], why[256] = "";
+    utc_stamp(iso, sizeof iso, compact, sizeof compact);
+    json_t *ctx = json_object();
+    json_t *gpu = device_gpu_json();
+    json_object_set_new(ctx, "gpu", gpu);
+    json_object_set_new(ctx, "versions", device_versions_json());
+    json_object_set_new(ctx, "git", device_git_json(o.build_dir));
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    json_object_set_new(ctx, "host", json_string(host));
+    json_t *jargv = json_array();
+    for (int i = 0; i < argc; i++) json_array_append_new(jargv, json_string(argv[i]));
+    json_object_set_new(ctx, "argv", jargv);
+    json_t *before = device_clocks_json(why, sizeof why);
+    json_object_set_new(ctx, "clocks_before", before ? before : json_null());
+    json_object_set_new(ctx, "nvml", json_string(before ? "ok" : why));
+
+    int cc_major = (int)json_integer_value(json_object_get(gpu, "cc_major"));
+    int cc_minor = (int)json_integer_value(json_object_get(gpu, "cc_minor"));
+    char arch[16];
+    snprintf(arch, sizeof arch, "sm_%d%d", cc_major, cc_minor);
+    json_t *impls = json_array();
+    for (size_t i = 0; i < n_sel; i++) json_array_append_new(impls, impl_json(sel[i], arch));
+
+    /* L2 scrub for cold mode: twice the L2 so nothing of the last launch survives */
+    size_t l2 = (size_t)json_integer_value(json_object_get(gpu, "l2_bytes"));
+    size_t scrub_bytes = 2 * (l2 ? l2 : ((size_t)64 << 20));
+    void *scrub = NULL;
+    int exit_code = EXIT_OK;
+    json_t *results = json_array(), *ceil_json = json_object();
+    if (cudaMalloc(&scrub, scrub_bytes) != cudaSuccess) {
+        fprintf(stderr, "attnladder run: cannot allocate the %zu-byte L2 scrub buffer\n", scrub_bytes);
+        exit_code = EXIT_GATE;
+        goto write;
+    }
+    o.tc.scrub = scrub;
+    o.tc.scrub_bytes = scrub_bytes;
+
+    ceilings ce = { 0 };
+    if (o.ceilings) {
+        cudaStream_t cs;
+        cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
+        if (ceilings_measure(cs, &ce, err, sizeof err))
+            fprintf(stderr, "attnladder run: ceilings not measured: %s\n", err);
+        else
+            fprintf(stderr, "ceilings: copy %.0f GB/s, fp16 GEMM %.1f TFLOP/s\n", ce.dram_gbps,
+                    ce.fp16_tflops);
+        cudaStreamDestroy(cs);
+    }
+    json_object_set_new(ceil_json, "dram_gbps", ce.dram_gbps > 0 ? json_real(ce.dram_gbps) : json_null());
+    json_object_set_new(ceil_json, "fp16_tflops", ce.fp16_tflops > 0 ? json_real(ce.fp16_tflops) : json_null());
+    json_object_set_new(ceil_json, "copy_bytes", json_integer((json_int_t)ce.copy_bytes));
+    json_object_set_new(ceil_json, "gemm_shape", json_pack("[i,i,i]", ce.gemm_n, ce.gemm_n, ce.gemm_n));
+
+    measure_ctx mc = { .impls = sel, .n_impls = n_sel, .baseline = o.baseline, .tc = o.tc,
+                       .bounds = compare_default_bounds(), .seed = o.seed,
+                       .full_ref_max_flops = o.full_ref_gflop * 1e9,
+                       .sample_rows = (size_t)o.sample_rows, .ref_threads = (int)o.ref_threads,
+                       .stop = &g_stop, .progress_total = count_measurements(&o, n_sel) };
+    memcpy(mc.modes, o.modes, sizeof mc.modes);
+    memcpy(mc.sweep_modes, o.sweep_modes, sizeof mc.sweep_modes);
+
+    /* The launch floor: the empty kernel through the same timing code, every mode. */
+    const loaded_impl *floor_impl = NULL;
+    for (size_t i = 0; i < n_sel; i++)
+        if (sel[i]->kind == IMPL_FLOOR) floor_impl = sel[i];
+    if (floor_impl) {
+        json_t *fl = json_object();
+        attn_args a = { 0 };
+        cudaStreamCreateWithFlags(&a.stream, cudaStreamNonBlocking);
+        void *st = NULL;
+        floor_impl->ph->init(&st, &o.shapes[0].s);
+        for (int m = 0; m < MODE_COUNT; m++) {
+            time_result r;
+            if (time_measure(floor_impl->ph, st, &a, (time_mode)m, &o.tc, &r, err, sizeof err) == 0) {
+                json_object_set_new(fl, time_mode_name((time_mode)m), time_result_json(&r));
+                fprintf(stderr, "launch floor (%s): %.3f us\n", time_mode_name((time_mode)m), r.sum.median);
+                time_result_free(&r);
+            }
+        }
+        floor_impl->ph->fini(st);
+        cudaStreamDestroy(a.stream);
+        json_object_set_new(ceil_json, "launch_floor", fl);
+    }
+
+    for (size_t i = 0; i < o.n_shapes && !g_stop; i++) {
+        int f = measure_point(&mc, &o.shapes[i], results, err, sizeof err);
+        if (f < 0) {
+            fprintf(stderr, "attnladder run: stopped: %s\n", err);
+            exit_code = EXIT_GATE;
+            break;
+        }
+        if (f > 0) exit_code = EXIT_GATE;
+    }
+    if (o.external && !g_stop && import_external(o.external, impls, results, &o.tc))
+        exit_code = EXIT_GATE;
+    measure_derive(results, 0, o.baseline, ce.fp16_tflops, ce.dram_gbps, &o.tc);
+
+write:;
+    json_t *after = device_clocks_json(why, sizeof why);
+    json_object_set_new(ctx, "throttled", json_boolean((before && device_clocks_throttled(before)) ||
+                                                       (after && device_clocks_throttled(after))));
+    json_object_set_new(ctx, "clocks_after", after ? after : json_null());
+    json_t *doc = json_pack("{s:s, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o}",
+                            "schema", EVIDENCE_SCHEMA, "schema_version", EVIDENCE_SCHEMA_VERSION,
+                            "partial", g_stop != 0, "created_utc", iso, "context", ctx,
+                            "method", method_json(&o, scrub_bytes), "ceilings", ceil_json,
+                            "implementations", impls, "results", results);
+    char path[1024];
+    const char *commit = json_string_value(json_object_get(json_object_get(ctx, "git"), "commit"));
+    if (o.out_path)
+        snprintf(path, sizeof path, "%s", o.out_path);
+    else
+        snprintf(path, sizeof path, "%s/%s/%s_%.7s%s.json", o.evidence_dir,
+                 json_string_value(json_object_get(gpu, "slug")), compact, commit ? commit : "unknown",
+                 g_stop ? ".partial" : "");
+    if (evidence_validate(doc, err, sizeof err)) {
+        fprintf(stderr, "attnladder run: internal error, the evidence does not follow its schema: %s\n", err);
+        exit_code = EXIT_GATE;
+    } else if (evidence_write_atomic(doc, path, err, sizeof err)) {
+        fprintf(stderr, "attnladder run: evidence not written: %s\n", err);
+        exit_code = EXIT_GATE;
+    } else {
+        table_print(stdout, results, NULL);
+        printf("\nevidence: %s%s\n", path, g_stop ? " (partial: interrupted)" : "");
+    }
+    json_decref(doc);
+    if (scrub) cudaFree(scrub);
+    free(sel);
+    loader_close_all(all, n_all);
+    if (g_stop) return 130;
+    return exit_code;
+}

@@ -1,0 +1,72 @@
+/* show.c: `attnladder show`: the ladder table of the newest committed evidence, for a
+ * machine without a GPU (what `make run` prints there). */
+#include <stdio.h>
+#include <string.h>
+#include "cli_args.h"
+#include "commands.h"
+#include "evidence.h"
+#include "table.h"
+
+/* File names start with a UTC stamp, so the newest run sorts last by base name. */
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+int cmd_show(int argc, char **argv)
+{
+    const char *root = "evidence", *file = NULL;
+    int all = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--evidence")) {
+            if (!(root = arg_value("show", argc, argv, &i))) return EXIT_BAD_INPUT;
+        } else if (!strcmp(argv[i], "--all")) {
+            all = 1;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: attnladder show [--evidence DIR] [--all] [FILE]\n"
+                   "  the headline table (--all: every shape) of FILE or of the newest run\n");
+            return EXIT_OK;
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "attnladder show: unknown option '%s'; accepted: --evidence DIR, --all, FILE\n",
+                    argv[i]);
+            return EXIT_BAD_INPUT;
+        } else {
+            file = argv[i];
+        }
+    }
+    char err[1024];
+    char **paths = NULL;
+    size_t n = 0;
+    if (!file) {
+        if (evidence_list(root, 0, &paths, &n, err, sizeof err)) {
+            fprintf(stderr, "attnladder show: %s\n", err);
+            return EXIT_BAD_INPUT;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (!file || strcmp(base_name(paths[i]), base_name(file)) > 0) file = paths[i];
+        if (!file) {
+            fprintf(stderr, "attnladder show: no evidence under %s/ yet (run `make run` on a GPU)\n", root);
+            evidence_free_list(paths, n);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    json_t *doc = evidence_load(file, err, sizeof err);
+    if (!doc) {
+        fprintf(stderr, "attnladder show: %s\n", err);
+        evidence_free_list(paths, n);
+        return EXIT_BAD_INPUT;
+    }
+    json_t *ctx = json_object_get(doc, "context");
+    json_t *git = json_object_get(ctx, "git");
+    printf("evidence: %s\nGPU: %s   date: %s   commit: %.12s%s%s\n", file,
+           json_string_value(json_object_get(json_object_get(ctx, "gpu"), "name")),
+           json_string_value(json_object_get(doc, "created_utc")),
+           json_string_value(json_object_get(git, "commit")),
+           json_is_true(json_object_get(git, "dirty")) ? " (dirty tree)" : "",
+           json_is_true(json_object_get(ctx, "throttled")) ? "   THROTTLED" : "");
+    table_print(stdout, json_object_get(doc, "results"), all ? NULL : "headline");
+    json_decref(doc);
+    evidence_free_list(paths, n);
+    return EXIT_OK;
+}
