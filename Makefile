@@ -111,8 +111,21 @@ $(BUILD)/tests/%: harness/tests/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJ) -lcmocka $(HARNESS_LIBS)
 
-unit-tests: $(TEST_BINS)
-	@set -e; for t in $(TEST_BINS); do echo "== $$t"; $$t; done
+# Loader fixtures: tiny ABI objects built with gcc (no GPU code).
+FIXTURES := $(BUILD)/fixtures/good_phase.so $(BUILD)/fixtures/abi2_phase.so \
+            $(BUILD)/fixtures/no_symbol.so $(BUILD)/fixtures/null_run.so
+$(BUILD)/fixtures/abi2_phase.so: harness/tests/fixtures/good_phase.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -DABI=2 -o $@ $<
+$(BUILD)/fixtures/good_phase.so: harness/tests/fixtures/good_phase.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -DABI=1 -o $@ $<
+$(BUILD)/fixtures/%.so: harness/tests/fixtures/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $<
+
+unit-tests: $(TEST_BINS) $(FIXTURES)
+	@set -e; for t in $(TEST_BINS); do echo "== $$t"; ATTN_FIXTURES=$(BUILD)/fixtures $$t; done
 
 kernel-checks: $(PHASE_SOS) $(KERNEL_SOS)
 	@bash ci/check_kernels.sh $(BUILD) $(PHASE_SOS) $(KERNEL_SOS)

@@ -25,7 +25,8 @@ int shape_parse(const char *text, attn_shape *out, char *err, size_t errlen)
         if (*p == ',') p++;
         else break;
     }
-    if (*p != '\0' || (n != 4 && n != 5 && n != 6)) {
+    size_t len = strlen(text);
+    if (*p != '\0' || (n != 4 && n != 5 && n != 6) || (len && text[len - 1] == ',')) {
         snprintf(err, errlen, "shape '%s' is malformed; %s", text, SHAPE_FORMS);
         return -1;
     }
