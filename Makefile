@@ -134,6 +134,8 @@ test: deps
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory unit-tests kernel-checks
 	@bash ci/test_cli.sh $(BUILD)/attnladder
+	@bash ci/freeze.sh --check
+	@bash ci/test_freeze.sh
 	@echo "make test: all passed"
 
 # ---- run -----------------------------------------------------------------------------

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Proves the freeze check can fail: in a scratch copy of the tree, freeze a phase,
+# check (must pass), change one byte of a header it includes and of its source (each
+# must fail), and add a new include (must fail).
+set -u
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/ci/frozen" "$tmp/phases/99_probe" "$tmp/kernels/include" "$tmp/harness/include"
+cp ci/freeze.sh "$tmp/ci/"
+cp harness/include/attn_phase.h "$tmp/harness/include/"
+printf '#pragma once\nstatic __device__ int probe_one() { return 1; }\n' > "$tmp/kernels/include/probe.cuh"
+printf '#pragma once\nstatic __device__ int probe_two() { return 2; }\n' > "$tmp/kernels/include/probe2.cuh"
+printf '#include "attn_phase.h"\n#include "probe.cuh"\n__global__ void k(int *o) { *o = probe_one(); }\n' \
+  > "$tmp/phases/99_probe/probe.cu"
+echo "# probe" > "$tmp/phases/99_probe/README.md"
+fail=0
+check() {  # expected-status what
+  (cd "$tmp" && bash ci/freeze.sh --check >/dev/null 2>&1); got=$?
+  if [ "$got" != "$1" ]; then echo "test_freeze: $2: expected $1, got $got" >&2; fail=1; fi
+}
+(cd "$tmp" && bash ci/freeze.sh 99_probe >/dev/null) || { echo "test_freeze: freezing failed" >&2; exit 1; }
+grep -q 'kernels/include/probe.cuh' "$tmp/ci/frozen/99_probe.sha256" \
+  || { echo "test_freeze: the manifest lacks the included header" >&2; fail=1; }
+grep -q 'attn_phase.h' "$tmp/ci/frozen/99_probe.sha256" \
+  || { echo "test_freeze: the manifest lacks the ABI header" >&2; fail=1; }
+check 0 "unchanged tree"
+cp "$tmp/kernels/include/probe.cuh" "$tmp/h.bak"
+echo "// edit" >> "$tmp/kernels/include/probe.cuh"; check 1 "edited shared header"
+cp "$tmp/h.bak" "$tmp/kernels/include/probe.cuh"; check 0 "header restored"
+echo "// edit" >> "$tmp/phases/99_probe/probe.cu"; check 1 "edited phase source"
+sed -i '$d' "$tmp/phases/99_probe/probe.cu"; check 0 "source restored"
+sed -i '1i #include "probe2.cuh"' "$tmp/phases/99_probe/probe.cu"; check 1 "new include"
+sed -i '1d' "$tmp/phases/99_probe/probe.cu"; check 0 "include removed"
+echo x > "$tmp/phases/99_probe/notes.txt"; check 1 "new file in the phase directory"
+[ $fail = 0 ] && echo "test_freeze: the freeze check catches edits, new includes and new files"
+exit $fail
