@@ -16,202 +16,12 @@
 #include "loader.h"
 #include "measure.h"
 #include "resources.h"
+#include "run_opts.h"
 #include "shapes.h"
 #include "table.h"
 
-#define MAX_SHAPES 256
-#define MAX_NAMES 64
-
-typedef struct {
-    const char *build_dir, *evidence_dir, *out_path, *external, *baseline;
-    const char *names[MAX_NAMES];
-    size_t n_names;
-    shape_point shapes[MAX_SHAPES];
-    size_t n_shapes;
-    int want_headline, want_sweep, ceilings;
-    int modes[MODE_COUNT], sweep_modes[MODE_COUNT];
-    time_config tc;
-    uint64_t seed;
-    double full_ref_gflop;
-    long sample_rows, ref_threads;
-} run_opts;
-
 static volatile sig_atomic_t g_stop = 0;
 static void on_signal(int sig) { (void)sig; g_stop = 1; }
-
-static const char RUN_USAGE[] =
-    "usage: attnladder run [options]\n"
-    "  --impl NAME[,NAME]    implementations to measure (default: all found)\n"
-    "  --shape B,H,S,D[,causal] | B,H,Sq,Skv,D,causal   (repeatable)\n"
-    "  --headline            the headline shapes (default when no --shape/--sweep)\n"
-    "  --sweep               the headline shapes and the standard sweep\n"
-    "  --modes LIST          modes at headline shapes (graph,single,cold; default all)\n"
-    "  --sweep-modes LIST    modes at other shapes (default graph)\n"
-    "  --min-samples N --max-samples N --max-seconds S --rel-ci X --inner N --seed N\n"
-    "  --baseline NAME       the ratio's denominator (default sdpa_cudnn)\n"
-    "  --external FILE       import external baselines (ci/torch_sdpa.py output)\n"
-    "  --build DIR           where the shared objects are (default build)\n"
-    "  --evidence DIR        evidence root (default evidence); --out FILE overrides\n"
-    "  --no-ceilings         skip the copy/GEMM ceilings\n"
-    "  --full-ref-gflop X    full CPU reference up to X GFLOP, sampled rows above (default 40)\n"
-    "  --sample-rows N       rows sampled above that (default 512)\n"
-    "  --ref-threads N       CPU reference threads (default: all CPUs)\n";
-
-static int parse_modes(const char *text, int *modes)
-{
-    memset(modes, 0, MODE_COUNT * sizeof *modes);
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", text);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        int m = time_mode_parse(tok);
-        if (m < 0) {
-            fprintf(stderr, "attnladder run: unknown mode '%s'; accepted: graph, single, cold\n", tok);
-            return -1;
-        }
-        modes[m] = 1;
-    }
-    return 0;
-}
-
-static int add_shape(run_opts *o, const attn_shape *s, const char *tag)
-{
-    if (o->n_shapes == MAX_SHAPES) {
-        fprintf(stderr, "attnladder run: more than %d shapes\n", MAX_SHAPES);
-        return -1;
-    }
-    o->shapes[o->n_shapes].s = *s;
-    o->shapes[o->n_shapes].tag = tag;
-    o->n_shapes++;
-    return 0;
-}
-
-static int parse_run_opts(int argc, char **argv, run_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->build_dir = "build";
-    o->evidence_dir = "evidence";
-    o->baseline = "sdpa_cudnn";
-    o->ceilings = 1;
-    o->modes[MODE_GRAPH] = o->modes[MODE_SINGLE] = o->modes[MODE_COLD] = 1;
-    o->sweep_modes[MODE_GRAPH] = 1;
-    o->tc = (time_config){ .rule = { 10, 200, 1.0, 0.02 }, .resamples = 2000, .ci_level = 0.95,
-                           .seed = 20261122, .inner_max = 20, .graph_target_us = 2000.0 };
-    o->seed = 1234;
-    o->full_ref_gflop = 40;
-    o->sample_rows = 512;
-    o->ref_threads = 0;
-    int custom = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        long l;
-        double d;
-#define VALUE() do { if (!(v = arg_value("run", argc, argv, &i))) return -1; } while (0)
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(RUN_USAGE, stdout);
-            return 1;
-        } else if (!strcmp(a, "--impl")) {
-            VALUE();
-            char *copy = strdup(v);
-            for (char *t = strtok(copy, ","); t && o->n_names < MAX_NAMES; t = strtok(NULL, ","))
-                o->names[o->n_names++] = strdup(t);
-            free(copy);
-        } else if (!strcmp(a, "--shape")) {
-            VALUE();
-            attn_shape s;
-            char err[256];
-            if (shape_parse(v, &s, err, sizeof err)) {
-                fprintf(stderr, "attnladder run: %s\n", err);
-                return -1;
-            }
-            if (add_shape(o, &s, "custom")) return -1;
-            custom = 1;
-        } else if (!strcmp(a, "--headline")) {
-            o->want_headline = 1;
-        } else if (!strcmp(a, "--sweep")) {
-            o->want_sweep = 1;
-        } else if (!strcmp(a, "--modes")) {
-            VALUE();
-            if (parse_modes(v, o->modes)) return -1;
-        } else if (!strcmp(a, "--sweep-modes")) {
-            VALUE();
-            if (parse_modes(v, o->sweep_modes)) return -1;
-        } else if (!strcmp(a, "--min-samples")) {
-            VALUE();
-            if (arg_long("run", a, v, 1, 100000, &l)) return -1;
-            o->tc.rule.min_samples = (size_t)l;
-        } else if (!strcmp(a, "--max-samples")) {
-            VALUE();
-            if (arg_long("run", a, v, 1, 100000, &l)) return -1;
-            o->tc.rule.max_samples = (size_t)l;
-        } else if (!strcmp(a, "--max-seconds")) {
-            VALUE();
-            if (arg_double("run", a, v, 0.001, 3600, &d)) return -1;
-            o->tc.rule.max_seconds = d;
-        } else if (!strcmp(a, "--rel-ci")) {
-            VALUE();
-            if (arg_double("run", a, v, 0, 1, &d)) return -1;
-            o->tc.rule.rel_ci_target = d;
-        } else if (!strcmp(a, "--inner")) {
-            VALUE();
-            if (arg_long("run", a, v, 1, 10000, &l)) return -1;
-            o->tc.inner_max = (int)l;
-        } else if (!strcmp(a, "--seed")) {
-            VALUE();
-            if (arg_long("run", a, v, 0, 0x7fffffffL, &l)) return -1;
-            o->seed = (uint64_t)l;
-        } else if (!strcmp(a, "--baseline")) {
-            VALUE();
-            o->baseline = v;
-        } else if (!strcmp(a, "--external")) {
-            VALUE();
-            o->external = v;
-        } else if (!strcmp(a, "--build")) {
-            VALUE();
-            o->build_dir = v;
-        } else if (!strcmp(a, "--evidence")) {
-            VALUE();
-            o->evidence_dir = v;
-        } else if (!strcmp(a, "--out")) {
-            VALUE();
-            o->out_path = v;
-        } else if (!strcmp(a, "--no-ceilings")) {
-            o->ceilings = 0;
-        } else if (!strcmp(a, "--full-ref-gflop")) {
-            VALUE();
-            if (arg_double("run", a, v, 0, 1e6, &d)) return -1;
-            o->full_ref_gflop = d;
-        } else if (!strcmp(a, "--sample-rows")) {
-            VALUE();
-            if (arg_long("run", a, v, 1, 1 << 20, &l)) return -1;
-            o->sample_rows = l;
-        } else if (!strcmp(a, "--ref-threads")) {
-            VALUE();
-            if (arg_long("run", a, v, 0, 4096, &l)) return -1;
-            o->ref_threads = l;
-        } else {
-            fprintf(stderr, "attnladder run: unknown option '%s'\n%s", a, RUN_USAGE);
-            return -1;
-        }
-#undef VALUE
-    }
-    if (o->tc.rule.min_samples > o->tc.rule.max_samples) {
-        fprintf(stderr, "attnladder run: --min-samples %zu exceeds --max-samples %zu\n",
-                o->tc.rule.min_samples, o->tc.rule.max_samples);
-        return -1;
-    }
-    shape_point pts[MAX_SHAPES];
-    if (o->want_headline || o->want_sweep || !custom) {
-        size_t n = shapes_headline(pts, MAX_SHAPES);
-        for (size_t i = 0; i < n; i++)
-            if (add_shape(o, &pts[i].s, pts[i].tag)) return -1;
-    }
-    if (o->want_sweep) {
-        size_t n = shapes_sweep(pts, MAX_SHAPES);
-        for (size_t i = 0; i < n; i++)
-            if (add_shape(o, &pts[i].s, pts[i].tag)) return -1;
-    }
-    return 0;
-}
 
 /* The implementations to measure, baseline first, then the rest in load order. */
 static int select_impls(const run_opts *o, const loaded_impl *all, size_t n_all,
@@ -380,30 +190,27 @@ static size_t count_measurements(const run_opts *o, size_t n_sel)
     return total;
 }
 
-int cmd_run(int argc, char **argv)
+static int run_main(run_opts *o, int argc, char **argv)
 {
-    run_opts o;
-    int rc = parse_run_opts(argc, argv, &o);
-    if (rc) return rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
 
     char err[1024] = "";
     loaded_impl *all = NULL;
     size_t n_all = 0;
-    if (loader_open_all(o.build_dir, &all, &n_all, err, sizeof err)) {
+    if (loader_open_all(o->build_dir, &all, &n_all, err, sizeof err)) {
         fprintf(stderr, "attnladder run: %s\n", err);
         return EXIT_BAD_INPUT;
     }
     const loaded_impl **sel = calloc(n_all + 1, sizeof *sel);
     size_t n_sel = 0;
-    if (!sel || select_impls(&o, all, n_all, sel, &n_sel) || check_shapes(&o, sel, n_sel)) {
+    if (!sel || select_impls(o, all, n_all, sel, &n_sel) || check_shapes(o, sel, n_sel)) {
         free(sel);
         loader_close_all(all, n_all);
         return EXIT_BAD_INPUT;
     }
-    if (!loader_find(all, n_all, o.baseline ? o.baseline : "")) {
+    if (!loader_find(all, n_all, o->baseline ? o->baseline : "")) {
         fprintf(stderr, "attnladder run: baseline '%s' not found in %s/kernels; ratios are "
-                "left out\n", o.baseline, o.build_dir);
-        o.baseline = NULL;
+                "left out\n", o->baseline, o->build_dir);
+        o->baseline = NULL;
     }
     if (device_probe(err, sizeof err)) {
         fprintf(stderr, "attnladder run: no GPU: %s (nothing measured, no evidence written)\n", err);
@@ -423,7 +230,7 @@ int cmd_run(int argc, char **argv)
     json_t *gpu = device_gpu_json();
     json_object_set_new(ctx, "gpu", gpu);
     json_object_set_new(ctx, "versions", device_versions_json());
-    json_object_set_new(ctx, "git", device_git_json(o.build_dir));
+    json_object_set_new(ctx, "git", device_git_json(o->build_dir));
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     json_object_set_new(ctx, "host", json_string(host));
@@ -452,11 +259,11 @@ int cmd_run(int argc, char **argv)
         exit_code = EXIT_GATE;
         goto write;
     }
-    o.tc.scrub = scrub;
-    o.tc.scrub_bytes = scrub_bytes;
+    o->tc.scrub = scrub;
+    o->tc.scrub_bytes = scrub_bytes;
 
     ceilings ce = { 0 };
-    if (o.ceilings) {
+    if (o->ceilings) {
         cudaStream_t cs;
         cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
         if (ceilings_measure(cs, &ce, err, sizeof err))
@@ -471,13 +278,13 @@ int cmd_run(int argc, char **argv)
     json_object_set_new(ceil_json, "copy_bytes", json_integer((json_int_t)ce.copy_bytes));
     json_object_set_new(ceil_json, "gemm_shape", json_pack("[i,i,i]", ce.gemm_n, ce.gemm_n, ce.gemm_n));
 
-    measure_ctx mc = { .impls = sel, .n_impls = n_sel, .baseline = o.baseline, .tc = o.tc,
-                       .bounds = compare_default_bounds(), .seed = o.seed,
-                       .full_ref_max_flops = o.full_ref_gflop * 1e9,
-                       .sample_rows = (size_t)o.sample_rows, .ref_threads = (int)o.ref_threads,
-                       .stop = &g_stop, .progress_total = count_measurements(&o, n_sel) };
-    memcpy(mc.modes, o.modes, sizeof mc.modes);
-    memcpy(mc.sweep_modes, o.sweep_modes, sizeof mc.sweep_modes);
+    measure_ctx mc = { .impls = sel, .n_impls = n_sel, .baseline = o->baseline, .tc = o->tc,
+                       .bounds = compare_default_bounds(), .seed = o->seed,
+                       .full_ref_max_flops = o->full_ref_gflop * 1e9,
+                       .sample_rows = (size_t)o->sample_rows, .ref_threads = (int)o->ref_threads,
+                       .stop = &g_stop, .progress_total = count_measurements(o, n_sel) };
+    memcpy(mc.modes, o->modes, sizeof mc.modes);
+    memcpy(mc.sweep_modes, o->sweep_modes, sizeof mc.sweep_modes);
 
     /* The launch floor: the empty kernel through the same timing code, every mode. */
     const loaded_impl *floor_impl = NULL;
@@ -488,10 +295,10 @@ int cmd_run(int argc, char **argv)
         attn_args a = { 0 };
         cudaStreamCreateWithFlags(&a.stream, cudaStreamNonBlocking);
         void *st = NULL;
-        floor_impl->ph->init(&st, &o.shapes[0].s);
+        floor_impl->ph->init(&st, &o->shapes[0].s);
         for (int m = 0; m < MODE_COUNT; m++) {
             time_result r;
-            if (time_measure(floor_impl->ph, st, &a, (time_mode)m, &o.tc, &r, err, sizeof err) == 0) {
+            if (time_measure(floor_impl->ph, st, &a, (time_mode)m, &o->tc, &r, err, sizeof err) == 0) {
                 json_object_set_new(fl, time_mode_name((time_mode)m), time_result_json(&r));
                 fprintf(stderr, "launch floor (%s): %.3f us\n", time_mode_name((time_mode)m), r.sum.median);
                 time_result_free(&r);
@@ -502,8 +309,8 @@ int cmd_run(int argc, char **argv)
         json_object_set_new(ceil_json, "launch_floor", fl);
     }
 
-    for (size_t i = 0; i < o.n_shapes && !g_stop; i++) {
-        int f = measure_point(&mc, &o.shapes[i], results, err, sizeof err);
+    for (size_t i = 0; i < o->n_shapes && !g_stop; i++) {
+        int f = measure_point(&mc, &o->shapes[i], results, err, sizeof err);
         if (f < 0) {
             fprintf(stderr, "attnladder run: stopped: %s\n", err);
             exit_code = EXIT_GATE;
@@ -511,9 +318,9 @@ int cmd_run(int argc, char **argv)
         }
         if (f > 0) exit_code = EXIT_GATE;
     }
-    if (o.external && !g_stop && import_external(o.external, impls, results, &o.tc))
+    if (o->external && !g_stop && import_external(o->external, impls, results, &o->tc))
         exit_code = EXIT_GATE;
-    measure_derive(results, 0, o.baseline, ce.fp16_tflops, ce.dram_gbps, &o.tc);
+    measure_derive(results, 0, o->baseline, ce.fp16_tflops, ce.dram_gbps, &o->tc);
 
 write:;
     json_t *after = device_clocks_json(why, sizeof why);
@@ -523,14 +330,14 @@ write:;
     json_t *doc = json_pack("{s:s, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o}",
                             "schema", EVIDENCE_SCHEMA, "schema_version", EVIDENCE_SCHEMA_VERSION,
                             "partial", g_stop != 0, "created_utc", iso, "context", ctx,
-                            "method", method_json(&o, scrub_bytes), "ceilings", ceil_json,
+                            "method", method_json(o, scrub_bytes), "ceilings", ceil_json,
                             "implementations", impls, "results", results);
     char path[1024];
     const char *commit = json_string_value(json_object_get(json_object_get(ctx, "git"), "commit"));
-    if (o.out_path)
-        snprintf(path, sizeof path, "%s", o.out_path);
+    if (o->out_path)
+        snprintf(path, sizeof path, "%s", o->out_path);
     else
-        snprintf(path, sizeof path, "%s/%s/%s_%.7s%s.json", o.evidence_dir,
+        snprintf(path, sizeof path, "%s/%s/%s_%.7s%s.json", o->evidence_dir,
                  json_string_value(json_object_get(gpu, "slug")), compact, commit ? commit : "unknown",
                  g_stop ? ".partial" : "");
     if (evidence_validate(doc, err, sizeof err)) {
@@ -549,4 +356,14 @@ write:;
     loader_close_all(all, n_all);
     if (g_stop) return 130;
     return exit_code;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static run_opts o;   /* large: kept off the stack */
+    int rc = parse_run_opts(argc, argv, &o);
+    if (rc == 0) rc = run_main(&o, argc, argv);
+    else rc = rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+    run_opts_free(&o);
+    return rc;
 }
