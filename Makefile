@@ -13,7 +13,7 @@ ARCHS     ?= -gencode arch=compute_80,code=sm_80 \
              -gencode arch=compute_90,code=sm_90 \
              -gencode arch=compute_90,code=compute_90
 
-DEB_PKGS  := libjansson-dev libcmocka-dev gnuplot-nox pkg-config yamllint
+DEB_PKGS  := libjansson-dev libcmocka-dev gnuplot-nox pkg-config yamllint clang libclang-rt-14-dev
 
 INCLUDES  := -Iharness -Iharness/include -Ikernels/include -Ikernels/reference \
              -I$(CUDA)/include
@@ -47,7 +47,7 @@ TEST_BINS    := $(patsubst harness/tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # libraries, e.g. -lcublas) or NVCCFLAGS_<name> (e.g. an sm_90a target).
 -include $(wildcard phases/*/build.mk kernels/*/build.mk)
 
-.PHONY: all deps build run test unit-tests kernel-checks clean FORCE
+.PHONY: all deps build run test unit-tests kernel-checks clean FORCE asan-tests fuzz fuzz-corpus
 .DEFAULT_GOAL := all
 
 all: build
@@ -130,9 +130,38 @@ unit-tests: $(TEST_BINS) $(FIXTURES)
 kernel-checks: $(PHASE_SOS) $(KERNEL_SOS)
 	@bash ci/check_kernels.sh $(BUILD) $(PHASE_SOS) $(KERNEL_SOS)
 
+# ---- sanitizers and fuzzing (CPU parts) -------------------------------------------------
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+# The unit tests again, built with ASan + UBSan in their own tree.
+asan-tests:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CFLAGS="$(SAN_FLAGS)" unit-tests
+
+FUZZ_SRC  := $(filter-out harness/main.c,$(HARNESS_SRC))
+FUZZ_BINS := $(BUILD)/fuzz/fuzz_evidence $(BUILD)/fuzz/fuzz_cli
+FUZZ_SECONDS ?= 20
+$(BUILD)/fuzz/%: harness/fuzz/%.c $(FUZZ_SRC)
+	@mkdir -p $(dir $@)
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) \
+	  -o $@ $^ $(HARNESS_LIBS)
+
+# Corpus: the committed evidence (for the reader) and typical command lines.
+fuzz-corpus:
+	@mkdir -p $(BUILD)/fuzz/corpus_evidence $(BUILD)/fuzz/corpus_cli
+	@find evidence harness/tests/data -name '*.json' -size -2M -exec cp {} $(BUILD)/fuzz/corpus_evidence/ \; 2>/dev/null || true
+	@printf -- '--shape\n1,8,512,64,1\n--modes\ngraph,cold\n' > $(BUILD)/fuzz/corpus_cli/a
+	@printf -- '--sweep\n--impl\n01_scalar,06_tiling\n--max-seconds\n0.5\n' > $(BUILD)/fuzz/corpus_cli/b
+
+fuzz: $(FUZZ_BINS) fuzz-corpus
+	@for f in evidence cli; do \
+	  $(BUILD)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
+	    -print_final_stats=0 $(BUILD)/fuzz/corpus_$$f 2>&1 | tail -1 || exit 1; done
+
 test: deps
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory unit-tests kernel-checks
+	@$(MAKE) --no-print-directory asan-tests
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
 	@bash ci/test_cli.sh $(BUILD)/attnladder
 	@bash ci/freeze.sh --check
 	@bash ci/test_freeze.sh
