@@ -1,0 +1,1 @@
+LDLIBS_sdpa_cudnn := -lcudnn
