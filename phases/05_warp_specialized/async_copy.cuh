@@ -4,8 +4,8 @@
 //
 // sm_80/89: 16-byte cp.async per lane, and cp.async.mbarrier.arrive.noinc, which counts
 // as that lane's arrival once all of its earlier copies have landed.
-// sm_90: cp.async.bulk, one copy per row, whose bytes complete_tx on the mbarrier; the
-// copy engine does the work, so the producer warp issues 64 instructions a tile, not 512.
+// sm_90: cp.async.bulk.tensor, one instruction per half-tile from one lane, whose bytes
+// complete_tx on the mbarrier; the copy engine does the address work and the zero fill.
 #pragma once
 #include <cstdint>
 
@@ -61,19 +61,22 @@ __device__ __forceinline__ void copies_arrive(uint64_t *bar)
 __device__ __forceinline__ void copies_drain() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
 #if __CUDA_ARCH__ >= 900
-// Raise the phase's expected transaction bytes without arriving.
-__device__ __forceinline__ void mbar_expect_tx(uint64_t *bar, uint32_t bytes)
+// Lane's arrival that also raises the phase's expected transaction bytes.
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes)
 {
-    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n"
+    asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n"
                  :: "r"(smem(bar)), "r"(bytes) : "memory");
 }
 
-// A contiguous run of bytes (multiple of 16, both ends 16-byte aligned) by the copy
-// engine; its completion counts `bytes` transactions on bar.
-__device__ __forceinline__ void bulk_copy(void *dst, const void *src, uint32_t bytes, uint64_t *bar)
+// One box of a 3-d tensor map (x = element in the row, y = row, z = batch*head) by the
+// copy engine; its bytes, out-of-bounds zeros included, complete_tx on bar.
+__device__ __forceinline__ void tensor_copy(void *dst, const void *tensor_map, int x, int y, int z,
+                                            uint64_t *bar)
 {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
-                 :: "r"(smem(dst)), "l"(__cvta_generic_to_global(src)), "r"(bytes), "r"(smem(bar))
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4}], [%5];\n"
+                 :: "r"(smem(dst)), "l"(reinterpret_cast<uint64_t>(tensor_map)), "r"(x), "r"(y), "r"(z),
+                    "r"(smem(bar))
                  : "memory");
 }
 #endif
