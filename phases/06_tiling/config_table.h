@@ -1,0 +1,166 @@
+/* config_table.h: the tile configurations phase 06 compiles, which one each shape gets,
+ * and the ATTN06_CONFIG tuning override. Plain C (static inline) so that the CPU unit test
+ * (harness/tests/test_tiling_config.c) checks exactly what the kernel's init() uses.
+ *
+ * A configuration: BM query rows per CTA (16 * wm rows per warp, wm in {1, 2}), BN keys per
+ * pipeline stage, `warps` warps, `stages` K/V stages of cp.async in flight, and `split`
+ * CTAs sharing one query tile's keys (split-KV; the last of them to finish combines).
+ * The table in choose_config() was derived from ci/tune_06.py's sweep, committed as
+ * evidence/nvidia-h100-80gb-hbm3/tuning_06_tiling.json; phases/06_tiling/README.md says how. */
+#ifndef TILING_CONFIG_TABLE_H
+#define TILING_CONFIG_TABLE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attn_phase.h"
+
+typedef struct {
+    int head_dim;
+    int bm, bn, warps, stages;
+    int split;
+} tile_config;
+
+/* The compiled kernel variants: X(D, BM, BN, WARPS, STAGES). A configuration is usable only
+ * if its (D, BM, BN, WARPS, STAGES) is in this list; split is a run-time value. Kept short
+ * because each entry is a kernel compiled for every target architecture. */
+#define TILING_VARIANTS(X)        \
+    X(64, 16, 64, 1, 2)           \
+    X(64, 32, 64, 2, 2)           \
+    X(64, 64, 64, 4, 2)           \
+    X(64, 64, 128, 4, 2)          \
+    X(64, 64, 64, 2, 2)           \
+    X(64, 128, 64, 8, 2)          \
+    X(64, 128, 64, 4, 2)          \
+    X(64, 128, 128, 4, 2)         \
+    X(64, 128, 64, 4, 3)          \
+    X(128, 32, 64, 2, 2)          \
+    X(128, 64, 64, 4, 2)          \
+    X(128, 64, 32, 4, 2)          \
+    X(128, 64, 64, 2, 2)          \
+    X(128, 128, 64, 8, 2)         \
+    X(128, 128, 64, 4, 2)         \
+    X(128, 128, 32, 4, 2)         \
+    X(128, 128, 64, 4, 3)         \
+    X(128, 128, 32, 4, 3)
+
+#define TILING_MAX_SPLIT 16
+/* Shared memory a block may opt into: sm_90 227 KB, sm_80 163 KB, sm_86/89 99 KB. The
+ * caller passes the device's value; this is only the default for a caller that has none. */
+#define TILING_SMEM_DEFAULT (99 * 1024)
+
+static inline int tiling_cdiv(int a, int b) { return (a + b - 1) / b; }
+
+static inline size_t tiling_smem_bytes(const tile_config *c)
+{
+    return (size_t)(c->bm + 2 * c->stages * c->bn) * (size_t)c->head_dim * 2u;
+}
+
+static inline int tiling_compiled(const tile_config *c)
+{
+#define TILING_MATCH(D, BM, BN, W, ST) \
+    if (c->head_dim == D && c->bm == BM && c->bn == BN && c->warps == W && c->stages == ST) return 1;
+    TILING_VARIANTS(TILING_MATCH)
+#undef TILING_MATCH
+    return 0;
+}
+
+/* NULL when c can run on a device whose blocks may have smem_limit bytes of shared memory,
+ * else the reason. */
+static inline const char *tiling_invalid(const tile_config *c, size_t smem_limit)
+{
+    if (c->head_dim != 64 && c->head_dim != 128) return "head_dim must be 64 or 128";
+    if (c->warps < 1 || c->bm % (16 * c->warps) != 0) return "bm must be 16 * wm * warps";
+    int wm = c->bm / (16 * c->warps);
+    if (wm != 1 && wm != 2) return "rows per warp must be 16 or 32";
+    if (c->bn % 16 != 0 || c->bn < 16) return "bn must be a multiple of 16";
+    if (c->stages < 2) return "stages must be >= 2";
+    if (c->split < 1 || c->split > TILING_MAX_SPLIT) return "split must be 1..16";
+    if (!tiling_compiled(c)) return "no compiled kernel for this (D, bm, bn, warps, stages)";
+    if (tiling_smem_bytes(c) > smem_limit) return "needs more shared memory than the device allows";
+    return NULL;
+}
+
+/* Query tiles times splits: the CTAs a launch has. */
+static inline long tiling_ctas(const attn_shape *s, const tile_config *c)
+{
+    return (long)s->batch * s->heads * tiling_cdiv(s->seq_q, c->bm) * c->split;
+}
+
+/* Workspace for split-KV partials: fp32 O, then (row max, row sum) pairs. */
+static inline size_t tiling_workspace_bytes(const attn_shape *s, const tile_config *c)
+{
+    if (c->split <= 1) return 0;
+    size_t rows = (size_t)c->split * s->batch * s->heads * s->seq_q;
+    return rows * (size_t)s->head_dim * 4u + rows * 8u;
+}
+
+/* Parses "bm=64,bn=64,w=4,st=2,split=4" (any order, all five keys) into c; head_dim is the
+ * shape's. Returns 0, or -1 for a malformed string. A tuning switch only. */
+static inline int tiling_parse(const char *text, int head_dim, tile_config *c)
+{
+    tile_config r = { head_dim, 0, 0, 0, 0, 0 };
+    const char *p = text;
+    int seen = 0;
+    while (*p) {
+        char key[8];
+        size_t k = 0;
+        while (*p && *p != '=' && k + 1 < sizeof key) key[k++] = *p++;
+        key[k] = '\0';
+        if (*p != '=') return -1;
+        p++;
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > 1024) return -1;
+        p = end;
+        if (*p == ',') {
+            if (!*++p) return -1;
+        } else if (*p) {
+            return -1;
+        }
+        if (!strcmp(key, "bm")) { r.bm = (int)v; seen |= 1; }
+        else if (!strcmp(key, "bn")) { r.bn = (int)v; seen |= 2; }
+        else if (!strcmp(key, "w")) { r.warps = (int)v; seen |= 4; }
+        else if (!strcmp(key, "st")) { r.stages = (int)v; seen |= 8; }
+        else if (!strcmp(key, "split")) { r.split = (int)v; seen |= 16; }
+        else return -1;
+    }
+    if (seen != 31) return -1;
+    *c = r;
+    return 0;
+}
+
+static inline void tiling_format(const tile_config *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "bm=%d,bn=%d,w=%d,st=%d,split=%d", c->bm, c->bn, c->warps, c->stages,
+             c->split);
+}
+
+/* The table. See README.md ("The table") for the measurements each rule rests on. */
+static inline tile_config choose_config(const attn_shape *s, int sm_count, size_t smem_limit)
+{
+    tile_config c = { s->head_dim, 128, 64, 4, 2, 1 };
+    if (sm_count < 1) sm_count = 1;
+    /* Smaller query tiles while the grid has fewer CTAs than SMs. */
+    if (tiling_ctas(s, &c) < sm_count) { c.bm = 64; c.warps = 4; }
+    if (tiling_ctas(s, &c) < sm_count) {
+        /* Still under one wave: split the keys so that the grid reaches one wave, each
+         * split keeping at least two KV tiles. */
+        int kv_tiles = tiling_cdiv(s->seq_kv, c.bn);
+        int want = (int)tiling_cdiv(sm_count, (int)tiling_ctas(s, &c));
+        int most = kv_tiles / 2 > 1 ? kv_tiles / 2 : 1;
+        c.split = want < most ? want : most;
+        if (c.split > TILING_MAX_SPLIT) c.split = TILING_MAX_SPLIT;
+    }
+    /* A device with less shared memory than the table assumes: fewer stages, then smaller
+     * KV tiles, then smaller query tiles. */
+    while (tiling_invalid(&c, smem_limit)) {
+        if (c.stages > 2) c.stages = 2;
+        else if (c.bn > 32 && c.head_dim == 128) c.bn = 32;
+        else if (c.bm > 64) { c.bm = 64; c.bn = 64; c.warps = 4; }
+        else break;
+    }
+    return c;
+}
+
+#endif /* TILING_CONFIG_TABLE_H */
