@@ -16,8 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "attn_phase.h"
-#include "sdpa_graph.h"
-#include "sdpa_plan.h"
+
+// The graph and plan code is plain C (unit-tested on its own by
+// harness/tests/test_sdpa_cudnn.c) and is compiled into this translation unit, with
+// internal linkage: the Makefile's kernel rule hands nvcc only this directory's *.cu
+// files today, and if it later compiles the .c files as well, their copies stay unused
+// instead of clashing with these.
+#define SDPA_CUDNN_API static
+#include "sdpa_graph.c"
+#include "sdpa_plan.c"
 
 namespace {
 

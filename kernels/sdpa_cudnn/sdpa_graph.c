@@ -10,7 +10,7 @@
 
 /* ---- shapes ------------------------------------------------------------------------ */
 
-const char *sdpa_layout_from_shape(const attn_shape *s, sdpa_layout *out)
+SDPA_CUDNN_API const char *sdpa_layout_from_shape(const attn_shape *s, sdpa_layout *out)
 {
     if (s->batch < 1 || s->heads < 1 || s->seq_q < 1 || s->seq_kv < 1)
         return "batch, heads and both sequence lengths must be >= 1";
@@ -90,7 +90,7 @@ static const struct { cudnnStatus_t st; const char *name; } STATUS_NAMES[] = {
 };
 #undef NAME
 
-int sdpa_status_family(cudnnStatus_t st)
+SDPA_CUDNN_API int sdpa_status_family(cudnnStatus_t st)
 {
     int c = (int)st;
     if (c == 0) return 0;
@@ -98,7 +98,7 @@ int sdpa_status_family(cudnnStatus_t st)
     return -1;
 }
 
-const char *sdpa_status_name(cudnnStatus_t st)
+SDPA_CUDNN_API const char *sdpa_status_name(cudnnStatus_t st)
 {
     for (size_t i = 0; i < sizeof STATUS_NAMES / sizeof STATUS_NAMES[0]; i++)
         if (STATUS_NAMES[i].st == st) return STATUS_NAMES[i].name;
@@ -113,7 +113,7 @@ const char *sdpa_status_name(cudnnStatus_t st)
     }
 }
 
-void sdpa_format_status(const sdpa_api *api, char *buf, size_t n, const char *what,
+SDPA_CUDNN_API void sdpa_format_status(const sdpa_api *api, char *buf, size_t n, const char *what,
                         cudnnStatus_t st)
 {
     char detail[512] = "";
@@ -187,7 +187,7 @@ static cudnnStatus_t make_tensor(sdpa_graph *g, const char *label, int64_t uid,
                                  cudnnDataType_t dt, const int64_t dim[4], const int64_t stride[4],
                                  bool is_virtual, bool by_value, tensor *out)
 {
-    cudnnBackendDescriptor_t d;
+    cudnnBackendDescriptor_t d = NULL;
     int64_t align = 16;   /* tensor-core engines need 16-byte aligned real tensors */
     TRY(make(g, CUDNN_BACKEND_TENSOR_DESCRIPTOR, label, &d));
     SET(d, label, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &dt);
@@ -223,7 +223,7 @@ static cudnnStatus_t pointwise(sdpa_graph *g, const char *label, cudnnPointwiseM
                                cudnnDataType_t math, int64_t axis, const tensor *x,
                                const tensor *b, const tensor *t, const tensor *y)
 {
-    cudnnBackendDescriptor_t pw, op;
+    cudnnBackendDescriptor_t pw = NULL, op = NULL;
     char l[96];
     snprintf(l, sizeof l, "pointwise '%s'", label);
     TRY(make(g, CUDNN_BACKEND_POINTWISE_DESCRIPTOR, l, &pw));
@@ -250,7 +250,7 @@ static cudnnStatus_t pointwise(sdpa_graph *g, const char *label, cudnnPointwiseM
 static cudnnStatus_t reduction(sdpa_graph *g, const char *label, cudnnReduceTensorOp_t mode,
                                const tensor *x, const tensor *y)
 {
-    cudnnBackendDescriptor_t rd, op;
+    cudnnBackendDescriptor_t rd = NULL, op = NULL;
     cudnnDataType_t math = CUDNN_DATA_FLOAT;
     char l[96];
     snprintf(l, sizeof l, "reduction '%s'", label);
@@ -270,7 +270,7 @@ static cudnnStatus_t reduction(sdpa_graph *g, const char *label, cudnnReduceTens
 static cudnnStatus_t matmul(sdpa_graph *g, const char *label, const tensor *a, const tensor *b,
                             const tensor *c)
 {
-    cudnnBackendDescriptor_t mm, op;
+    cudnnBackendDescriptor_t mm = NULL, op = NULL;
     cudnnDataType_t math = CUDNN_DATA_FLOAT;
     char l[96];
     snprintf(l, sizeof l, "matmul '%s'", label);
@@ -320,7 +320,7 @@ static cudnnStatus_t io(sdpa_graph *g, const sdpa_layout *l, bool k_transposed, 
 static cudnnStatus_t build_unified(sdpa_graph *g, const sdpa_layout *l)
 {
     io_tensors t;
-    cudnnBackendDescriptor_t op;
+    cudnnBackendDescriptor_t op = NULL;
     const char *lb = "sdpa_fwd op";
     TRY(io(g, l, false, &t));
     TRY(make(g, CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR, lb, &op));
@@ -408,7 +408,7 @@ static cudnnStatus_t build_composite(sdpa_graph *g, const sdpa_layout *l, int st
     return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t sdpa_graph_build(sdpa_graph *g, const sdpa_api *api, const sdpa_graph_params *p,
+SDPA_CUDNN_API cudnnStatus_t sdpa_graph_build(sdpa_graph *g, const sdpa_api *api, const sdpa_graph_params *p,
                                cudnnHandle_t handle)
 {
     memset(g, 0, sizeof *g);
@@ -429,10 +429,13 @@ cudnnStatus_t sdpa_graph_build(sdpa_graph *g, const sdpa_api *api, const sdpa_gr
     return CUDNN_STATUS_SUCCESS;
 }
 
-void sdpa_graph_destroy(sdpa_graph *g)
+SDPA_CUDNN_API void sdpa_graph_destroy(sdpa_graph *g)
 {
     if (!g->api) return;
     for (int i = g->n_descs - 1; i >= 0; i--) g->api->destroy(g->descs[i]);
     g->n_descs = g->n_ops = g->n_uids = 0;
     g->op_graph = NULL;
 }
+
+#undef TRY
+#undef SET

@@ -21,6 +21,12 @@
 extern "C" {
 #endif
 
+/* The linkage of the functions below: external by default; a translation unit that
+ * includes the .c files themselves (sdpa_cudnn.cu) defines it as static. */
+#ifndef SDPA_CUDNN_API
+#define SDPA_CUDNN_API
+#endif
+
 /* The backend entry points this code calls. */
 typedef struct {
     cudnnStatus_t (*create)(cudnnBackendDescriptorType_t, cudnnBackendDescriptor_t *);
@@ -54,7 +60,7 @@ typedef struct {
 } sdpa_layout;
 
 /* NULL and *out filled, or the reason the shape cannot be served. */
-const char *sdpa_layout_from_shape(const attn_shape *s, sdpa_layout *out);
+SDPA_CUDNN_API const char *sdpa_layout_from_shape(const attn_shape *s, sdpa_layout *out);
 
 /* Unique ids: the real and by-value tensors (the variant pack), then the virtual ones. */
 enum {
@@ -88,18 +94,18 @@ typedef struct {
 /* Builds and finalizes every descriptor and the operation graph (handle may be NULL:
  * cuDNN >= 9.8 finalizes a graph without one). CUDNN_STATUS_SUCCESS, or the status
  * of the failing call with g->err naming it. Call sdpa_graph_destroy either way. */
-cudnnStatus_t sdpa_graph_build(sdpa_graph *g, const sdpa_api *api, const sdpa_graph_params *p,
+SDPA_CUDNN_API cudnnStatus_t sdpa_graph_build(sdpa_graph *g, const sdpa_api *api, const sdpa_graph_params *p,
                                cudnnHandle_t handle);
-void sdpa_graph_destroy(sdpa_graph *g);
+SDPA_CUDNN_API void sdpa_graph_destroy(sdpa_graph *g);
 
 /* "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN"; an unknown code gets its family's name. */
-const char *sdpa_status_name(cudnnStatus_t st);
+SDPA_CUDNN_API const char *sdpa_status_name(cudnnStatus_t st);
 /* The family: 0 success, 1000 init/library, 2000 bad param, 3000 not supported,
  * 4000 internal, 5000 execution; -1 unknown. */
-int sdpa_status_family(cudnnStatus_t st);
+SDPA_CUDNN_API int sdpa_status_family(cudnnStatus_t st);
 
 /* Writes "<what>: <STATUS_NAME> (<code>)[: <cuDNN's last error>]" into buf. */
-void sdpa_format_status(const sdpa_api *api, char *buf, size_t n, const char *what,
+SDPA_CUDNN_API void sdpa_format_status(const sdpa_api *api, char *buf, size_t n, const char *what,
                         cudnnStatus_t st);
 
 #ifdef __cplusplus

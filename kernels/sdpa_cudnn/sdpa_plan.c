@@ -73,7 +73,7 @@ static cudnnStatus_t try_mode(sdpa_plan *pl, cudnnBackendDescriptor_t op_graph,
         return CUDNN_STATUS_NOT_SUPPORTED;
     }
     if (count > 64) count = 64;
-    pl->cfgs = calloc((size_t)count, sizeof *pl->cfgs);
+    pl->cfgs = (cudnnBackendDescriptor_t *)calloc((size_t)count, sizeof *pl->cfgs);
     if (!pl->cfgs) {
         append(pl->err, sizeof pl->err, "out of host memory; ");
         return CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED;
@@ -156,7 +156,7 @@ static void describe_engine(sdpa_plan *pl)
     for (int i = made - 1; i >= 0; i--) api->destroy(knobs[i]);
 }
 
-cudnnStatus_t sdpa_plan_build(sdpa_plan *pl, const sdpa_api *api, cudnnBackendDescriptor_t op_graph,
+SDPA_CUDNN_API cudnnStatus_t sdpa_plan_build(sdpa_plan *pl, const sdpa_api *api, cudnnBackendDescriptor_t op_graph,
                               cudnnHandle_t handle)
 {
     memset(pl, 0, sizeof *pl);
@@ -181,7 +181,7 @@ cudnnStatus_t sdpa_plan_build(sdpa_plan *pl, const sdpa_api *api, cudnnBackendDe
     return CUDNN_STATUS_SUCCESS;
 }
 
-void sdpa_plan_destroy(sdpa_plan *pl)
+SDPA_CUDNN_API void sdpa_plan_destroy(sdpa_plan *pl)
 {
     if (!pl->api) return;
     if (pl->plan) pl->api->destroy(pl->plan);
@@ -189,7 +189,7 @@ void sdpa_plan_destroy(sdpa_plan *pl)
     free_cfgs(pl);
 }
 
-void sdpa_plan_describe(const sdpa_plan *pl, char *buf, size_t n)
+SDPA_CUDNN_API void sdpa_plan_describe(const sdpa_plan *pl, char *buf, size_t n)
 {
     char eng[32];
     if (pl->engine_index >= 0)
@@ -201,7 +201,7 @@ void sdpa_plan_describe(const sdpa_plan *pl, char *buf, size_t n)
              (long long)pl->workspace_bytes);
 }
 
-cudnnStatus_t sdpa_variant_pack(const sdpa_api *api, int n, const int64_t *uids, void *const *ptrs,
+SDPA_CUDNN_API cudnnStatus_t sdpa_variant_pack(const sdpa_api *api, int n, const int64_t *uids, void *const *ptrs,
                                 void *workspace, cudnnBackendDescriptor_t *out, char *err,
                                 size_t errlen)
 {

@@ -28,15 +28,15 @@ typedef struct {
 /* Tries heuristics mode A, then FALLBACK. CUDNN_STATUS_SUCCESS, or a failure status
  * (CUDNN_STATUS_NOT_SUPPORTED when no configuration finalizes) with pl->err listing
  * what each configuration answered. Call sdpa_plan_destroy either way. */
-cudnnStatus_t sdpa_plan_build(sdpa_plan *pl, const sdpa_api *api, cudnnBackendDescriptor_t op_graph,
+SDPA_CUDNN_API cudnnStatus_t sdpa_plan_build(sdpa_plan *pl, const sdpa_api *api, cudnnBackendDescriptor_t op_graph,
                               cudnnHandle_t handle);
-void sdpa_plan_destroy(sdpa_plan *pl);
+SDPA_CUDNN_API void sdpa_plan_destroy(sdpa_plan *pl);
 
 /* "engine 8 (heuristics A, choice 1 of 3), knobs 15=1 ..., workspace 0 B" */
-void sdpa_plan_describe(const sdpa_plan *pl, char *buf, size_t n);
+SDPA_CUDNN_API void sdpa_plan_describe(const sdpa_plan *pl, char *buf, size_t n);
 
 /* A finalized variant pack of n tensors (uids[i] at ptrs[i]) and the workspace. */
-cudnnStatus_t sdpa_variant_pack(const sdpa_api *api, int n, const int64_t *uids, void *const *ptrs,
+SDPA_CUDNN_API cudnnStatus_t sdpa_variant_pack(const sdpa_api *api, int n, const int64_t *uids, void *const *ptrs,
                                 void *workspace, cudnnBackendDescriptor_t *out, char *err,
                                 size_t errlen);
 
