@@ -19,16 +19,17 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from abi_check import Shape, Args, Phase  # the ABI v1 structs, one definition
 
-# Mirrors TILING_VARIANTS in phases/06_tiling/config_table.h: (D, BM, BN, WARPS, STAGES).
+# Mirrors TILING_VARIANTS in phases/06_tiling/config_table.h: (D, BM, BN, WARPS, STAGES, WN).
 VARIANTS = [
-    (64, 16, 64, 1, 2), (64, 32, 64, 2, 2), (64, 64, 64, 4, 2), (64, 64, 128, 4, 2),
-    (64, 64, 64, 2, 2), (64, 128, 64, 8, 2), (64, 128, 64, 4, 2), (64, 128, 128, 4, 2),
-    (64, 128, 64, 4, 3),
-    (128, 32, 64, 2, 2), (128, 64, 64, 4, 2), (128, 64, 32, 4, 2), (128, 64, 64, 2, 2),
-    (128, 128, 64, 8, 2), (128, 128, 64, 4, 2), (128, 128, 32, 4, 2), (128, 128, 64, 4, 3),
-    (128, 128, 32, 4, 3),
+    (64, 16, 64, 1, 2, 1), (64, 32, 64, 2, 2, 1), (64, 64, 64, 4, 2, 1), (64, 64, 128, 4, 2, 1),
+    (64, 64, 64, 2, 2, 1), (64, 128, 64, 4, 2, 1), (64, 128, 128, 4, 2, 1), (64, 128, 64, 4, 3, 1),
+    (64, 16, 128, 4, 2, 4), (64, 32, 128, 4, 2, 2), (64, 32, 128, 8, 2, 4), (64, 64, 128, 8, 2, 2),
+    (64, 64, 128, 16, 2, 4), (64, 64, 64, 8, 2, 2),
+    (128, 32, 64, 2, 2, 1), (128, 64, 64, 4, 2, 1), (128, 64, 32, 4, 2, 1), (128, 128, 64, 8, 2, 1),
+    (128, 128, 64, 4, 2, 1), (128, 128, 32, 4, 2, 1), (128, 128, 32, 4, 3, 1), (128, 128, 64, 4, 3, 1),
+    (128, 16, 64, 4, 2, 4), (128, 32, 64, 4, 2, 2), (128, 64, 64, 8, 2, 2),
 ]
-SPLITS = [1, 2, 3, 4, 6, 8]
+SPLITS = [1, 2, 3, 4, 6, 8]   # TILING_MAX_SPLIT is 8
 BOUNDS = {"rel_l2": 2e-3, "max_abs": 1e-2}
 
 
@@ -65,15 +66,15 @@ def flops(b, h, sq, skv, d, c):
 def candidates(shape, sm_count):
     b, h, sq, skv, d, c = shape
     out = []
-    for (vd, bm, bn, w, st) in VARIANTS:
+    for (vd, bm, bn, w, st, wn) in VARIANTS:
         if vd != d:
             continue
         ctas = b * h * math.ceil(sq / bm)
         kv_tiles = math.ceil(skv / bn)
         for sp in SPLITS:
-            if sp > 1 and (ctas >= 2 * sm_count or sp > kv_tiles):
+            if sp > 1 and (wn > 1 or ctas >= 2 * sm_count or sp > kv_tiles):
                 continue
-            out.append(f"bm={bm},bn={bn},w={w},st={st},split={sp}")
+            out.append(f"bm={bm},bn={bn},w={w},st={st},split={sp},wn={wn}")
     return out
 
 
@@ -112,8 +113,10 @@ class Impl:
         return launch
 
 
-def graph_times(fn, reps, inner=None, target_us=300.0):
-    """Per-launch microseconds of `reps` replays of a graph of `inner` launches."""
+def graph_times(fn, reps, inner=None, target_us=1000.0):
+    """Per-launch microseconds of `reps` replays of a graph of `inner` launches. Without
+    `inner`, it is chosen from the replay time of a one-launch graph so that a graph takes
+    about target_us (at most 20 launches)."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -121,17 +124,24 @@ def graph_times(fn, reps, inner=None, target_us=300.0):
             fn()
     torch.cuda.current_stream().wait_stream(side)
     torch.cuda.synchronize()
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     if inner is None:
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        e0.record(); fn(); e1.record(); e1.synchronize()
-        one = e0.elapsed_time(e1) * 1e3
-        inner = int(max(1, min(20, round(target_us / max(one, 1e-3)))))
+        g1 = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g1):
+            fn()
+        one = []
+        for _ in range(3):
+            e0.record(); g1.replay(); e1.record(); e1.synchronize()
+            one.append(e0.elapsed_time(e1) * 1e3)
+        del g1
+        inner = int(max(1, min(20, round(target_us / max(min(one), 1e-3)))))
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
         for _ in range(inner):
             fn()
-    g.replay(); torch.cuda.synchronize()
-    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(2):
+        g.replay()
+    torch.cuda.synchronize()
     out = []
     for _ in range(reps):
         e0.record(); g.replay(); e1.record(); e1.synchronize()
@@ -230,7 +240,7 @@ def tune_shape(impl, shape, sm_count, log):
             rel, mx, nf, ok = ref.error(o)
             entry.update(rel_l2=rel, max_abs=mx, nonfinite=nf, ok=ok)
             e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            e0.record(); run(); e1.record(); e1.synchronize()
+            run(); e0.record(); run(); e1.record(); e1.synchronize()
             ts, inner, g = graph_times(run, reps_for(e0.elapsed_time(e1) * 1e3))
             del g
             entry.update(median_us=median(ts), inner=inner, samples_us=ts,
@@ -324,7 +334,56 @@ def main():
     ap.add_argument("--final", nargs="*", default=[])
     ap.add_argument("--final-samples", type=int, default=41)
     ap.add_argument("--budget", type=float, default=1e9, help="stop tuning after this many seconds")
+    ap.add_argument("--check", nargs="*", default=[], metavar="CONFIG",
+                    help="only check these configurations ('table' for the table's) on --check-shapes")
+    ap.add_argument("--check-shapes", nargs="*", default=[])
+    ap.add_argument("--profile", nargs=2, metavar=("SHAPE", "CONFIG"),
+                    help="only launch CONFIG ('table' for the table's) on SHAPE three times (for ncu)")
     a = ap.parse_args()
+    if a.check:
+        impl = Impl(a.lib)
+        fails = 0
+        for text in a.check_shapes:
+            shape = tuple(map(int, text.split(",")))
+            b, h, sq, skv, d, c = shape
+            sh = Shape(b, h, sq, skv, d, c, 1.0 / math.sqrt(d))
+            q, k, v = inputs(shape, seed=99)
+            ref = Reference(q, k, v, c, sh.scale)
+            o = torch.empty_like(q)
+            for cfg in a.check:
+                if cfg != "table" and not any(vd == d and f"bm={bm},bn={bn},w={w},st={st}," in cfg + ","
+                                              for (vd, bm, bn, w, st, wn) in VARIANTS):
+                    continue   # a configuration of the other head_dim
+                st, ws, desc = impl.prepare(sh, None if cfg == "table" else cfg)
+                if st is None:
+                    print(f"{text:22s} {cfg:40s} INIT FAILED {desc}"); fails += 1; continue
+                run = impl.launcher(st, ws, q, k, v, o)
+                res = []
+                for _ in range(2):   # twice: the second launch finds the counters the first left
+                    o.fill_(float("nan")); run(); torch.cuda.synchronize()
+                    res.append(ref.error(o))
+                impl.ph.fini(st)
+                good = all(r[3] for r in res)
+                fails += not good
+                print(f"{text:22s} {cfg:40s} rel_l2={res[1][0]:.2e} max_abs={res[1][1]:.2e} "
+                      f"nonfinite={res[1][2]} {'PASS' if good else 'FAIL'}", flush=True)
+        sys.exit(1 if fails else 0)
+    if a.profile:
+        shape = tuple(map(int, a.profile[0].split(",")))
+        b, h, sq, skv, d, c = shape
+        impl = Impl(a.lib)
+        sh = Shape(b, h, sq, skv, d, c, 1.0 / math.sqrt(d))
+        st, ws, desc = impl.prepare(sh, None if a.profile[1] == "table" else a.profile[1])
+        if st is None:
+            sys.exit(f"profile: {desc}")
+        q, k, v = inputs(shape)
+        o = torch.empty_like(q)
+        run = impl.launcher(st, ws, q, k, v, o)
+        for _ in range(3):
+            run()
+        torch.cuda.synchronize()
+        print(f"profiled {a.profile[0]}: {desc}")
+        return
 
     torch.backends.cuda.matmul.allow_tf32 = False
     prop = torch.cuda.get_device_properties(0)
@@ -346,6 +405,12 @@ def main():
         with open(tmp, "w") as f:
             json.dump(out, f, indent=1)
         os.replace(tmp, a.out)
+
+    # The per-launch time of a trivial kernel under the same graph method: the launch floor.
+    x = torch.zeros(1, device="cuda")
+    ts, inner, _ = graph_times(lambda: x.add_(1.0), 15, 20)
+    out["trivial_kernel_us"] = median(ts)
+    log(f"trivial kernel (one-element add) in a graph of {inner}: {median(ts):.2f} us per launch")
 
     t0 = time.time()
     shapes = shape_groups(a.groups.split(",")) if a.groups else []

@@ -112,23 +112,30 @@ static void small_smem_degrades(void **st)
 static void every_compiled_variant_is_consistent(void **st)
 {
     (void)st;
-#define CHECK_VARIANT(D, BM, BN, W, ST)                                       \
+#define CHECK_VARIANT(D, BM, BN, W, ST, WN)                                   \
     {                                                                         \
-        tile_config c = { D, BM, BN, W, ST, 1 };                              \
+        tile_config c = { D, BM, BN, W, ST, 1, WN };                          \
         assert_null(tiling_invalid(&c, 232448));                              \
-        assert_true(BM / (16 * W) == 1 || BM / (16 * W) == 2);               \
+        assert_true(BM / (16 * (W / WN)) == 1 || BM / (16 * (W / WN)) == 2); \
+        c.split = 2;                                                          \
+        if (WN > 1) assert_non_null(tiling_invalid(&c, 232448));              \
+        else assert_null(tiling_invalid(&c, 232448));                         \
     }
     TILING_VARIANTS(CHECK_VARIANT)
 #undef CHECK_VARIANT
-    tile_config bad = { 64, 48, 64, 4, 2, 1 };
+    tile_config bad = { 64, 48, 64, 4, 2, 1, 1 };
     assert_non_null(tiling_invalid(&bad, 232448));
-    tile_config d96 = { 96, 64, 64, 4, 2, 1 };
+    tile_config d96 = { 96, 64, 64, 4, 2, 1, 1 };
     assert_non_null(tiling_invalid(&d96, 232448));
-    tile_config big = { 128, 128, 64, 4, 3, 1 };
+    tile_config big = { 128, 128, 64, 4, 3, 1, 1 };
     assert_null(tiling_invalid(&big, 232448));
     assert_non_null(tiling_invalid(&big, 101376));
-    tile_config split0 = { 64, 64, 64, 4, 2, 0 };
+    tile_config split0 = { 64, 64, 64, 4, 2, 0, 1 };
     assert_non_null(tiling_invalid(&split0, 232448));
+    tile_config split9 = { 64, 64, 64, 4, 2, 9, 1 };
+    assert_non_null(tiling_invalid(&split9, 232448));
+    tile_config wn3 = { 64, 64, 96, 6, 2, 1, 3 };
+    assert_non_null(tiling_invalid(&wn3, 232448));   /* well formed, not compiled */
 }
 
 static void parses_override(void **st)
@@ -142,19 +149,23 @@ static void parses_override(void **st)
     assert_int_equal(c.stages, 2);
     assert_int_equal(c.split, 4);
     assert_int_equal(c.head_dim, 64);
+    assert_int_equal(c.wn, 1);
     assert_int_equal(tiling_parse("split=1,st=3,w=4,bn=32,bm=128", 128, &c), 0);
     assert_int_equal(c.bn, 32);
     assert_int_equal(c.head_dim, 128);
+    assert_int_equal(tiling_parse("bm=16,bn=128,w=4,st=2,split=1,wn=4", 64, &c), 0);
+    assert_int_equal(c.wn, 4);
     static const char *bad[] = { "", "bm=64", "bm=64,bn=64,w=4,st=2", "bm=64,bn=64,w=4,st=2,split=",
                                  "bm=64,bn=64,w=4,st=2,split=4,", "bm=64,bn=64,w=4,st=2,split=x",
                                  "bm=64,bn=64,w=4,st=2,spilt=4", "bm=-64,bn=64,w=4,st=2,split=4",
-                                 "bm=64;bn=64,w=4,st=2,split=4", "averyveryverylongkey=1" };
+                                 "bm=64;bn=64,w=4,st=2,split=4", "averyveryverylongkey=1",
+                                 "bm=64,bn=64,w=4,st=2,split=1,wn=2,wn=2", "wn=2" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (tiling_parse(bad[i], 64, &c) != -1) fail_msg("'%s' was accepted", bad[i]);
     char buf[64];
-    tile_config f = { 64, 64, 128, 4, 2, 3 };
+    tile_config f = { 64, 64, 128, 4, 2, 3, 1 };
     tiling_format(&f, buf, sizeof buf);
-    assert_string_equal(buf, "bm=64,bn=128,w=4,st=2,split=3");
+    assert_string_equal(buf, "bm=64,bn=128,w=4,st=2,split=3,wn=1");
     assert_int_equal(tiling_parse(buf, 64, &c), 0);
     assert_memory_equal(&c, &f, sizeof c);
 }
@@ -163,7 +174,7 @@ static void workspace_size(void **st)
 {
     (void)st;
     attn_shape s = shape(1, 8, 512, 512, 64, 0);
-    tile_config c = { 64, 64, 64, 4, 2, 4 };
+    tile_config c = { 64, 64, 64, 4, 2, 4, 1 };
     /* 4 splits x 8 heads x 512 rows: 64 fp32 of O and a (max, sum) pair each. */
     assert_int_equal(tiling_workspace_bytes(&s, &c), (size_t)4 * 8 * 512 * (64 * 4 + 8));
     c.split = 1;

@@ -24,11 +24,14 @@ enum {
 };
 
 struct variant {
-    int d, bm, bn, warps, stages;
+    int d, bm, bn, warps, stages, wn;
     const void *fn;
 };
 
-#define TILING_ENTRY(D, BM, BN, W, ST) { D, BM, BN, W, ST, reinterpret_cast<const void *>(&tiling::flash_fwd<D, BM, BN, W, ST>) },
+static_assert(TILING_MAX_SPLIT == tiling::MAX_SPLIT, "the table and the kernel agree on splits");
+
+#define TILING_ENTRY(D, BM, BN, W, ST, WN) \
+    { D, BM, BN, W, ST, WN, reinterpret_cast<const void *>(&tiling::flash_fwd<D, BM, BN, W, ST, WN>) },
 const variant VARIANTS[] = { TILING_VARIANTS(TILING_ENTRY) };
 #undef TILING_ENTRY
 
@@ -86,7 +89,7 @@ int resolve(const attn_shape *s, tile_config *c, int *from_env)
     if (*from_env) {
         if (tiling_parse(env, s->head_dim, c)) {
             snprintf(g_config_error, sizeof g_config_error,
-                     "ATTN06_CONFIG='%.60s' is malformed (want bm=,bn=,w=,st=,split=)", env);
+                     "ATTN06_CONFIG='%.60s' is malformed (want bm=,bn=,w=,st=,split=[,wn=])", env);
             return ERR_CONFIG;
         }
     } else {
@@ -120,7 +123,8 @@ int init(void **state, const attn_shape *s)
     if (rc) return rc;
     const void *fn = nullptr;
     for (const variant &v : VARIANTS)
-        if (v.d == c.head_dim && v.bm == c.bm && v.bn == c.bn && v.warps == c.warps && v.stages == c.stages)
+        if (v.d == c.head_dim && v.bm == c.bm && v.bn == c.bn && v.warps == c.warps &&
+            v.stages == c.stages && v.wn == c.wn)
             fn = v.fn;
     if (!fn) return ERR_CONFIG;   // tiling_invalid() already checked the list
     const size_t smem = tiling_smem_bytes(&c);

@@ -2,9 +2,11 @@
  * and the ATTN06_CONFIG tuning override. Plain C (static inline) so that the CPU unit test
  * (harness/tests/test_tiling_config.c) checks exactly what the kernel's init() uses.
  *
- * A configuration: BM query rows per CTA (16 * wm rows per warp, wm in {1, 2}), BN keys per
- * pipeline stage, `warps` warps, `stages` K/V stages of cp.async in flight, and `split`
- * CTAs sharing one query tile's keys (split-KV; the last of them to finish combines).
+ * A configuration: BM query rows per CTA, BN keys per pipeline stage, `warps` warps, `stages`
+ * K/V stages of cp.async in flight, `wn` warps sharing each query row over different keys of
+ * every tile (merged through shared memory at the end), so warps / wn groups of 16 * wm rows
+ * (wm in {1, 2}), and `split` CTAs sharing one query tile's keys (split-KV through the
+ * workspace; the last of them to finish combines; only with wn = 1).
  * The table in choose_config() was derived from ci/tune_06.py's sweep, committed as
  * evidence/nvidia-h100-80gb-hbm3/tuning_06_tiling.json; phases/06_tiling/README.md says how. */
 #ifndef TILING_CONFIG_TABLE_H
@@ -19,32 +21,40 @@ typedef struct {
     int head_dim;
     int bm, bn, warps, stages;
     int split;
+    int wn;
 } tile_config;
 
-/* The compiled kernel variants: X(D, BM, BN, WARPS, STAGES). A configuration is usable only
- * if its (D, BM, BN, WARPS, STAGES) is in this list; split is a run-time value. Kept short
- * because each entry is a kernel compiled for every target architecture. */
-#define TILING_VARIANTS(X)        \
-    X(64, 16, 64, 1, 2)           \
-    X(64, 32, 64, 2, 2)           \
-    X(64, 64, 64, 4, 2)           \
-    X(64, 64, 128, 4, 2)          \
-    X(64, 64, 64, 2, 2)           \
-    X(64, 128, 64, 8, 2)          \
-    X(64, 128, 64, 4, 2)          \
-    X(64, 128, 128, 4, 2)         \
-    X(64, 128, 64, 4, 3)          \
-    X(128, 32, 64, 2, 2)          \
-    X(128, 64, 64, 4, 2)          \
-    X(128, 64, 32, 4, 2)          \
-    X(128, 64, 64, 2, 2)          \
-    X(128, 128, 64, 8, 2)         \
-    X(128, 128, 64, 4, 2)         \
-    X(128, 128, 32, 4, 2)         \
-    X(128, 128, 64, 4, 3)         \
-    X(128, 128, 32, 4, 3)
+/* The compiled kernel variants: X(D, BM, BN, WARPS, STAGES, WN). A configuration is usable
+ * only if its (D, BM, BN, WARPS, STAGES, WN) is in this list; split is a run-time value. Kept
+ * short because each entry is a kernel compiled for every target architecture. */
+#define TILING_VARIANTS(X)          \
+    X(64, 16, 64, 1, 2, 1)          \
+    X(64, 32, 64, 2, 2, 1)          \
+    X(64, 64, 64, 4, 2, 1)          \
+    X(64, 64, 128, 4, 2, 1)         \
+    X(64, 64, 64, 2, 2, 1)          \
+    X(64, 128, 64, 4, 2, 1)         \
+    X(64, 128, 128, 4, 2, 1)        \
+    X(64, 128, 64, 4, 3, 1)         \
+    X(64, 16, 128, 4, 2, 4)         \
+    X(64, 32, 128, 4, 2, 2)         \
+    X(64, 32, 128, 8, 2, 4)         \
+    X(64, 64, 128, 8, 2, 2)         \
+    X(64, 64, 128, 16, 2, 4)        \
+    X(64, 64, 64, 8, 2, 2)          \
+    X(128, 32, 64, 2, 2, 1)         \
+    X(128, 64, 64, 4, 2, 1)         \
+    X(128, 64, 32, 4, 2, 1)         \
+    X(128, 128, 64, 8, 2, 1)        \
+    X(128, 128, 64, 4, 2, 1)        \
+    X(128, 128, 32, 4, 2, 1)        \
+    X(128, 128, 32, 4, 3, 1)        \
+    X(128, 128, 64, 4, 3, 1)        \
+    X(128, 16, 64, 4, 2, 4)         \
+    X(128, 32, 64, 4, 2, 2)         \
+    X(128, 64, 64, 8, 2, 2)
 
-#define TILING_MAX_SPLIT 16
+#define TILING_MAX_SPLIT 8   /* MAX_SPLIT in flash_kernel.cuh */
 /* Shared memory a block may opt into: sm_90 227 KB, sm_80 163 KB, sm_86/89 99 KB. The
  * caller passes the device's value; this is only the default for a caller that has none. */
 #define TILING_SMEM_DEFAULT (99 * 1024)
@@ -58,8 +68,10 @@ static inline size_t tiling_smem_bytes(const tile_config *c)
 
 static inline int tiling_compiled(const tile_config *c)
 {
-#define TILING_MATCH(D, BM, BN, W, ST) \
-    if (c->head_dim == D && c->bm == BM && c->bn == BN && c->warps == W && c->stages == ST) return 1;
+#define TILING_MATCH(D, BM, BN, W, ST, WN)                                                  \
+    if (c->head_dim == D && c->bm == BM && c->bn == BN && c->warps == W && c->stages == ST && \
+        c->wn == WN)                                                                          \
+        return 1;
     TILING_VARIANTS(TILING_MATCH)
 #undef TILING_MATCH
     return 0;
@@ -70,12 +82,15 @@ static inline int tiling_compiled(const tile_config *c)
 static inline const char *tiling_invalid(const tile_config *c, size_t smem_limit)
 {
     if (c->head_dim != 64 && c->head_dim != 128) return "head_dim must be 64 or 128";
-    if (c->warps < 1 || c->bm % (16 * c->warps) != 0) return "bm must be 16 * wm * warps";
-    int wm = c->bm / (16 * c->warps);
+    if (c->wn < 1 || c->warps < 1 || c->warps % c->wn != 0) return "wn must divide warps";
+    int groups = c->warps / c->wn;
+    if (c->bm % (16 * groups) != 0) return "bm must be 16 * wm * (warps / wn)";
+    int wm = c->bm / (16 * groups);
     if (wm != 1 && wm != 2) return "rows per warp must be 16 or 32";
-    if (c->bn % 16 != 0 || c->bn < 16) return "bn must be a multiple of 16";
+    if (c->bn % (16 * c->wn) != 0) return "bn must be a multiple of 16 * wn";
     if (c->stages < 2) return "stages must be >= 2";
-    if (c->split < 1 || c->split > TILING_MAX_SPLIT) return "split must be 1..16";
+    if (c->split < 1 || c->split > TILING_MAX_SPLIT) return "split must be 1..8";
+    if (c->wn > 1 && c->split > 1) return "split-KV across CTAs needs wn = 1";
     if (!tiling_compiled(c)) return "no compiled kernel for this (D, bm, bn, warps, stages)";
     if (tiling_smem_bytes(c) > smem_limit) return "needs more shared memory than the device allows";
     return NULL;
@@ -95,11 +110,11 @@ static inline size_t tiling_workspace_bytes(const attn_shape *s, const tile_conf
     return rows * (size_t)s->head_dim * 4u + rows * 8u;
 }
 
-/* Parses "bm=64,bn=64,w=4,st=2,split=4" (any order, all five keys) into c; head_dim is the
- * shape's. Returns 0, or -1 for a malformed string. A tuning switch only. */
+/* Parses "bm=64,bn=64,w=4,st=2,split=4[,wn=2]" (any order; wn defaults to 1) into c;
+ * head_dim is the shape's. Returns 0, or -1 for a malformed string. A tuning switch only. */
 static inline int tiling_parse(const char *text, int head_dim, tile_config *c)
 {
-    tile_config r = { head_dim, 0, 0, 0, 0, 0 };
+    tile_config r = { head_dim, 0, 0, 0, 0, 0, 1 };
     const char *p = text;
     int seen = 0;
     while (*p) {
@@ -123,23 +138,24 @@ static inline int tiling_parse(const char *text, int head_dim, tile_config *c)
         else if (!strcmp(key, "w")) { r.warps = (int)v; seen |= 4; }
         else if (!strcmp(key, "st")) { r.stages = (int)v; seen |= 8; }
         else if (!strcmp(key, "split")) { r.split = (int)v; seen |= 16; }
+        else if (!strcmp(key, "wn") && !(seen & 32)) { r.wn = (int)v; seen |= 32; }
         else return -1;
     }
-    if (seen != 31) return -1;
+    if ((seen & 31) != 31) return -1;
     *c = r;
     return 0;
 }
 
 static inline void tiling_format(const tile_config *c, char *buf, size_t len)
 {
-    snprintf(buf, len, "bm=%d,bn=%d,w=%d,st=%d,split=%d", c->bm, c->bn, c->warps, c->stages,
-             c->split);
+    snprintf(buf, len, "bm=%d,bn=%d,w=%d,st=%d,split=%d,wn=%d", c->bm, c->bn, c->warps,
+             c->stages, c->split, c->wn);
 }
 
 /* The table. See README.md ("The table") for the measurements each rule rests on. */
 static inline tile_config choose_config(const attn_shape *s, int sm_count, size_t smem_limit)
 {
-    tile_config c = { s->head_dim, 128, 64, 4, 2, 1 };
+    tile_config c = { s->head_dim, 128, 64, 4, 2, 1, 1 };
     if (sm_count < 1) sm_count = 1;
     /* Smaller query tiles while the grid has fewer CTAs than SMs. */
     if (tiling_ctas(s, &c) < sm_count) { c.bm = 64; c.warps = 4; }

@@ -40,39 +40,57 @@ __device__ __forceinline__ uint32_t swz(int r, int c)
 }
 
 // Rows [row0, row0 + ROWS) of a [n_rows][D] matrix into a swizzled tile; rows past n_rows
-// are zero-filled.
+// are zero-filled. Thread tid always copies chunk tid % CH of rows tid / CH + i * RSTEP, so
+// that the addresses of its copies differ by compile-time constants.
 template <int D, int ROWS, int THREADS>
 __device__ __forceinline__ void load_tile(uint32_t dst, const __half *src, int row0, int n_rows,
                                           int tid)
 {
     constexpr int CH = D / 8;
-    constexpr int TOTAL = ROWS * CH;
+    constexpr int RSTEP = THREADS / CH;
+    constexpr int ITER = (ROWS + RSTEP - 1) / RSTEP;
+    static_assert(THREADS % CH == 0, "whole rows per step");
+    const int r0 = tid / CH, c = tid % CH;
+    const __half *g = src + (size_t)(row0 + r0) * D + c * 8;
 #pragma unroll
-    for (int i = 0; i < (TOTAL + THREADS - 1) / THREADS; ++i) {
-        const int idx = i * THREADS + tid;
-        if (TOTAL % THREADS == 0 || idx < TOTAL) {
-            const int r = idx / CH, c = idx % CH;
+    for (int i = 0; i < ITER; ++i) {
+        const int r = r0 + i * RSTEP;
+        if (ROWS % RSTEP == 0 || r < ROWS) {
             const bool ok = row0 + r < n_rows;
-            ptx::cp_async16(dst + swz<D>(r, c), src + (size_t)(ok ? row0 + r : 0) * D + c * 8,
-                            ok ? 16 : 0);
+            ptx::cp_async16(dst + swz<D>(r, c), ok ? g + (size_t)i * RSTEP * D : src, ok ? 16 : 0);
         }
     }
 }
 
-template <int D, int BM, int BN, int WARPS, int STAGES>
+// Splits one launch may have per query tile (the combine unrolls over this many).
+constexpr int MAX_SPLIT = 8;
+
+// Row pitch (floats) of the fp32 partials that warps sharing rows exchange in shared memory:
+// 8 floats of padding put the 8 rows a quad group writes in distinct banks, when it fits.
+template <int D, int BM, int BN, int STAGES, int WN>
+__host__ __device__ constexpr int partial_pitch()
+{
+    return (size_t)WN * BM * (D + 8) * 4 + (size_t)WN * BM * 8 <= (size_t)(BM + 2 * STAGES * BN) * D * 2
+               ? D + 8 : D;
+}
+
+template <int D, int BM, int BN, int WARPS, int STAGES, int WN>
 __global__ void __launch_bounds__(WARPS * 32) flash_fwd(const fwd_params p)
 {
     constexpr int THREADS = WARPS * 32;
-    constexpr int WM = BM / (16 * WARPS);   // 16-row m-tiles per warp
-    constexpr int NT = BN / 8;              // n8 tiles of S per m-tile
+    constexpr int WMG = WARPS / WN;         // warp groups along the query rows
+    constexpr int WM = BM / (16 * WMG);     // 16-row m-tiles per warp
+    constexpr int BNW = BN / WN;            // keys of each tile that one warp takes
+    constexpr int NT = BNW / 8;             // n8 tiles of S per m-tile
     constexpr int DT = D / 8;               // n8 tiles of O per m-tile
     constexpr int KS = D / 16;              // k16 steps of Q K^T
-    constexpr int PS = BN / 16;             // k16 steps of P V
+    constexpr int PS = BNW / 16;            // k16 steps of P V
     constexpr uint32_t TILE_BYTES = BN * D * 2;
     // Q stays in registers when that costs at most 32 of them and S + O leave room.
     constexpr bool QREG = WM * KS * 4 <= 32 && WM * (NT + DT) * 4 <= 128;
+    static_assert(WARPS % WN == 0 && BM % (16 * WMG) == 0, "whole warps");
     static_assert(WM == 1 || WM == 2, "16 or 32 rows per warp");
-    static_assert(BN % 16 == 0 && D % 16 == 0, "whole k16 steps");
+    static_assert(BNW % 16 == 0 && D % 16 == 0, "whole k16 steps");
 
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ int is_last;
@@ -81,13 +99,14 @@ __global__ void __launch_bounds__(WARPS * 32) flash_fwd(const fwd_params p)
     const uint32_t sV = sK + STAGES * TILE_BYTES;
 
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    const int warp_m = warp / WN, warp_n = warp % WN;
     const int g = lane >> 2, t4 = lane & 3;
     const int bh = blockIdx.x;
     // Highest query tiles first: under a causal mask they carry the most key tiles.
     const int mt = p.m_tiles - 1 - (int)blockIdx.y;
     const int sp = blockIdx.z;
     const int m0 = mt * BM;
-    const int wrow0 = m0 + warp * 16 * WM;
+    const int wrow0 = m0 + warp_m * 16 * WM;
     // Bottom-right causal: row i sees key j iff j <= i + diag.
     const int diag = p.seq_kv - p.seq_q;
 
@@ -119,7 +138,9 @@ __global__ void __launch_bounds__(WARPS * 32) flash_fwd(const fwd_params p)
         // B operand (K): (keys 0-7, k lo), (keys 0-7, k hi), (keys 8-15, k lo), (keys 8-15, k hi).
         const int a_row = (lane & 7) + ((lane >> 3) & 1) * 8, a_ch = lane >> 4;
         const int b_row = (lane & 7) + (lane >> 4) * 8, b_ch = (lane >> 3) & 1;
-        const int qrow = warp * 16 * WM + a_row;
+        const int qrow = warp_m * 16 * WM + a_row;
+        const int krow = warp_n * BNW + b_row;
+        const int vrow = warp_n * BNW + a_row;
 
         load_tile<D, BM, THREADS>(sQ, qg, m0, p.seq_q, tid);
         load_tile<D, BN, THREADS>(sK, kg, t_begin * BN, p.seq_kv, tid);
@@ -183,9 +204,9 @@ __global__ void __launch_bounds__(WARPS * 32) flash_fwd(const fwd_params p)
                     }
                 }
 #pragma unroll
-                for (int nn = 0; nn < BN / 16; ++nn) {
+                for (int nn = 0; nn < BNW / 16; ++nn) {
                     uint32_t b[4];
-                    ptx::ldmatrix_x4(b, kt + swz<D>(nn * 16 + b_row, kk * 2 + b_ch));
+                    ptx::ldmatrix_x4(b, kt + swz<D>(krow + nn * 16, kk * 2 + b_ch));
 #pragma unroll
                     for (int mi = 0; mi < WM; ++mi) {
                         ptx::mma16816(s[mi][2 * nn], a[mi], b[0], b[1]);
@@ -195,8 +216,8 @@ __global__ void __launch_bounds__(WARPS * 32) flash_fwd(const fwd_params p)
             }
 
             // Only tiles that cross the key tail or this warp's diagonal pay for the mask.
-            const int n0 = t * BN;
-            if (n0 + BN > p.seq_kv || (p.causal && n0 + BN - 1 > wrow0 + diag)) {
+            const int n0 = t * BN + warp_n * BNW;
+            if (n0 + BNW > p.seq_kv || (p.causal && n0 + BNW - 1 > wrow0 + diag)) {
 #pragma unroll
                 for (int mi = 0; mi < WM; ++mi)
 #pragma unroll
@@ -257,7 +278,7 @@ __global__ void __launch_bounds__(WARPS * 32) flash_fwd(const fwd_params p)
 #pragma unroll
                 for (int dn = 0; dn < D / 16; ++dn) {
                     uint32_t b[4];
-                    ptx::ldmatrix_x4_trans(b, vt + swz<D>(j * 16 + a_row, dn * 2 + a_ch));
+                    ptx::ldmatrix_x4_trans(b, vt + swz<D>(vrow + j * 16, dn * 2 + a_ch));
 #pragma unroll
                     for (int mi = 0; mi < WM; ++mi) {
                         ptx::mma16816(o[mi][2 * dn], pa[mi], b[0], b[1]);
@@ -277,6 +298,72 @@ __global__ void __launch_bounds__(WARPS * 32) flash_fwd(const fwd_params p)
             row_l[mi][h] += __shfl_xor_sync(0xffffffffu, row_l[mi][h], 1);
             row_l[mi][h] += __shfl_xor_sync(0xffffffffu, row_l[mi][h], 2);
         }
+
+    if constexpr (WN > 1) {
+        // Warps that shared rows over different keys merge through shared memory (the K/V
+        // ring is free now): each scales its partial to the rows' common max and total sum,
+        // then the block adds the WN partials and writes O in 16-byte rows.
+        constexpr int PITCH = partial_pitch<D, BM, BN, STAGES, WN>();
+        constexpr int WROWS = 16 * WM;
+        static_assert((size_t)WN * BM * PITCH * 4 + (size_t)WN * BM * 8 <= (size_t)(BM + 2 * STAGES * BN) * D * 2,
+                      "partials fit in the tile buffers");
+        float *s_o = reinterpret_cast<float *>(smem);
+        float2 *s_ml = reinterpret_cast<float2 *>(s_o + WN * BM * PITCH);
+        __syncthreads();
+#pragma unroll
+        for (int mi = 0; mi < WM; ++mi)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                if (t4 == 0)
+                    s_ml[warp * WROWS + mi * 16 + g + h * 8] = make_float2(row_m[mi][h], row_l[mi][h]);
+        __syncthreads();
+#pragma unroll
+        for (int mi = 0; mi < WM; ++mi)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int lr = mi * 16 + g + h * 8;
+                float mx = -INFINITY;
+#pragma unroll
+                for (int n = 0; n < WN; ++n) mx = fmaxf(mx, s_ml[(warp_m * WN + n) * WROWS + lr].x);
+                const float m_use = mx == -INFINITY ? 0.f : mx;
+                float l = 0.f;
+#pragma unroll
+                for (int n = 0; n < WN; ++n) {
+                    const float2 ml = s_ml[(warp_m * WN + n) * WROWS + lr];
+                    l += ml.y * ptx::ex2(ml.x - m_use);
+                }
+                const float w = l > 0.f ? ptx::ex2(row_m[mi][h] - m_use) / l : 0.f;
+                float2 *dst = reinterpret_cast<float2 *>(s_o + (warp * WROWS + lr) * PITCH) + t4;
+#pragma unroll
+                for (int dt = 0; dt < DT; ++dt)
+                    dst[dt * 4] = make_float2(o[mi][dt][2 * h] * w, o[mi][dt][2 * h + 1] * w);
+            }
+        __syncthreads();
+        constexpr int CH = D / 8;
+        for (int idx = tid; idx < BM * CH; idx += THREADS) {
+            const int r = idx / CH, c = idx % CH;
+            const int row = m0 + r;
+            if (row >= p.seq_q) continue;
+            const int wm_ = r / WROWS, lr = r % WROWS;
+            float acc[8];
+#pragma unroll
+            for (int e = 0; e < 8; ++e) acc[e] = 0.f;
+#pragma unroll
+            for (int n = 0; n < WN; ++n) {
+                const float4 *src = reinterpret_cast<const float4 *>(s_o + ((wm_ * WN + n) * WROWS + lr) * PITCH + c * 8);
+                const float4 x = src[0], y = src[1];
+                acc[0] += x.x; acc[1] += x.y; acc[2] += x.z; acc[3] += x.w;
+                acc[4] += y.x; acc[5] += y.y; acc[6] += y.z; acc[7] += y.w;
+            }
+            uint4 out;
+            out.x = ptx::pack_half2(acc[0], acc[1]);
+            out.y = ptx::pack_half2(acc[2], acc[3]);
+            out.z = ptx::pack_half2(acc[4], acc[5]);
+            out.w = ptx::pack_half2(acc[6], acc[7]);
+            *reinterpret_cast<uint4 *>(p.o + ((size_t)bh * p.seq_q + row) * D + c * 8) = out;
+        }
+        return;
+    }
 
     if (p.split == 1) {
 #pragma unroll
@@ -319,43 +406,48 @@ __global__ void __launch_bounds__(WARPS * 32) flash_fwd(const fwd_params p)
     __threadfence();
     if (tid == 0) *counter = 0;
 
+    // The other splits' (max, sum) all in one round of loads, then their O; the own
+    // split's slot stands in (with weight 0) for absent ones so that no load is predicated.
 #pragma unroll
     for (int mi = 0; mi < WM; ++mi)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int row = wrow0 + mi * 16 + g + h * 8;
             if (row >= p.seq_q) continue;
+            float2 ml[MAX_SPLIT];
+#pragma unroll
+            for (int j = 0; j < MAX_SPLIT; ++j)
+                ml[j] = j < p.split && j != sp ? __ldcg(p.ws_ml + j * split_rows + head_row0 + row)
+                                               : make_float2(-INFINITY, 0.f);
             float mx = row_m[mi][h];
-            for (int j = 0; j < p.split; ++j)
-                if (j != sp) mx = fmaxf(mx, __ldcg(p.ws_ml + j * split_rows + head_row0 + row).x);
+#pragma unroll
+            for (int j = 0; j < MAX_SPLIT; ++j) mx = fmaxf(mx, ml[j].x);
             const float m_use = mx == -INFINITY ? 0.f : mx;
             const float w = ptx::ex2(row_m[mi][h] - m_use);
             float l = row_l[mi][h] * w;
-            float acc[DT][2];
 #pragma unroll
             for (int dt = 0; dt < DT; ++dt) {
-                acc[dt][0] = o[mi][dt][2 * h] * w;
-                acc[dt][1] = o[mi][dt][2 * h + 1] * w;
+                o[mi][dt][2 * h] *= w;
+                o[mi][dt][2 * h + 1] *= w;
             }
+#pragma unroll 4
             for (int j = 0; j < p.split; ++j) {
-                if (j == sp) continue;
-                const size_t r = j * split_rows + head_row0 + row;
-                const float2 ml = __ldcg(p.ws_ml + r);
-                const float wj = ptx::ex2(ml.x - m_use);
-                l += ml.y * wj;
-                const float2 *src = reinterpret_cast<const float2 *>(p.ws_o + r * D) + t4;
+                const float2 mlj = __ldcg(p.ws_ml + j * split_rows + head_row0 + row);
+                const float wj = j == sp ? 0.f : ptx::ex2(mlj.x - m_use);
+                l += mlj.y * wj;
+                const float2 *src = reinterpret_cast<const float2 *>(p.ws_o + (j * split_rows + head_row0 + row) * D) + t4;
 #pragma unroll
                 for (int dt = 0; dt < DT; ++dt) {
                     const float2 v = __ldcg(src + dt * 4);
-                    acc[dt][0] += v.x * wj;
-                    acc[dt][1] += v.y * wj;
+                    o[mi][dt][2 * h] += v.x * wj;
+                    o[mi][dt][2 * h + 1] += v.y * wj;
                 }
             }
             const float inv = l > 0.f ? 1.f / l : 0.f;
             __half2 *dst = reinterpret_cast<__half2 *>(p.o + (head_row0 + row) * D) + t4;
 #pragma unroll
             for (int dt = 0; dt < DT; ++dt)
-                dst[dt * 4] = __floats2half2_rn(acc[dt][0] * inv, acc[dt][1] * inv);
+                dst[dt * 4] = __floats2half2_rn(o[mi][dt][2 * h] * inv, o[mi][dt][2 * h + 1] * inv);
         }
 }
 
