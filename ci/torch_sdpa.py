@@ -388,9 +388,12 @@ def main():
         lib.path = path
         libs.append(lib)
 
-    cudnn_v = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
-    cudnn_text = (f"{cudnn_v // 10000}.{cudnn_v % 10000 // 100}.{cudnn_v % 100}"
-                  if cudnn_v else "unavailable")
+    try:   # torch refuses a cuDNN other than its own (e.g. one put first by LD_PRELOAD)
+        cudnn_v = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
+        cudnn_text = (f"{cudnn_v // 10000}.{cudnn_v % 10000 // 100}.{cudnn_v % 100}"
+                      if cudnn_v else "unavailable")
+    except RuntimeError as e:
+        cudnn_v, cudnn_text = None, "unusable: " + " ".join(str(e).split())[:200]
     context = {"torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": cudnn_v,
                "device": torch.cuda.get_device_name(), "argv": sys.argv,
                "method": {"inner": args.inner, "graph_target_us": GRAPH_TARGET_US, **args.rule,
