@@ -43,6 +43,8 @@ KERNEL_SOS   := $(patsubst %,$(BUILD)/kernels/%.so,$(KERNEL_NAMES))
 TEST_SRC     := $(sort $(wildcard harness/tests/test_*.c))
 TEST_BINS    := $(patsubst harness/tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
+# Each directory's .cu files are compiled into one object; its headers and any .c files
+# they include are prerequisites only.
 # A phase or kernel directory may hold `build.mk` setting LDLIBS_<name> (extra link
 # libraries, e.g. -lcublas) or NVCCFLAGS_<name> (e.g. an sm_90a target).
 -include $(wildcard phases/*/build.mk kernels/*/build.mk)
@@ -90,18 +92,18 @@ $(BUILD)/obj/harness/device_info.o: CFLAGS += -DATTN_NVCC_VERSION='"$(NVCC_VERSI
 
 # ---- phases and kernels: one shared object each, ptxas report beside it ---------------
 .SECONDEXPANSION:
-$(BUILD)/phases/%.so: $$(wildcard phases/%/*.cu phases/%/*.cuh phases/%/*.h) harness/include/attn_phase.h
+$(BUILD)/phases/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phases/$$*/*.h phases/$$*/*.c) harness/include/attn_phase.h
 	@mkdir -p $(dir $@)
 	@echo "nvcc  $@"
 	@$(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$*) -Xptxas -v -MD -MF $(BUILD)/phases/$*.d \
-	  -o $@ $(filter %.cu %.c,$^) $(LDLIBS_$*) 2> $(BUILD)/phases/$*.ptxas.txt \
+	  -o $@ $(filter %.cu,$^) $(LDLIBS_$*) 2> $(BUILD)/phases/$*.ptxas.txt \
 	  || { cat $(BUILD)/phases/$*.ptxas.txt >&2; rm -f $@; exit 1; }
 
-$(BUILD)/kernels/%.so: $$(wildcard kernels/%/*.cu kernels/%/*.cuh kernels/%/*.h kernels/%/*.c) harness/include/attn_phase.h
+$(BUILD)/kernels/%.so: $$(wildcard kernels/$$*/*.cu kernels/$$*/*.cuh kernels/$$*/*.h kernels/$$*/*.c) harness/include/attn_phase.h
 	@mkdir -p $(dir $@)
 	@echo "nvcc  $@"
 	@$(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$*) -Xptxas -v -MD -MF $(BUILD)/kernels/$*.d \
-	  -o $@ $(filter %.cu %.c,$^) $(LDLIBS_$*) 2> $(BUILD)/kernels/$*.ptxas.txt \
+	  -o $@ $(filter %.cu,$^) $(LDLIBS_$*) 2> $(BUILD)/kernels/$*.ptxas.txt \
 	  || { cat $(BUILD)/kernels/$*.ptxas.txt >&2; rm -f $@; exit 1; }
 
 -include $(wildcard $(BUILD)/phases/*.d $(BUILD)/kernels/*.d)
