@@ -1,0 +1,233 @@
+/* attn_reference.c: the fp64 reference, one query row at a time.
+ *
+ * Every row is computed by the same sequence of operations whatever the thread count
+ * (threads only pick which rows they do), so the result is identical bit for bit for
+ * any nthreads. Per row: scores of the visible keys in double, softmax in two passes
+ * (max, then exp and sum), then P·V accumulated key by key and divided by the sum.
+ * Each thread keeps its current (batch, head)'s K (transposed, so the score loop runs
+ * over contiguous keys and vectorizes without reassociation) and V in double. */
+#include "attn_reference.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "half.h"
+#include "rng.h"
+
+#define ROWS_PER_GRAB 16   /* rows a thread takes at a time: balances causal work */
+
+size_t ref_total_rows(const attn_shape *s)
+{
+    return (size_t)s->batch * (size_t)s->heads * (size_t)s->seq_q;
+}
+
+/* Keys query row i sees. */
+static size_t visible_keys(const attn_shape *s, size_t i)
+{
+    if (!s->causal) return (size_t)s->seq_kv;
+    long long last = (long long)i + ((long long)s->seq_kv - s->seq_q);   /* last key seen */
+    if (last < 0) return 0;
+    return last + 1 >= s->seq_kv ? (size_t)s->seq_kv : (size_t)(last + 1);
+}
+
+double ref_row_flops(const attn_shape *s, size_t nrows)
+{
+    double keys = 0;   /* average visible keys per row */
+    for (int i = 0; i < s->seq_q; i++) keys += (double)visible_keys(s, (size_t)i);
+    keys /= s->seq_q > 0 ? s->seq_q : 1;
+    return 4.0 * (double)s->head_dim * keys * (double)nrows;
+}
+
+static double g_half[65536];
+static pthread_once_t g_half_once = PTHREAD_ONCE_INIT;
+static void init_half_table(void)
+{
+    for (uint32_t h = 0; h < 65536; h++) g_half[h] = half_to_float((uint16_t)h);
+}
+
+typedef struct {
+    const attn_shape *s;
+    const uint16_t *q, *k, *v;
+    const size_t *rows;
+    size_t nrows;
+    double *out;
+    atomic_size_t next;
+} ref_job;
+
+typedef struct {
+    double *kt, *vd, *p, *qd;
+    size_t bh;          /* (batch, head) whose K and V are cached; SIZE_MAX: none */
+} ref_scratch;
+
+static void load_head(const ref_job *j, ref_scratch *w, size_t bh)
+{
+    size_t skv = (size_t)j->s->seq_kv, dim = (size_t)j->s->head_dim;
+    const uint16_t *k = j->k + bh * skv * dim, *v = j->v + bh * skv * dim;
+    for (size_t n = 0; n < skv; n++)
+        for (size_t d = 0; d < dim; d++) {
+            w->kt[d * skv + n] = g_half[k[n * dim + d]];
+            w->vd[n * dim + d] = g_half[v[n * dim + d]];
+        }
+    w->bh = bh;
+}
+
+static void one_row(const ref_job *j, ref_scratch *w, size_t row, double *o)
+{
+    const attn_shape *s = j->s;
+    size_t skv = (size_t)s->seq_kv, dim = (size_t)s->head_dim, sq = (size_t)s->seq_q;
+    size_t bh = row / sq, nk = visible_keys(s, row % sq);
+    if (nk == 0) {
+        memset(o, 0, dim * sizeof *o);
+        return;
+    }
+    if (w->bh != bh) load_head(j, w, bh);
+    const uint16_t *q = j->q + row * dim;
+    double scale = (double)s->scale;
+    for (size_t d = 0; d < dim; d++) w->qd[d] = g_half[q[d]];
+
+    double *p = w->p;
+    for (size_t n = 0; n < nk; n++) p[n] = 0;
+    for (size_t d = 0; d < dim; d++) {
+        double qv = w->qd[d];
+        const double *kr = w->kt + d * skv;
+        for (size_t n = 0; n < nk; n++) p[n] += qv * kr[n];
+    }
+    double mx = -INFINITY;
+    for (size_t n = 0; n < nk; n++) {
+        p[n] *= scale;
+        if (p[n] > mx) mx = p[n];
+    }
+    double sum = 0;
+    for (size_t n = 0; n < nk; n++) {
+        p[n] = exp(p[n] - mx);
+        sum += p[n];
+    }
+    memset(o, 0, dim * sizeof *o);
+    for (size_t n = 0; n < nk; n++) {
+        double pn = p[n];
+        const double *vr = w->vd + n * dim;
+        for (size_t d = 0; d < dim; d++) o[d] += pn * vr[d];
+    }
+    for (size_t d = 0; d < dim; d++) o[d] /= sum;
+}
+
+static void *worker(void *arg)
+{
+    ref_job *j = arg;
+    size_t skv = (size_t)j->s->seq_kv, dim = (size_t)j->s->head_dim;
+    ref_scratch w = { .bh = SIZE_MAX };
+    w.kt = malloc(skv * dim * sizeof *w.kt);
+    w.vd = malloc(skv * dim * sizeof *w.vd);
+    w.p = malloc(skv * sizeof *w.p);
+    w.qd = malloc(dim * sizeof *w.qd);
+    void *rc = NULL;
+    if (!w.kt || !w.vd || !w.p || !w.qd) {
+        rc = (void *)1;
+        goto out;
+    }
+    for (;;) {
+        size_t first = atomic_fetch_add(&j->next, ROWS_PER_GRAB);
+        if (first >= j->nrows) break;
+        size_t last = first + ROWS_PER_GRAB < j->nrows ? first + ROWS_PER_GRAB : j->nrows;
+        for (size_t r = first; r < last; r++)
+            one_row(j, &w, j->rows ? j->rows[r] : r, j->out + r * dim);
+    }
+out:
+    free(w.kt);
+    free(w.vd);
+    free(w.p);
+    free(w.qd);
+    return rc;
+}
+
+int ref_attention_rows(const attn_shape *s, const uint16_t *q, const uint16_t *k,
+                       const uint16_t *v, const size_t *rows, size_t nrows,
+                       double *out, int nthreads)
+{
+    if (!s || !q || !k || !v || !out || s->batch < 1 || s->heads < 1 || s->seq_q < 1 ||
+        s->seq_kv < 1 || s->head_dim < 1)
+        return -1;
+    size_t total = ref_total_rows(s);
+    for (size_t r = 0; rows && r < nrows; r++)
+        if (rows[r] >= total) return -1;
+    if (nrows == 0) return 0;
+    pthread_once(&g_half_once, init_half_table);
+
+    if (nthreads <= 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        nthreads = c > 0 ? (int)c : 1;
+    }
+    size_t grabs = (nrows + ROWS_PER_GRAB - 1) / ROWS_PER_GRAB;
+    if ((size_t)nthreads > grabs) nthreads = (int)grabs;
+
+    ref_job job = { .s = s, .q = q, .k = k, .v = v, .rows = rows, .nrows = nrows, .out = out };
+    atomic_init(&job.next, 0);
+    if (nthreads == 1) return worker(&job) ? -1 : 0;
+
+    pthread_t *tid = malloc((size_t)nthreads * sizeof *tid);
+    if (!tid) return -1;
+    int started = 0, failed = 0;
+    for (; started < nthreads; started++)
+        if (pthread_create(&tid[started], NULL, worker, &job)) break;
+    if (started == 0) failed = worker(&job) != NULL;   /* no thread: do it here */
+    for (int t = 0; t < started; t++) {
+        void *rc = NULL;
+        pthread_join(tid[t], &rc);
+        failed |= rc != NULL;
+    }
+    free(tid);
+    return failed ? -1 : 0;
+}
+
+/* Sampling: heads first (all of them when nwant allows two rows each, else a
+ * stratified random subset), each sampled head's first and last query row, then the
+ * remaining rows split evenly over the sampled heads and drawn stratified from each
+ * head's interior rows. Heads ascend and rows within a head ascend, so the output is
+ * sorted without a sort. */
+static size_t stratum_pick(rng_state *r, size_t t, size_t parts, size_t pool)
+{
+    size_t lo = t * pool / parts, hi = (t + 1) * pool / parts;
+    return lo + (size_t)rng_below(r, hi - lo);
+}
+
+size_t ref_sample_rows(const attn_shape *s, size_t nwant, uint64_t seed, size_t *rows)
+{
+    size_t total = ref_total_rows(s), sq = (size_t)s->seq_q;
+    size_t nbh = (size_t)s->batch * (size_t)s->heads;
+    if (total == 0 || nwant == 0) return 0;
+    if (nwant >= total) {
+        for (size_t r = 0; r < total; r++) rows[r] = r;
+        return total;
+    }
+    rng_state rng;
+    rng_seed(&rng, seed);
+    size_t ends = sq >= 2 ? 2 : 1;             /* first (and last) row of a head */
+    size_t pool = sq - ends;                   /* interior rows of a head */
+    if (nwant < ends) {                        /* a single row: some head's first */
+        rows[0] = (size_t)rng_below(&rng, nbh) * sq;
+        return 1;
+    }
+    size_t nheads = nwant / ends < nbh ? nwant / ends : nbh;
+    size_t extra = nwant - nheads * ends;
+    /* More interior rows than there are happens only with fewer heads than nbh and
+     * seq_q == 2 (extra == 1): that row is left out rather than break the rule that a
+     * sampled head brings both its ends. */
+    size_t per = extra / nheads, rem = extra % nheads;
+    if (per + (rem > 0) > pool) {
+        per = pool;
+        rem = 0;
+    }
+    size_t count = 0;
+    for (size_t t = 0; t < nheads; t++) {
+        size_t base = stratum_pick(&rng, t, nheads, nbh) * sq;
+        size_t quota = per + (t < rem);
+        rows[count++] = base;
+        for (size_t u = 0; u < quota; u++)
+            rows[count++] = base + 1 + stratum_pick(&rng, u, quota, pool);
+        if (ends == 2) rows[count++] = base + sq - 1;
+    }
+    return count;
+}
