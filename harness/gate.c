@@ -1,0 +1,169 @@
+/* gate.c: `attnladder gate`: the ladder gate on one run and, with --against, the
+ * regression gate against the accepted reference run of the same GPU.
+ * Exit 0 pass, 1 a gate failed, 2 bad input (unreadable evidence or config, baseline
+ * missing, runs of different GPUs). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli_args.h"
+#include "commands.h"
+#include "evidence.h"
+#include "gate_config.h"
+#include "gate_eval.h"
+#include "gate_runs.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: attnladder gate [RUN.json] [--against REF.json | --against accepted]\n"
+        "                       [--config FILE] [--evidence DIR] [--json FILE] [--brief]\n"
+        "                       [--include-partial]\n"
+        "  RUN.json            the run to gate (default: the newest complete run under --evidence)\n"
+        "  --against REF.json  also the regression gate against this run of the same GPU\n"
+        "  --against accepted  ... against the run named in DIR/<gpu>/accepted.txt\n"
+        "  --config FILE       bounds and regression rule (default " GATE_CONFIG_DEFAULT ")\n"
+        "  --evidence DIR      evidence root (default evidence)\n"
+        "  --json FILE         also write the verdicts as JSON\n"
+        "  --brief             print only the failed and inconclusive checks\n"
+        "  --include-partial   accept an interrupted (partial) run\n"
+        "exit status: 0 pass, 1 gate failed, 2 bad input\n");
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* The newest run: file names start with a UTC stamp, so the greatest base name. */
+static char *newest_run(const char *root, int include_partial, char *err, size_t errlen)
+{
+    char **paths = NULL;
+    size_t n = 0;
+    if (evidence_list(root, include_partial, &paths, &n, err, errlen)) return NULL;
+    const char *best = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!best || strcmp(base_name(paths[i]), base_name(best)) > 0) best = paths[i];
+    char *out = best ? strdup(best) : NULL;
+    if (!best) snprintf(err, errlen, "no evidence under %s/ (run `make run` on a GPU)", root);
+    evidence_free_list(paths, n);
+    return out;
+}
+
+/* DIR/<slug>/accepted.txt names the accepted run's file (one line). */
+static int accepted_path(const char *root, const char *slug, char *out, size_t len, char *err,
+                         size_t errlen)
+{
+    char txt[1024];
+    snprintf(txt, sizeof txt, "%s/%s/accepted.txt", root, slug);
+    FILE *f = fopen(txt, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot read it: no accepted reference run for this GPU yet "
+                 "(write the file name of a run into it to accept that run)", txt);
+        return -1;
+    }
+    char line[512] = "";
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    fclose(f);
+    line[strcspn(line, "\r\n")] = '\0';
+    char *name = line;
+    while (*name == ' ' || *name == '\t') name++;
+    size_t l = strlen(name);
+    while (l && (name[l - 1] == ' ' || name[l - 1] == '\t')) name[--l] = '\0';
+    if (!l || strchr(name, '/')) {
+        snprintf(err, errlen, "%s: must hold one evidence file name of that directory, got '%s'", txt, name);
+        return -1;
+    }
+    snprintf(out, len, "%s/%s/%s", root, slug, name);
+    return 0;
+}
+
+int cmd_gate(int argc, char **argv)
+{
+    const char *root = "evidence", *config = GATE_CONFIG_DEFAULT, *against = NULL;
+    const char *json_out = NULL, *file = NULL;
+    int brief = 0, include_partial = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return EXIT_OK;
+        } else if (!strcmp(a, "--brief")) {
+            brief = 1;
+        } else if (!strcmp(a, "--include-partial")) {
+            include_partial = 1;
+        } else if (!strcmp(a, "--against") || !strcmp(a, "--config") || !strcmp(a, "--evidence") ||
+                   !strcmp(a, "--json")) {
+            const char *v = arg_value("gate", argc, argv, &i);
+            if (!v) return EXIT_BAD_INPUT;
+            if (!strcmp(a, "--against")) against = v;
+            else if (!strcmp(a, "--config")) config = v;
+            else if (!strcmp(a, "--evidence")) root = v;
+            else json_out = v;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "attnladder gate: unknown option '%s'; accepted: --against, --config, "
+                    "--evidence, --json, --brief, --include-partial, RUN.json\n", a);
+            return EXIT_BAD_INPUT;
+        } else if (file) {
+            fprintf(stderr, "attnladder gate: one run at a time ('%s' and '%s')\n", file, a);
+            return EXIT_BAD_INPUT;
+        } else {
+            file = a;
+        }
+    }
+    char err[1536];
+    gate_config cfg;
+    if (gate_config_load(config, &cfg, err, sizeof err)) {
+        fprintf(stderr, "attnladder gate: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    char *newest = NULL;
+    if (!file && !(file = newest = newest_run(root, include_partial, err, sizeof err))) {
+        fprintf(stderr, "attnladder gate: %s\n", err);
+        gate_config_free(&cfg);
+        return EXIT_BAD_INPUT;
+    }
+    int rc = EXIT_BAD_INPUT;
+    run_data run = { 0 }, ref = { 0 };
+    gate_outcome ladder = { 0 }, reg = { 0 };
+    int have_ref = 0;
+    if (run_open(&run, file, err, sizeof err)) goto bad;
+    if (run.partial && !include_partial) {
+        snprintf(err, sizeof err, "%s: a partial (interrupted) run; gate it with --include-partial", file);
+        goto bad;
+    }
+    if (gate_ladder(&cfg, &run, &ladder, err, sizeof err)) goto bad;
+    if (against) {
+        char refpath[2048];
+        if (!strcmp(against, "accepted")) {
+            if (accepted_path(root, run.slug, refpath, sizeof refpath, err, sizeof err)) goto bad;
+        } else {
+            snprintf(refpath, sizeof refpath, "%s", against);
+        }
+        if (run_open(&ref, refpath, err, sizeof err)) goto bad;
+        have_ref = 1;
+        if (gate_regression(&cfg, &run, &ref, &reg, err, sizeof err)) goto bad;
+    }
+    if (json_out) {
+        json_t *j = gate_json(&cfg, &run, have_ref ? &ref : NULL, &ladder, have_ref ? &reg : NULL);
+        int wrc = json_dump_file(j, json_out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        json_decref(j);
+        if (wrc) {
+            snprintf(err, sizeof err, "--json %s: cannot write it", json_out);
+            goto bad;
+        }
+    }
+    rc = ladder.failures || reg.failures ? EXIT_GATE : EXIT_OK;
+    gate_print(stdout, &cfg, &run, have_ref ? &ref : NULL, &ladder, have_ref ? &reg : NULL, brief);
+    goto done;
+bad:
+    fprintf(stderr, "attnladder gate: %s\n", err);
+done:
+    gate_outcome_free(&ladder);
+    gate_outcome_free(&reg);
+    if (have_ref) run_close(&ref);
+    run_close(&run);
+    free(newest);
+    gate_config_free(&cfg);
+    return rc;
+}

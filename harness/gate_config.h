@@ -1,0 +1,57 @@
+/* gate_config.h: ci/gate.json, the gate's parameters: the baseline the ratios are
+ * taken against, the headline shapes, each phase's ladder bound, and the regression
+ * rule with its parameters (see ci/README.md for why they have the values they have). */
+#ifndef ATTNLADDER_GATE_CONFIG_H
+#define ATTNLADDER_GATE_CONFIG_H
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include "attn_phase.h"
+
+#define GATE_CONFIG_DEFAULT "ci/gate.json"
+#define GATE_MAX_HEADLINE 8
+
+typedef enum {
+    /* change = ratio_new / ratio_ref; regressed when change > 1 + tol and the bootstrap
+     * CI of change lies entirely above 1 + tol * ci_floor_fraction (the default) */
+    REG_METHOD_RATIO_CI = 0,
+    /* asv's rule: change > 1 + tol and the CIs of the two ratios do not overlap */
+    REG_METHOD_CI_NONOVERLAP,
+    /* the point estimate alone: change > 1 + tol (no statistics; for comparison) */
+    REG_METHOD_POINT
+} reg_method;
+
+typedef struct {
+    reg_method method;
+    double tolerance;            /* relative: 0.05 = 5 % */
+    double ci_floor_fraction;    /* ratio_ci: the CI must clear 1 + tol * this */
+    double ci_level;             /* of the bootstrap CIs the gate computes */
+    size_t resamples;
+    uint64_t seed;
+    int all_shapes;              /* 1: every shape both runs timed; 0: headline only */
+} regression_params;
+
+typedef struct {
+    char *phase;
+    double ratio_max;            /* pass when the ratio's CI upper end is below this */
+} gate_bound;
+
+typedef struct {
+    char *path;
+    char *baseline;
+    attn_shape headline[GATE_MAX_HEADLINE];
+    size_t n_headline;
+    gate_bound *bounds;
+    size_t n_bounds;
+    regression_params reg;
+} gate_config;
+
+/* 0, or -1 with err naming the file and the field. */
+int gate_config_load(const char *path, gate_config *c, char *err, size_t errlen);
+int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err, size_t errlen);
+void gate_config_free(gate_config *c);
+
+const gate_bound *gate_config_bound(const gate_config *c, const char *phase);
+const char *reg_method_name(reg_method m);
+
+#endif

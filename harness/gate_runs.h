@@ -1,0 +1,71 @@
+/* gate_runs.h: one evidence run read into plain structs for the gate, `compare` and the
+ * reports: its context, implementations and per-shape results (graph-mode timing).
+ * Everything the three readers need is checked here once, so a malformed file fails
+ * with one message naming the file and the field path. */
+#ifndef ATTNLADDER_GATE_RUNS_H
+#define ATTNLADDER_GATE_RUNS_H
+#include <stddef.h>
+#include <jansson.h>
+#include "attn_phase.h"
+
+typedef struct {
+    const char *name, *title, *kind;   /* kind: "phase", "baseline", "floor", "external" */
+    int has_resources;
+    long registers, smem_static, spill_stores, spill_loads;
+} run_impl;
+
+typedef struct {
+    size_t index;                  /* position in the evidence's results array */
+    const char *impl, *tag;
+    attn_shape shape;              /* scale is ignored when matching shapes */
+    int supported;
+    const char *reason;            /* why unsupported, or NULL */
+    int checked, correct;          /* checked: a correctness verdict is present */
+    double rel_l2, max_abs;        /* NAN when absent */
+    int timed;                     /* a graph-mode timing with samples is present */
+    double median_us, ci_lo_us, ci_hi_us;
+    double *samples;               /* graph-mode samples_us, n_samples of them */
+    size_t n_samples;
+    int has_ratio;                 /* derived.ratio against `ratio_baseline` */
+    const char *ratio_baseline;
+    double ratio, ratio_lo, ratio_hi;
+    double flops, bytes, tflops, gbps;   /* NAN when absent */
+    double frac_fp16_peak, frac_dram;    /* NAN when null */
+} run_result;
+
+typedef struct {
+    char *path;                    /* as given */
+    const char *base;              /* file name within path */
+    json_t *doc;
+    const char *gpu_name, *slug, *created_utc, *commit;
+    int dirty, partial, throttled;
+    const char *baseline;          /* method.baseline, "" when none */
+    double ci_level;               /* method.ci_level, 0.95 when absent */
+    double fp16_tflops, dram_gbps; /* ceilings, NAN when null */
+    double launch_floor_us;        /* graph-mode median of the empty kernel, NAN if absent */
+    run_impl *impls;
+    size_t n_impls;
+    run_result *results;
+    size_t n_results;
+} run_data;
+
+/* Loads and validates path (evidence.h), then reads it. 0, or -1 with err naming the
+ * file and the field. */
+int run_open(run_data *r, const char *path, char *err, size_t errlen);
+/* The same for a document already in memory (takes a reference to doc). */
+int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t errlen);
+void run_close(run_data *r);
+
+const run_impl *run_find_impl(const run_data *r, const char *name);
+/* The result of impl at shape (scale ignored), or NULL. */
+const run_result *run_find(const run_data *r, const char *impl, const attn_shape *s);
+
+int run_same_shape(const attn_shape *a, const attn_shape *b);
+/* A total order for tables: headline first (when headline != NULL, count nh), then
+ * head_dim, causal, seq_q, seq_kv, batch, heads. */
+int run_shape_order(const attn_shape *a, const attn_shape *b, const attn_shape *headline,
+                    size_t nh);
+/* "1x8x512x64", "1x8x512x64 causal", "1x8x129:257x64" */
+void run_shape_text(const attn_shape *s, char *buf, size_t len);
+
+#endif
