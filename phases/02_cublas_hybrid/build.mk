@@ -1,0 +1,1 @@
+LDLIBS_02_cublas_hybrid := -lcublas
