@@ -1,0 +1,203 @@
+/* test_stats.c: percentiles on hand-computed sets, bootstrap intervals against an
+ * independent computation (harness/tests/stats_expected.py) and against properties no
+ * wrong implementation satisfies by accident, and every decision of the stop rule. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rng.h"
+#include "stats.h"
+
+static const double X[] = { 10.0, 12.5, 11.0, 13.25, 9.5, 10.75, 12.0, 11.5, 14.0, 10.25 };
+static const double Y[] = { 20.0, 21.5, 19.0, 22.25, 20.5, 23.0, 18.75 };
+#define NX (sizeof X / sizeof X[0])
+#define NY (sizeof Y / sizeof Y[0])
+
+static void percentiles_by_hand(void **st)
+{
+    (void)st;
+    const double even[] = { 1, 2, 3, 4 };
+    assert_true(stats_percentile_sorted(even, 4, 0.5) == 2.5);
+    assert_true(fabs(stats_percentile_sorted(even, 4, 0.1) - 1.3) < 1e-15);
+    assert_true(fabs(stats_percentile_sorted(even, 4, 0.9) - 3.7) < 1e-15);
+    assert_true(stats_percentile_sorted(even, 4, 0.0) == 1);
+    assert_true(stats_percentile_sorted(even, 4, 1.0) == 4);
+    const double odd[] = { 1, 3, 7 };
+    assert_true(stats_percentile_sorted(odd, 3, 0.5) == 3);
+    assert_true(stats_percentile_sorted(odd, 3, 0.25) == 2);
+    assert_true(stats_percentile_sorted(odd, 3, 0.75) == 5);
+    const double one[] = { 42 };
+    assert_true(stats_percentile_sorted(one, 1, 0.0) == 42);
+    assert_true(stats_percentile_sorted(one, 1, 0.37) == 42);
+    assert_true(stats_percentile_sorted(one, 1, 1.0) == 42);
+}
+
+static void median_leaves_input_alone(void **st)
+{
+    (void)st;
+    double x[] = { 5, 1, 4, 2, 3 }, copy[5];
+    memcpy(copy, x, sizeof x);
+    assert_true(stats_median(x, 5) == 3);
+    assert_memory_equal(x, copy, sizeof x);
+    double y[] = { 9, 1, 4, 2 };
+    assert_true(stats_median(y, 4) == 3);   /* (2 + 4) / 2 */
+    double z[] = { 7.5 };
+    assert_true(stats_median(z, 1) == 7.5);
+    assert_true(stats_median(X, NX) == 11.25);
+}
+
+static void bootstrap_matches_independent_computation(void **st)
+{
+    (void)st;
+    double lo, hi;
+    assert_int_equal(stats_bootstrap_median_ci(X, NX, 1000, 42, 0.90, &lo, &hi), 0);
+    assert_true(lo == 10.375 && hi == 12.5);
+    assert_int_equal(stats_bootstrap_median_ci(Y, NY, 999, 5, 0.95, &lo, &hi), 0);
+    assert_true(lo == 19 && hi == 22.25);
+    double r;
+    assert_int_equal(stats_ratio_ci(X, NX, Y, NY, 500, 7, 0.95, &r, &lo, &hi), 0);
+    assert_true(fabs(r - 0.54878048780487809) < 1e-15);
+    assert_true(fabs(lo - 0.48030207280080894) < 1e-15);
+    assert_true(fabs(hi - 0.63157894736842102) < 1e-15);
+}
+
+/* Skewed, timing-like samples: 10 us times a lognormal-ish factor. */
+static void timing_like(double *x, size_t n, uint64_t seed)
+{
+    rng_state r;
+    rng_seed(&r, seed);
+    for (size_t i = 0; i < n; i++) {
+        double u = rng_uniform(&r) + rng_uniform(&r) + rng_uniform(&r) - 1.5;
+        x[i] = 10.0 * exp(0.1 * u);
+    }
+}
+
+static void bootstrap_properties(void **st)
+{
+    (void)st;
+    enum { BIG = 2000, SMALL = 20 };
+    double *big = malloc(BIG * sizeof *big);
+    assert_non_null(big);
+    timing_like(big, BIG, 3);
+    double lo_s, hi_s, lo_b, hi_b, lo2, hi2;
+    assert_int_equal(stats_bootstrap_median_ci(big, SMALL, 2000, 11, 0.95, &lo_s, &hi_s), 0);
+    assert_int_equal(stats_bootstrap_median_ci(big, BIG, 2000, 11, 0.95, &lo_b, &hi_b), 0);
+    double m_s = stats_median(big, SMALL), m_b = stats_median(big, BIG);
+    assert_true(lo_s <= m_s && m_s <= hi_s);
+    assert_true(lo_b <= m_b && m_b <= hi_b);
+    assert_true(lo_s < hi_s && lo_b < hi_b);
+    assert_true((hi_b - lo_b) * 4 < hi_s - lo_s);        /* ~ 1/sqrt(n): 10x narrower */
+    assert_int_equal(stats_bootstrap_median_ci(big, BIG, 2000, 11, 0.95, &lo2, &hi2), 0);
+    assert_true(lo2 == lo_b && hi2 == hi_b);              /* same seed, same interval */
+    assert_int_equal(stats_bootstrap_median_ci(big, BIG, 2000, 12, 0.95, &lo2, &hi2), 0);
+    assert_true(lo2 != lo_b || hi2 != hi_b);              /* another seed, another one */
+    assert_int_equal(stats_bootstrap_median_ci(big, BIG, 2000, 11, 0.50, &lo2, &hi2), 0);
+    assert_true(lo2 >= lo_b && hi2 <= hi_b && hi2 - lo2 < hi_b - lo_b);   /* lower level */
+    /* a constant sample has a zero-width interval at its value */
+    double c[7] = { 3, 3, 3, 3, 3, 3, 3 };
+    assert_int_equal(stats_bootstrap_median_ci(c, 7, 100, 1, 0.95, &lo2, &hi2), 0);
+    assert_true(lo2 == 3 && hi2 == 3);
+    free(big);
+}
+
+static void bad_arguments_refused(void **st)
+{
+    (void)st;
+    double lo, hi, r;
+    assert_int_equal(stats_bootstrap_median_ci(X, 0, 100, 1, 0.95, &lo, &hi), -1);
+    assert_int_equal(stats_bootstrap_median_ci(X, NX, 0, 1, 0.95, &lo, &hi), -1);
+    assert_int_equal(stats_bootstrap_median_ci(X, NX, 100, 1, 0.0, &lo, &hi), -1);
+    assert_int_equal(stats_bootstrap_median_ci(X, NX, 100, 1, 1.0, &lo, &hi), -1);
+    assert_int_equal(stats_bootstrap_median_ci(X, NX, 100, 1, NAN, &lo, &hi), -1);
+    assert_int_equal(stats_ratio_ci(X, NX, Y, 0, 100, 1, 0.95, &r, &lo, &hi), -1);
+    assert_int_equal(stats_ratio_ci(X, 0, Y, NY, 100, 1, 0.95, &r, &lo, &hi), -1);
+    stats_summary s;
+    assert_int_equal(stats_summarize(X, 0, 100, 1, 0.95, &s), -1);
+}
+
+static void ratio_properties(void **st)
+{
+    (void)st;
+    enum { N = 200 };
+    double a[N], b[N];
+    timing_like(a, N, 21);
+    double r, lo, hi;
+    assert_int_equal(stats_ratio_ci(a, N, a, N, 1000, 5, 0.95, &r, &lo, &hi), 0);
+    assert_true(r == 1.0);
+    assert_true(lo < 1.0 && 1.0 < hi);                   /* independent resamples */
+    assert_true(hi - lo < 0.1);
+    for (int i = 0; i < N; i++) b[i] = a[i] * 1.1;
+    assert_int_equal(stats_ratio_ci(b, N, a, N, 1000, 5, 0.95, &r, &lo, &hi), 0);
+    assert_true(fabs(r - 1.1) < 1e-12);
+    assert_true(lo < 1.1 && 1.1 < hi);
+    assert_true(lo > 1.0);                               /* a clear 10% is resolved */
+    assert_int_equal(stats_ratio_ci(a, N, b, N, 1000, 5, 0.95, &r, &lo, &hi), 0);
+    assert_true(fabs(r - 1 / 1.1) < 1e-12 && hi < 1.0);
+}
+
+static void summary_fields(void **st)
+{
+    (void)st;
+    stats_summary s;
+    assert_int_equal(stats_summarize(X, NX, 1000, 42, 0.90, &s), 0);
+    assert_int_equal(s.n, NX);
+    assert_true(s.median == 11.25);
+    assert_true(s.min == 9.5 && s.max == 14.0);
+    assert_true(fabs(s.mean - 11.475) < 1e-12);
+    /* sorted: 9.5 10 10.25 10.75 11 11.5 12 12.5 13.25 14; h = 0.9 and 8.1 */
+    assert_true(fabs(s.p10 - 9.95) < 1e-12);
+    assert_true(fabs(s.p90 - 13.325) < 1e-12);
+    assert_true(s.ci_lo == 10.375 && s.ci_hi == 12.5);   /* as the bootstrap alone */
+}
+
+static void stop_rule_decisions(void **st)
+{
+    (void)st;
+    stop_rule rule = { .min_samples = 10, .max_samples = 50, .max_seconds = 1.0,
+                       .rel_ci_target = 0.02 };
+    double flat[60], noisy[60];
+    for (int i = 0; i < 60; i++) {
+        flat[i] = 10.0 + 0.001 * (i % 3);                 /* CI width ~1e-4 relative */
+        noisy[i] = (i % 2) ? 10.0 : 20.0;                 /* median jumps 10..20 */
+    }
+    /* below min_samples: continue, unless out of time (a slow kernel) */
+    assert_int_equal(stats_should_stop(flat, 5, 0.1, &rule, 1), STOP_CONTINUE);
+    assert_int_equal(stats_should_stop(flat, 9, 0.1, &rule, 1), STOP_CONTINUE);
+    assert_int_equal(stats_should_stop(flat, 5, 1.5, &rule, 1), STOP_MAX_TIME);
+    /* quiet samples stop on noise as soon as min_samples is reached */
+    assert_int_equal(stats_should_stop(flat, 10, 0.1, &rule, 1), STOP_NOISE);
+    /* noise is checked before the sample cap and the clock */
+    assert_int_equal(stats_should_stop(flat, 50, 5.0, &rule, 1), STOP_NOISE);
+    /* noisy samples run on until the cap or the clock */
+    assert_int_equal(stats_should_stop(noisy, 20, 0.1, &rule, 1), STOP_CONTINUE);
+    assert_int_equal(stats_should_stop(noisy, 50, 0.1, &rule, 1), STOP_MAX_SAMPLES);
+    assert_int_equal(stats_should_stop(noisy, 60, 0.1, &rule, 1), STOP_MAX_SAMPLES);
+    assert_int_equal(stats_should_stop(noisy, 20, 1.0, &rule, 1), STOP_MAX_TIME);
+    assert_int_equal(stats_should_stop(noisy, 50, 2.0, &rule, 1), STOP_MAX_SAMPLES);
+    /* a looser target accepts the noisy set's interval */
+    rule.rel_ci_target = 2.0;
+    assert_int_equal(stats_should_stop(noisy, 20, 0.1, &rule, 1), STOP_NOISE);
+
+    assert_string_equal(stop_reason_name(STOP_CONTINUE), "continue");
+    assert_string_equal(stop_reason_name(STOP_NOISE), "noise");
+    assert_string_equal(stop_reason_name(STOP_MAX_SAMPLES), "max_samples");
+    assert_string_equal(stop_reason_name(STOP_MAX_TIME), "max_time");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(percentiles_by_hand),
+        cmocka_unit_test(median_leaves_input_alone),
+        cmocka_unit_test(bootstrap_matches_independent_computation),
+        cmocka_unit_test(bootstrap_properties),
+        cmocka_unit_test(bad_arguments_refused),
+        cmocka_unit_test(ratio_properties),
+        cmocka_unit_test(summary_fields),
+        cmocka_unit_test(stop_rule_decisions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
