@@ -50,7 +50,7 @@ expect 2 "no evidence" -- show --evidence "$tmp/empty-root-that-has-nothing"
 
 # Without a GPU, a valid run says so and exits 3, writing nothing.
 if ! nvidia-smi -L >/dev/null 2>&1; then
-  expect 3 "no GPU" -- run --impl launch_floor --shape 1,1,64,64 --evidence "$tmp/out"
+  expect 3 "no GPU" -- run --impl 01_scalar --shape 1,1,64,64 --evidence "$tmp/out"
   if [ -e "$tmp/out" ]; then echo "test_cli: a run without a GPU wrote evidence" >&2; fail=1; fi
 fi
 

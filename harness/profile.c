@@ -39,12 +39,29 @@ static const char *const KEEP[] = {
     NULL,
 };
 
-static const char NCU_SECTIONS[] =
-    "--section SpeedOfLight --section Occupancy --section LaunchStats "
-    "--section WarpStateStats --section ComputeWorkloadAnalysis "
-    "--section MemoryWorkloadAnalysis_Tables";
-static const char NCU_METRICS[] =
-    "--metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,"
+/* Named metrics, not sections: a section's raw page can leave out what we keep. The
+ * first attempt asks for everything; a tool that refuses a name (older or newer ncu)
+ * gets the second, shorter list. */
+#define STALL(r) "smsp__average_warps_issue_stalled_" r "_per_issue_active.ratio,"
+static const char NCU_METRICS_FULL[] =
+    "--metrics gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"
+    "sm__maximum_warps_per_active_cycle_pct,launch__registers_per_thread,"
+    "launch__shared_mem_per_block_static,launch__shared_mem_per_block_dynamic,"
+    "launch__grid_size,launch__block_size,"
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,"
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed,"
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed,"
+    STALL("barrier") STALL("long_scoreboard") STALL("short_scoreboard") STALL("mio_throttle")
+    STALL("math_pipe_throttle") STALL("wait") STALL("not_selected") STALL("lg_throttle")
+    STALL("dispatch_stall") STALL("no_instruction") STALL("membar") STALL("branch_resolving")
+    STALL("drain") STALL("imc_miss") STALL("sleeping") STALL("tex_throttle")
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+static const char NCU_METRICS_SHORT[] =
+    "--metrics gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"
+    "launch__registers_per_thread,launch__grid_size,launch__block_size,"
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
 
@@ -158,12 +175,26 @@ static json_t *top_stalls(json_t *metrics)
         if (!names[i]) continue;
         char reason[128];
         const char *r = names[i] + strlen(prefix);
-        size_t len = strcspn(r, ".");
-        if (len > 21 && strstr(r, "_per_issue_active")) len = (size_t)(strstr(r, "_per_issue_active") - r);
+        const char *suffix = strstr(r, "_per_issue_active");
+        size_t len = suffix ? (size_t)(suffix - r) : strcspn(r, ".");
         snprintf(reason, sizeof reason, "%.*s", (int)len, r);
         json_array_append_new(arr, json_pack("{s:s, s:f}", "reason", reason, "per_issue", vals[i]));
     }
     return arr;
+}
+
+/* Keeps ncu's own output for a reader who wants more than the evidence holds. */
+static void save_raw(const char *dir, const char *impl, const char *shape, int attempt,
+                     const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/ncu_%s_%s_%d.csv", dir, impl, shape, attempt);
+    for (char *p = path + strlen(dir) + 1; *p; p++)
+        if (*p == ',') *p = '-';
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
 }
 
 static int ncu_available(const char *ncu)
@@ -175,7 +206,7 @@ static int ncu_available(const char *ncu)
 
 int cmd_profile(int argc, char **argv)
 {
-    const char *build = "build", *into = NULL, *ncu = "ncu", *names = NULL;
+    const char *build = "build", *into = NULL, *ncu = "ncu", *names = NULL, *raw_dir = NULL;
     int target = 0;
     attn_shape shapes[MAX_ITEMS];
     size_t n_shapes = 0;
@@ -184,7 +215,7 @@ int cmd_profile(int argc, char **argv)
         if (!strcmp(a, "--target")) { target = 1; continue; }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: attnladder profile --into EVIDENCE.json [--impl A,B] [--shape S]... "
-                   "[--ncu PATH] [--build DIR]\n  default shapes: the headline shapes; default "
+                   "[--ncu PATH] [--build DIR] [--raw-dir DIR]\n  default shapes: the headline shapes; default "
                    "implementations: every phase\n");
             return EXIT_OK;
         }
@@ -192,6 +223,7 @@ int cmd_profile(int argc, char **argv)
         if (!strcmp(a, "--build")) build = v;
         else if (!strcmp(a, "--into")) into = v;
         else if (!strcmp(a, "--ncu")) ncu = v;
+        else if (!strcmp(a, "--raw-dir")) raw_dir = v;
         else if (!strcmp(a, "--impl")) names = v;
         else if (!strcmp(a, "--shape")) {
             char err[256];
@@ -277,11 +309,12 @@ int cmd_profile(int argc, char **argv)
             if (ph->unsupported(sh)) continue;
             json_t *kernels = NULL;
             for (int attempt = 0; attempt < 2 && !kernels; attempt++) {
-                snprintf(cmd, sizeof cmd, "%s --csv --page raw --profile-from-start off %s %s "
+                snprintf(cmd, sizeof cmd, "%s --csv --page raw --profile-from-start off %s "
                          "'%s' profile --target --build '%s' --impl '%s' --shape %s 2>&1", ncu,
-                         NCU_SECTIONS, attempt == 0 ? NCU_METRICS : "", self, build, chosen[i],
-                         shape_arg);
+                         attempt == 0 ? NCU_METRICS_FULL : NCU_METRICS_SHORT, self, build,
+                         chosen[i], shape_arg);
                 char *outp = slurp_command(cmd);
+                if (outp && raw_dir) save_raw(raw_dir, chosen[i], shape_arg, attempt, outp);
                 if (outp) kernels = ncu_parse_raw_csv(outp, KEEP);
                 if (!kernels || json_array_size(kernels) == 0) {
                     const char *line = outp ? strstr(outp, "==ERROR==") : NULL;
