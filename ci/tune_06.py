@@ -41,7 +41,7 @@ def shape_groups(names):
         for d in (64, 128):
             for c in (0, 1):
                 for bh in ((1, 8), (1, 32), (4, 8)):
-                    for s in (256, 1024, 2048, 4096):
+                    for s in (256, 512, 1024, 2048, 4096):
                         out.append((bh[0], bh[1], s, s, d, c))
     if "sweep" in names:   # harness/shapes.c: 16k tokens, model width 2048
         for d in (64, 128):
@@ -270,6 +270,50 @@ def tune_shape(impl, shape, sm_count, log):
     return rec
 
 
+# The table's key: how many CTAs the shape makes at 128 query rows per CTA (B * H * ceil(Sq/128)),
+# bucketed; one row per (head_dim, causal, bucket). Mirrored by choose_config().
+BUCKET_BOUNDS = [16, 32, 64, 128, 256]
+
+
+def bucket_of(shape):
+    b, h, sq, skv, d, c = shape
+    t = b * h * math.ceil(sq / 128)
+    for i, hi in enumerate(BUCKET_BOUNDS):
+        if t <= hi:
+            return i
+    return len(BUCKET_BOUNDS)
+
+
+def derive_table(shapes):
+    """For each (head_dim, causal, bucket): the configuration with the smallest geometric mean of
+    (its time / the shape's best time) over the bucket's tuned shapes, among configurations that
+    were correct and timed on all of them."""
+    groups = {}
+    for rec in shapes:
+        key = (rec["shape"][4], rec["shape"][5], bucket_of(rec["shape"]))
+        groups.setdefault(key, []).append(rec)
+    table = []
+    for key in sorted(groups):
+        recs = groups[key]
+        timed = []
+        for rec in recs:
+            ok = {c["config"]: c["median_us"] for c in rec["candidates"]
+                  if c.get("ok") and c.get("ok_after_replay") and "median_us" in c}
+            if ok:
+                timed.append((rec["shape"], ok, min(ok.values())))
+        if not timed:
+            continue
+        common = set.intersection(*(set(ok) for _, ok, _ in timed))
+        score = {cfg: math.exp(sum(math.log(ok[cfg] / best) for _, ok, best in timed) / len(timed))
+                 for cfg in common}
+        choice = min(score, key=score.get)
+        table.append({"head_dim": key[0], "causal": key[1], "bucket": key[2],
+                      "ctas_at_bm128_max": BUCKET_BOUNDS[key[2]] if key[2] < len(BUCKET_BOUNDS) else None,
+                      "config": choice, "geomean_over_best": score[choice],
+                      "shapes": [{"shape": sh, "us": ok[choice], "best_us": best} for sh, ok, best in timed]})
+    return table
+
+
 def bootstrap_ratio(a, b, n=2000, seed=7):
     rng = random.Random(seed)
     rs = []
@@ -334,12 +378,22 @@ def main():
     ap.add_argument("--final", nargs="*", default=[])
     ap.add_argument("--final-samples", type=int, default=41)
     ap.add_argument("--budget", type=float, default=1e9, help="stop tuning after this many seconds")
+    ap.add_argument("--derive", metavar="JSON", help="only print the table derived from a tuning JSON")
     ap.add_argument("--check", nargs="*", default=[], metavar="CONFIG",
                     help="only check these configurations ('table' for the table's) on --check-shapes")
     ap.add_argument("--check-shapes", nargs="*", default=[])
     ap.add_argument("--profile", nargs=2, metavar=("SHAPE", "CONFIG"),
                     help="only launch CONFIG ('table' for the table's) on SHAPE three times (for ncu)")
     a = ap.parse_args()
+    if a.derive:
+        with open(a.derive) as f:
+            table = derive_table(json.load(f)["shapes"])
+        for row in table:
+            print(f"D={row['head_dim']:3d} causal={row['causal']} ctas@128<={row['ctas_at_bm128_max']!s:5s} "
+                  f"{row['config']:38s} geomean/best {row['geomean_over_best']:.3f} over "
+                  + ", ".join("x".join(map(str, r["shape"][:3])) + f" {r['us']:.1f}/{r['best_us']:.1f}"
+                              for r in row["shapes"]))
+        return
     if a.check:
         impl = Impl(a.lib)
         fails = 0
@@ -421,6 +475,7 @@ def main():
         out["shapes"].append(tune_shape(impl, shape, prop.multi_processor_count, log))
         torch.cuda.empty_cache()
         save()
+    out["derived_table"] = derive_table(out["shapes"])
     for s in a.final:
         out["final"].append(final_shape(impl, tuple(map(int, s.split(","))), a.final_samples, log))
         save()

@@ -80,21 +80,49 @@ static void h100_choices(void **st)
 {
     (void)st;
     const device *h100 = &DEVICES[0];
-    /* Headline: 8 heads x 512 rows is 64 CTAs of 64 rows; the keys are split. */
-    for (int c = 0; c <= 1; c++) {
-        attn_shape s = shape(1, 8, 512, 512, 64, c);
+    char buf[64];
+    /* Headline: 8 heads x 512 rows would be 32 CTAs of 128 rows; the table cuts the query
+     * rows finer and shares each row's keys among warps, to fill at least half the SMs. */
+    static const struct { int causal; const char *want; } headline[] = {
+        { 0, "bm=32,bn=128,w=8,st=2,split=1,wn=4" }, { 1, "bm=16,bn=128,w=4,st=2,split=1,wn=4" },
+    };
+    for (size_t i = 0; i < 2; i++) {
+        attn_shape s = shape(1, 8, 512, 512, 64, headline[i].causal);
         tile_config t = choose_config(&s, h100->sms, h100->smem);
-        assert_true(t.split > 1);
+        tiling_format(&t, buf, sizeof buf);
+        assert_string_equal(buf, headline[i].want);
+        assert_true(t.wn > 1 || t.split > 1);
         assert_true(tiling_ctas(&s, &t) >= h100->sms / 2);
     }
-    /* Large shapes: many CTAs already, no split, 128-row tiles. */
+    /* Large shapes: many CTAs already, no split, 128-row tiles of 32 rows per warp. */
     attn_shape big[] = { shape(4, 16, 4096, 4096, 128, 0), shape(1, 16, 16384, 16384, 128, 0),
                          shape(4, 16, 4096, 4096, 128, 1), shape(4, 32, 4096, 4096, 64, 0) };
     for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
         tile_config t = choose_config(&big[i], h100->sms, h100->smem);
         assert_int_equal(t.split, 1);
+        assert_int_equal(t.wn, 1);
         assert_int_equal(t.bm, 128);
+        assert_int_equal(t.warps, 4);
     }
+    /* The bucket edges: 16 CTAs of 128 rows is bucket 0, 17 is bucket 1, > 256 the last. */
+    attn_shape e16 = shape(1, 16, 128, 128, 64, 0), e17 = shape(1, 17, 128, 128, 64, 0);
+    attn_shape e257 = shape(1, 257, 128, 128, 64, 0);
+    assert_int_equal(tiling_bucket(&e16), 0);
+    assert_int_equal(tiling_bucket(&e17), 1);
+    assert_int_equal(tiling_bucket(&e257), TILING_BUCKETS - 1);
+}
+
+/* Every table entry is a compiled, valid configuration of its own head_dim on the H100. */
+static void table_entries_are_valid(void **st)
+{
+    (void)st;
+    for (int d = 0; d < 2; d++)
+        for (int c = 0; c < 2; c++)
+            for (int b = 0; b < TILING_BUCKETS; b++) {
+                const tile_config *t = &TILING_TABLE[d][c][b];
+                assert_int_equal(t->head_dim, d ? 128 : 64);
+                if (tiling_invalid(t, 232448)) fail_msg("table[%d][%d][%d]: %s", d, c, b, tiling_invalid(t, 232448));
+            }
 }
 
 /* On the L4 the 128 KB three-stage D=128 kernels do not fit: the table must degrade. */
@@ -187,6 +215,7 @@ int main(void)
         cmocka_unit_test(every_choice_is_valid),
         cmocka_unit_test(sweep_shapes_are_valid),
         cmocka_unit_test(h100_choices),
+        cmocka_unit_test(table_entries_are_valid),
         cmocka_unit_test(small_smem_degrades),
         cmocka_unit_test(every_compiled_variant_is_consistent),
         cmocka_unit_test(parses_override),

@@ -152,29 +152,56 @@ static inline void tiling_format(const tile_config *c, char *buf, size_t len)
              c->stages, c->split, c->wn);
 }
 
-/* The table. See README.md ("The table") for the measurements each rule rests on. */
+/* The table's key: the CTAs the shape would make at 128 query rows per CTA,
+ * B * H * ceil(Sq / 128), in buckets (ci/tune_06.py BUCKET_BOUNDS); few CTAs means the work
+ * must be cut finer (smaller query tiles, keys shared among warps) to fill the GPU. */
+#define TILING_BUCKETS 6
+static const int TILING_BUCKET_BOUNDS[TILING_BUCKETS - 1] = { 16, 32, 64, 128, 256 };
+
+static inline int tiling_bucket(const attn_shape *s)
+{
+    long t = (long)s->batch * s->heads * tiling_cdiv(s->seq_q, 128);
+    int b = 0;
+    while (b < TILING_BUCKETS - 1 && t > TILING_BUCKET_BOUNDS[b]) b++;
+    return b;
+}
+
+/* [D == 128][causal][bucket] = { D, bm, bn, warps, stages, split, wn }: for each bucket the
+ * configuration with the smallest geometric mean of (time / best time) over the bucket's
+ * tuned shapes on the H100 (`python3 ci/tune_06.py --derive <tuning json>` prints it, with
+ * the shapes and the loss against each shape's own best). D=128, bucket <= 32 had no tuned
+ * shape in the sweep the table was derived from and repeats bucket <= 16. */
+static const tile_config TILING_TABLE[2][2][TILING_BUCKETS] = {
+    { /* D = 64 */
+      { { 64, 16, 128, 4, 2, 1, 4 }, { 64, 32, 128, 8, 2, 1, 4 }, { 64, 64, 128, 8, 2, 1, 2 },
+        { 64, 128, 128, 4, 2, 1, 1 }, { 64, 128, 128, 4, 2, 1, 1 }, { 64, 128, 128, 4, 2, 1, 1 } },
+      { { 64, 16, 128, 4, 2, 1, 4 }, { 64, 16, 128, 4, 2, 1, 4 }, { 64, 32, 128, 4, 2, 1, 2 },
+        { 64, 32, 128, 4, 2, 1, 2 }, { 64, 64, 64, 4, 2, 1, 1 }, { 64, 128, 128, 4, 2, 1, 1 } } },
+    { /* D = 128 */
+      { { 128, 16, 64, 4, 2, 1, 4 }, { 128, 16, 64, 4, 2, 1, 4 }, { 128, 64, 64, 8, 2, 1, 2 },
+        { 128, 64, 64, 4, 2, 1, 1 }, { 128, 128, 32, 4, 3, 1, 1 }, { 128, 128, 64, 4, 2, 1, 1 } },
+      { { 128, 16, 64, 4, 2, 1, 4 }, { 128, 16, 64, 4, 2, 1, 4 }, { 128, 64, 64, 8, 2, 1, 2 },
+        { 128, 64, 64, 8, 2, 1, 2 }, { 128, 64, 64, 4, 2, 1, 1 }, { 128, 128, 64, 4, 2, 1, 1 } } },
+};
+
+/* The configuration for s on a device with sm_count SMs and smem_limit bytes of shared
+ * memory per block. sm_count is not a key yet: the table was tuned on one 132-SM part. */
 static inline tile_config choose_config(const attn_shape *s, int sm_count, size_t smem_limit)
 {
-    tile_config c = { s->head_dim, 128, 64, 4, 2, 1, 1 };
-    if (sm_count < 1) sm_count = 1;
-    /* Smaller query tiles while the grid has fewer CTAs than SMs. */
-    if (tiling_ctas(s, &c) < sm_count) { c.bm = 64; c.warps = 4; }
-    if (tiling_ctas(s, &c) < sm_count) {
-        /* Still under one wave: split the keys so that the grid reaches one wave, each
-         * split keeping at least two KV tiles. */
-        int kv_tiles = tiling_cdiv(s->seq_kv, c.bn);
-        int want = (int)tiling_cdiv(sm_count, (int)tiling_ctas(s, &c));
-        int most = kv_tiles / 2 > 1 ? kv_tiles / 2 : 1;
-        c.split = want < most ? want : most;
-        if (c.split > TILING_MAX_SPLIT) c.split = TILING_MAX_SPLIT;
-    }
+    (void)sm_count;
+    tile_config c = TILING_TABLE[s->head_dim == 128][s->causal != 0][tiling_bucket(s)];
+    c.head_dim = s->head_dim;
+    /* A split never outnumbers the key tiles. */
+    int kv_tiles = tiling_cdiv(s->seq_kv, c.bn);
+    if (c.split > kv_tiles) c.split = kv_tiles;
     /* A device with less shared memory than the table assumes: fewer stages, then smaller
-     * KV tiles, then smaller query tiles. */
+     * KV tiles, then the plain 64-row tile. */
     while (tiling_invalid(&c, smem_limit)) {
         if (c.stages > 2) c.stages = 2;
-        else if (c.bn > 32 && c.head_dim == 128) c.bn = 32;
-        else if (c.bm > 64) { c.bm = 64; c.bn = 64; c.warps = 4; }
-        else break;
+        else if (c.bn > 32 && c.head_dim == 128 && c.wn == 1 && c.bm == 128) c.bn = 32;
+        else if (c.bm != 64 || c.bn != 64 || c.warps != 4 || c.wn != 1) {
+            c.bm = 64; c.bn = 64; c.warps = 4; c.wn = 1; c.split = 1;
+        } else break;
     }
     return c;
 }

@@ -65,6 +65,9 @@ __device__ __forceinline__ void load_tile(uint32_t dst, const __half *src, int r
 // Splits one launch may have per query tile (the combine unrolls over this many).
 constexpr int MAX_SPLIT = 8;
 
+// How far (log2 units) a row's running max may lag the true max before O is rescaled.
+constexpr float RESCALE_SLACK = 8.f;
+
 // Row pitch (floats) of the fp32 partials that warps sharing rows exchange in shared memory:
 // 8 floats of padding put the 8 rows a quad group writes in distinct banks, when it fits.
 template <int D, int BM, int BN, int STAGES, int WN>
@@ -231,10 +234,16 @@ __global__ void __launch_bounds__(WARPS * 32) flash_fwd(const fwd_params p)
                         }
             }
 
-            // Online softmax in log2 units; a row with no admissible key so far keeps max
-            // -inf and subtracts 0 instead, so that 2^(-inf) = 0 stands in for -inf - -inf.
+            // Online softmax in log2 units. A row's running max moves only when the tile's max
+            // exceeds it by more than RESCALE_SLACK: until then P may reach 2^RESCALE_SLACK
+            // (exact in fp16, far from its range) and O and the row sum need no rescaling, so
+            // after the first tiles the warp skips the D/2 multiplies per row most of the time.
+            // A row with no admissible key so far keeps max -inf and subtracts 0 instead, so
+            // that 2^(-inf) = 0 stands in for -inf - -inf.
 #pragma unroll
-            for (int mi = 0; mi < WM; ++mi)
+            for (int mi = 0; mi < WM; ++mi) {
+                float alpha[2];
+                bool rescale = false;
 #pragma unroll
                 for (int h = 0; h < 2; ++h) {
                     float mx = -INFINITY;
@@ -243,10 +252,14 @@ __global__ void __launch_bounds__(WARPS * 32) flash_fwd(const fwd_params p)
                         mx = fmaxf(mx, fmaxf(s[mi][nt][2 * h], s[mi][nt][2 * h + 1]));
                     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
                     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-                    const float m_new = fmaxf(row_m[mi][h], mx * p.scale_log2);
-                    const float m_use = m_new == -INFINITY ? 0.f : m_new;
-                    const float alpha = ptx::ex2(row_m[mi][h] - m_use);
-                    row_m[mi][h] = m_new;
+                    const float m_tile = mx * p.scale_log2;
+                    alpha[h] = 1.f;
+                    if (m_tile > row_m[mi][h] + RESCALE_SLACK) {
+                        alpha[h] = ptx::ex2(row_m[mi][h] - m_tile);
+                        row_m[mi][h] = m_tile;
+                        rescale = true;
+                    }
+                    const float m_use = row_m[mi][h] == -INFINITY ? 0.f : row_m[mi][h];
                     float sum = 0.f;
 #pragma unroll
                     for (int nt = 0; nt < NT; ++nt)
@@ -256,13 +269,18 @@ __global__ void __launch_bounds__(WARPS * 32) flash_fwd(const fwd_params p)
                             s[mi][nt][2 * h + e] = x;
                             sum += x;
                         }
-                    row_l[mi][h] = row_l[mi][h] * alpha + sum;
+                    row_l[mi][h] = row_l[mi][h] * alpha[h] + sum;
+                }
+                if (__any_sync(0xffffffffu, rescale)) {
 #pragma unroll
                     for (int dt = 0; dt < DT; ++dt) {
-                        o[mi][dt][2 * h] *= alpha;
-                        o[mi][dt][2 * h + 1] *= alpha;
+                        o[mi][dt][0] *= alpha[0];
+                        o[mi][dt][1] *= alpha[0];
+                        o[mi][dt][2] *= alpha[1];
+                        o[mi][dt][3] *= alpha[1];
                     }
                 }
+            }
 
             // O += P V; n8 tiles 2j and 2j+1 of S are the k16 step j of P.
 #pragma unroll
