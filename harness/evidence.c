@@ -528,6 +528,9 @@ int evidence_list(const char *root, int include_partial, char ***paths, size_t *
         while ((e = readdir(d))) {
             const char *name = e->d_name;
             if (name[0] == '.' || !ends_with(name, ".json")) continue;
+            /* run files start with their UTC stamp; tuning_*.json, sanitize_*.json and
+             * the like are auxiliary evidence with their own formats */
+            if (name[0] < '0' || name[0] > '9') continue;
             if (!include_partial && ends_with(name, ".partial.json")) continue;
             char file[8192];
             snprintf(file, sizeof file, "%s/%s", sub, name);
