@@ -49,7 +49,7 @@ TEST_BINS    := $(patsubst harness/tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # libraries, e.g. -lcublas) or NVCCFLAGS_<name> (e.g. an sm_90a target).
 -include $(wildcard phases/*/build.mk kernels/*/build.mk)
 
-.PHONY: all deps build run test unit-tests kernel-checks clean FORCE asan-tests fuzz fuzz-corpus
+.PHONY: all deps build run test unit-tests kernel-checks clean FORCE asan-tests fuzz fuzz-corpus sanitize
 .DEFAULT_GOAL := all
 
 all: build
@@ -173,6 +173,10 @@ test: deps
 run: deps
 	@$(MAKE) --no-print-directory build
 	@bash ci/run_ladder.sh $(BUILD)
+
+# compute-sanitizer over every phase and baseline (GPU machine only).
+sanitize: build
+	@bash ci/sanitize.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# `make sanitize` (GPU machine): compute-sanitizer's memcheck, racecheck, initcheck and
+# synccheck over every phase and baseline, through the harness itself (correctness run
+# plus a couple of timed launches) on shapes with ragged S, causal masking, seq_q !=
+# seq_kv (both ways) and D=128. Writes evidence/<gpu>/sanitize_<stamp>.json with the
+# error count per tool and implementation; exits 1 when any count is not zero.
+set -u
+build=${1:-build}
+out_dir=${2:-}
+bin=$build/attnladder
+cs=${COMPUTE_SANITIZER:-compute-sanitizer}
+command -v "$cs" >/dev/null 2>&1 || { echo "sanitize: compute-sanitizer not found; nothing checked"; exit 0; }
+nvidia-smi -L >/dev/null 2>&1 || { echo "sanitize: no GPU; nothing checked"; exit 3; }
+logs=$(mktemp -d)
+shapes=(--shape 2,2,77,64,1 --shape 1,2,129,257,128,1 --shape 1,2,300,77,64,1 --shape 1,2,200,128,0)
+impls=$("$bin" list --build "$build" | awk '$2 == "phase" || $2 == "baseline" {print $1}')
+jobs=()
+for tool in memcheck racecheck initcheck synccheck; do
+  for impl in $impls; do jobs+=("$tool $impl"); done
+done
+one() {
+  local tool=$1 impl=$2 log=$logs/$1_$2.log
+  extra=""; [ "$tool" = memcheck ] && extra="--leak-check full"
+  "$cs" --tool "$tool" $extra --print-limit 50 --error-exitcode 99 \
+    "$bin" run --build "$build" --impl "$impl" "${shapes[@]}" --modes single --sweep-modes single \
+    --min-samples 1 --max-samples 2 --no-ceilings --out "$logs/${tool}_${impl}.json" > "$log" 2>&1
+  echo "$tool $impl $? $log"
+}
+export -f one; export cs bin build logs
+export shapes_str="${shapes[*]}"
+printf '%s\n' "${jobs[@]}" | xargs -P 4 -L 1 bash -c 'shapes=($shapes_str); one "$0" "$1"' > "$logs/status.txt"
+python3 - "$logs" "$out_dir" <<'PY'
+import datetime, json, os, re, subprocess, sys
+logs, out_dir = sys.argv[1], sys.argv[2]
+rows, bad = [], 0
+for line in sorted(open(os.path.join(logs, "status.txt"))):
+    tool, impl, rc, log = line.split()
+    text = open(log, errors="replace").read()
+    m = re.findall(r"ERROR SUMMARY: (\d+) error", text)
+    hz = re.findall(r"RACECHECK SUMMARY: (\d+) hazard", text)
+    errors = int(m[-1]) if m else None
+    hazards = int(hz[-1]) if hz else 0
+    harness_ok = "evidence:" in text
+    count = (errors if errors is not None else -1) + hazards
+    if errors is None or count != 0 or not harness_ok:
+        bad += 1
+        first = [l for l in text.splitlines() if "=========" in l and ("Error" in l or "Hazard" in l or "Invalid" in l)][:3]
+    else:
+        first = []
+    rows.append({"tool": tool, "impl": impl, "errors": errors, "hazards": hazards,
+                 "exit": int(rc), "harness_completed": harness_ok, "first_findings": first})
+    print(f"sanitize: {tool:10s} {impl:22s} errors={errors} hazards={hazards} exit={rc}"
+          f"{'' if harness_ok else ' (harness did not finish)'}")
+gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True).stdout.strip().splitlines()[0]
+slug = re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-")
+stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+doc = {"schema": "attnladder-sanitize", "schema_version": 1, "created_utc": stamp, "gpu": gpu,
+       "shapes": ["2x2x77x64 causal", "1x2x129:257x128 causal", "1x2x300:77x64 causal", "1x2x200x128"],
+       "results": rows, "clean": bad == 0}
+dest = os.path.join(out_dir or os.path.join("evidence", slug), f"sanitize_{stamp}.json")
+os.makedirs(os.path.dirname(dest), exist_ok=True)
+tmp = dest + ".tmp"
+json.dump(doc, open(tmp, "w"), indent=1)
+os.replace(tmp, dest)
+print(f"sanitize: {len(rows) - bad}/{len(rows)} clean; evidence {dest}")
+sys.exit(1 if bad else 0)
+PY
