@@ -446,19 +446,24 @@ int evidence_write_atomic(const json_t *doc, const char *path, char *err, size_t
 
 /* ---- names and listing --------------------------------------------------------------- */
 
+/* Lower case, each run of other characters one '-', none leading or trailing; a
+ * buffer too short ends the slug early rather than glue two words. */
 void evidence_gpu_slug(const char *gpu_name, char *slug, size_t len)
 {
     if (len == 0) return;
     size_t n = 0;
     int dash = 0;
     for (const char *c = gpu_name ? gpu_name : ""; *c && n + 1 < len; c++) {
-        if (isalnum((unsigned char)*c)) {
-            if (dash && n > 0 && n + 2 < len) slug[n++] = '-';
-            dash = 0;
-            slug[n++] = (char)tolower((unsigned char)*c);
-        } else {
+        if (!isalnum((unsigned char)*c)) {
             dash = 1;
+            continue;
         }
+        if (dash && n > 0) {
+            if (n + 2 >= len) break;
+            slug[n++] = '-';
+        }
+        dash = 0;
+        slug[n++] = (char)tolower((unsigned char)*c);
     }
     slug[n] = '\0';
     if (n == 0) snprintf(slug, len, "unknown");

@@ -1,0 +1,123 @@
+/* test_inputs.c: the inputs are reproducible from the seed, uniform over [-1, 1),
+ * free of zeros and non-finite values, and q, k and v come from separate streams. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "half.h"
+#include "inputs.h"
+#include "rng.h"
+
+static const attn_shape S = { 2, 3, 129, 257, 64, 1, 0.125f };
+
+static void sizes(void **st)
+{
+    (void)st;
+    assert_int_equal(inputs_q_elems(&S), 2 * 3 * 129 * 64);
+    assert_int_equal(inputs_kv_elems(&S), 2 * 3 * 257 * 64);
+    host_inputs in;
+    assert_int_equal(inputs_generate(&in, &S, 1), 0);
+    assert_int_equal(in.nq, 2 * 3 * 129 * 64);
+    assert_int_equal(in.nkv, 2 * 3 * 257 * 64);
+    inputs_free(&in);
+    assert_null(in.q);
+    assert_null(in.k);
+    assert_null(in.v);
+}
+
+static void same_seed_same_bits_other_seed_other_bits(void **st)
+{
+    (void)st;
+    host_inputs a, b, c;
+    assert_int_equal(inputs_generate(&a, &S, 42), 0);
+    assert_int_equal(inputs_generate(&b, &S, 42), 0);
+    assert_int_equal(inputs_generate(&c, &S, 43), 0);
+    assert_memory_equal(a.q, b.q, a.nq * 2);
+    assert_memory_equal(a.k, b.k, a.nkv * 2);
+    assert_memory_equal(a.v, b.v, a.nkv * 2);
+    size_t same = 0;
+    for (size_t i = 0; i < a.nq; i++) same += a.q[i] == c.q[i];
+    assert_true(same < a.nq / 100);   /* coincidences only */
+    inputs_free(&a);
+    inputs_free(&b);
+    inputs_free(&c);
+}
+
+static void streams_are_separate(void **st)
+{
+    (void)st;
+    attn_shape sq = { 1, 1, 300, 300, 64, 0, 0.125f };
+    host_inputs a, b;
+    assert_int_equal(inputs_generate(&a, &sq, 5), 0);
+    size_t qk = 0, kv = 0;
+    for (size_t i = 0; i < a.nq; i++) {
+        qk += a.q[i] == a.k[i];
+        kv += a.k[i] == a.v[i];
+    }
+    assert_true(qk < a.nq / 100 && kv < a.nq / 100);
+    /* k and v do not move when only q's length changes */
+    attn_shape longer_q = sq;
+    longer_q.seq_q = 1000;
+    assert_int_equal(inputs_generate(&b, &longer_q, 5), 0);
+    assert_memory_equal(a.k, b.k, a.nkv * 2);
+    assert_memory_equal(a.v, b.v, a.nkv * 2);
+    assert_memory_equal(a.q, b.q, a.nq * 2);   /* q's prefix is the same stream */
+    inputs_free(&a);
+    inputs_free(&b);
+
+    /* q is the first word of the seed's stream seeding its own generator, with a
+     * 24-bit uniform rounded to fp16 */
+    assert_int_equal(inputs_generate(&a, &sq, 77), 0);
+    rng_state m, r;
+    rng_seed(&m, 77);
+    rng_seed(&r, rng_next(&m));
+    int32_t x = (int32_t)(rng_next(&r) >> 40) - (1 << 23);
+    uint16_t first = half_from_float((float)x / 8388608.0f);
+    if ((first & 0x7fff) != 0 && first != 0x3c00) assert_int_equal(a.q[0], first);
+    inputs_free(&a);
+}
+
+static void uniform_in_range_without_zeros(void **st)
+{
+    (void)st;
+    attn_shape big = { 4, 8, 512, 512, 128, 0, 0.125f };
+    host_inputs in;
+    assert_int_equal(inputs_generate(&in, &big, 9), 0);
+    const uint16_t *arrays[3] = { in.q, in.k, in.v };
+    for (int t = 0; t < 3; t++) {
+        size_t bins[20] = { 0 }, n = in.nq;
+        double sum = 0, sum2 = 0, lo = 1, hi = -1;
+        for (size_t i = 0; i < n; i++) {
+            float f = half_to_float(arrays[t][i]);
+            assert_true(isfinite(f));
+            assert_true(f >= -1.0f && f < 1.0f);
+            assert_true(f != 0.0f);
+            sum += f;
+            sum2 += (double)f * f;
+            lo = f < lo ? f : lo;
+            hi = f > hi ? f : hi;
+            bins[(int)((f + 1.0f) * 10.0f)]++;
+        }
+        double mean = sum / (double)n, var = sum2 / (double)n - mean * mean;
+        assert_true(fabs(mean) < 0.005);
+        assert_true(fabs(var - 1.0 / 3.0) < 0.005);
+        assert_true(lo < -0.999 && hi > 0.999);
+        for (int b = 0; b < 20; b++)
+            assert_true(fabs((double)bins[b] / (double)n - 0.05) < 0.002);
+    }
+    inputs_free(&in);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sizes),
+        cmocka_unit_test(same_seed_same_bits_other_seed_other_bits),
+        cmocka_unit_test(streams_are_separate),
+        cmocka_unit_test(uniform_in_range_without_zeros),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
