@@ -15,7 +15,8 @@ compare_bounds compare_default_bounds(void);
 
 typedef struct {
     size_t checked;        /* elements compared */
-    size_t nonfinite;      /* NaN or Inf in the output (unwritten poison shows here) */
+    size_t nonfinite;      /* NaN or Inf in the output (unwritten poison shows here);
+                              compare_half_outputs counts a non-finite baseline too */
     double max_abs;        /* max |out - ref| over finite elements */
     double rel_l2;         /* ||out - ref||_2 / ||ref||_2 (||ref|| == 0: absolute) */
     size_t worst_row;      /* flat row index of max_abs */

@@ -202,7 +202,7 @@ static void check_ceilings(vstate *v, const json_t *c)
 static void check_impl(vstate *v, const json_t *im, const char *path)
 {
     static const char *const kinds[] = { "phase", "baseline", "floor", "external", NULL };
-    static const char *const opt_strs[] = { "title", "path", "init_note", NULL };
+    static const char *const opt_strs[] = { "title", "path", NULL };
     static const char *const res_ints[] = { "registers", "smem_static", "spill_stores",
                                             "spill_loads", "stack_bytes", NULL };
     member(v, im, path, "name", T_STR, REQUIRED);
@@ -216,6 +216,7 @@ static void check_impl(vstate *v, const json_t *im, const char *path)
                        json_string_value(kind));
     }
     members(v, im, path, T_STR, OPTIONAL, opt_strs);
+    member(v, im, path, "init_note", T_STR, NULLABLE);
     char p[512];
     join(p, sizeof p, path, "resources");
     json_t *res = member(v, im, path, "resources", T_OBJ, NULLABLE);
@@ -265,7 +266,7 @@ static void check_result(vstate *v, const json_t *r, const char *path)
     member(v, shape, p, "scale", T_NUM, OPTIONAL);
     member(v, r, path, "tag", T_STR, REQUIRED);
     json_t *sup = member(v, r, path, "supported", T_BOOL, REQUIRED);
-    member(v, r, path, "init_note", T_STR, OPTIONAL);
+    member(v, r, path, "init_note", T_STR, NULLABLE);   /* error_string(0) may be NULL */
     if (v->failed) return;
     if (!json_is_true(sup)) {
         member(v, r, path, "reason", T_STR, REQUIRED);
@@ -475,6 +476,17 @@ static int ends_with(const char *s, const char *suffix)
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+/* yyyymmddThhmmssZ */
+static int starts_with_stamp(const char *name)
+{
+    static const char pattern[] = "ddddddddTddddddZ";
+    for (size_t i = 0; i < sizeof pattern - 1; i++) {
+        char c = name[i];
+        if (pattern[i] == 'd' ? (c < '0' || c > '9') : c != pattern[i]) return 0;
+    }
+    return 1;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -535,7 +547,7 @@ int evidence_list(const char *root, int include_partial, char ***paths, size_t *
             if (name[0] == '.' || !ends_with(name, ".json")) continue;
             /* run files start with their UTC stamp; tuning_*.json, sanitize_*.json and
              * the like are auxiliary evidence with their own formats */
-            if (name[0] < '0' || name[0] > '9') continue;
+            if (!starts_with_stamp(name)) continue;
             if (!include_partial && ends_with(name, ".partial.json")) continue;
             char file[8192];
             snprintf(file, sizeof file, "%s/%s", sub, name);

@@ -15,7 +15,7 @@ int evidence_validate(const json_t *doc, char *err, size_t errlen);
  * (or the JSON parse position for a truncated or corrupt file). */
 json_t *evidence_load(const char *path, char *err, size_t errlen);
 
-/* Writes doc to path through a temporary file in the same directory and rename(2),
+/* Writes doc to path through a temporary file in the same directory, fsync and rename(2),
  * so a reader never sees a half-written file and a failure leaves any old file
  * intact. Creates missing parent directories. 0 or -1 with err. */
 int evidence_write_atomic(const json_t *doc, const char *path, char *err, size_t errlen);
@@ -23,9 +23,10 @@ int evidence_write_atomic(const json_t *doc, const char *path, char *err, size_t
 /* The slug of a GPU name (lower case, runs of non-alphanumerics -> '-'). */
 void evidence_gpu_slug(const char *gpu_name, char *slug, size_t len);
 
-/* Every evidence file under root (root/<gpu>/NAME.json, not accepted.txt), sorted by
- * path; partial files only when include_partial. *paths is malloc'd (free with
- * evidence_free_list). 0 or -1 with err (unreadable directory). */
+/* Every run file under root (root/<gpu>/<yyyymmddThhmmssZ>*.json: not accepted.txt,
+ * not auxiliary JSON such as tuning_*.json), sorted by path; partial files only when
+ * include_partial. *paths is malloc'd (free with evidence_free_list). A missing root
+ * is an empty list. 0 or -1 with err (unreadable directory). */
 int evidence_list(const char *root, int include_partial, char ***paths, size_t *n,
                   char *err, size_t errlen);
 void evidence_free_list(char **paths, size_t n);

@@ -164,6 +164,8 @@ static void validation_names_the_path(void **st)
         { "context.gpu", "name", NULL, "context.gpu.name: missing (expected a string)" },
         { "context.gpu", "sm_count", v_real, "context.gpu.sm_count: expected an integer" },
         { "context", "argv", v_list, NULL },   /* an empty argv is fine */
+        { "results[1]", "init_note", v_null, NULL },          /* error_string(0) == NULL */
+        { "implementations[1]", "init_note", v_null, NULL },
         { "method.bounds", "rel_l2", v_string, "method.bounds.rel_l2: expected a number" },
         { "ceilings", "launch_floor", v_int, "ceilings.launch_floor: expected an object" },
         { "implementations[1]", "kind", v_gpu_kind,
@@ -469,7 +471,8 @@ static void listing(void **st)
                             "gpu-a/20260103T000000Z_ccccccc.partial.json",
                             "gpu-a/accepted.txt", "gpu-a/notes.md", "gpu-a/.20260104.json.XYZ",
                             "gpu-a/.hidden.json", "gpu-b/20250101T000000Z_ddddddd.json",
-                            "top-level.json" };
+                            "gpu-b/tuning_06_tiling.json", "gpu-b/sanitize_20260101T000000Z.json",
+                            "gpu-b/2026_not_a_stamp.json", "top-level.json" };
     char cmd[512];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s/gpu-a/sub.json' '%s/gpu-b' '%s/.git'", root, root, root);
     assert_int_equal(system(cmd), 0);
