@@ -1,14 +1,17 @@
 /* test_compare.c: the comparator's verdicts at and around each bound, its handling of
- * non-finite and unwritten (poisoned) elements, where it says the worst error is, and
- * the sampled-rows path reading only the rows it was given. */
+ * non-finite and unwritten (poisoned) elements, where it says the worst error is, the
+ * sampled-rows path reading only the rows it was given, and the bounds themselves: an
+ * emulated fp16 kernel passes them, the same with a causal mask one key off fails. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include <math.h>
 #include <stdlib.h>
+#include "attn_reference.h"
 #include "compare.h"
 #include "half.h"
+#include "inputs.h"
 #include "rng.h"
 
 #define D 64
@@ -198,6 +201,74 @@ static void half_against_half(void **st)
     assert_false(c.pass);
 }
 
+/* What a correct fp16 kernel does to the numbers: fp32 scores, P = exp(s - max)
+ * rounded to fp16 for the P.V product, fp32 accumulation, O rounded to fp16. `extra`
+ * lets each causal row see that many keys too many (a mask bug). */
+static void emulate_fp16_kernel(const attn_shape *s, const host_inputs *in, int extra,
+                                uint16_t *o)
+{
+    size_t dim = (size_t)s->head_dim, skv = (size_t)s->seq_kv;
+    float *p = malloc(skv * sizeof *p), *acc = malloc(dim * sizeof *acc);
+    assert_non_null(p);
+    assert_non_null(acc);
+    for (size_t r = 0; r < ref_total_rows(s); r++) {
+        size_t bh = r / (size_t)s->seq_q, i = r % (size_t)s->seq_q;
+        long last = s->causal ? (long)i + s->seq_kv - s->seq_q + extra : (long)skv - 1;
+        size_t nk = last < 0 ? 0 : (size_t)last + 1 < skv ? (size_t)last + 1 : skv;
+        float mx = -INFINITY, l = 0;
+        for (size_t j = 0; j < nk; j++) {
+            float a = 0;
+            for (size_t d = 0; d < dim; d++)
+                a += half_to_float(in->q[r * dim + d]) * half_to_float(in->k[(bh * skv + j) * dim + d]);
+            p[j] = a * s->scale;
+            mx = p[j] > mx ? p[j] : mx;
+        }
+        for (size_t d = 0; d < dim; d++) acc[d] = 0;
+        for (size_t j = 0; j < nk; j++) {
+            float e = expf(p[j] - mx), e16 = half_to_float(half_from_float(e));
+            l += e;
+            for (size_t d = 0; d < dim; d++) acc[d] += e16 * half_to_float(in->v[(bh * skv + j) * dim + d]);
+        }
+        for (size_t d = 0; d < dim; d++) o[r * dim + d] = half_from_float(nk ? acc[d] / l : 0.0f);
+    }
+    free(p);
+    free(acc);
+}
+
+/* The bounds pass a correct fp16 computation with room to spare and fail a causal
+ * mask that lets each row see one key too many. */
+static void bounds_admit_fp16_and_reject_a_mask_bug(void **st)
+{
+    (void)st;
+    const attn_shape shapes[] = { { 1, 4, 256, 256, 64, 1, 0.125f },
+                                  { 1, 2, 129, 257, 128, 1, 0.08838835f },
+                                  { 1, 2, 200, 200, 64, 0, 0.125f } };
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        const attn_shape *s = &shapes[t];
+        host_inputs in;
+        assert_int_equal(inputs_generate(&in, s, 3), 0);
+        size_t rows = ref_total_rows(s), n = rows * (size_t)s->head_dim;
+        double *ref = malloc(n * sizeof *ref);
+        uint16_t *o = malloc(n * sizeof *o);
+        assert_non_null(ref);
+        assert_non_null(o);
+        assert_int_equal(ref_attention_rows(s, in.q, in.k, in.v, NULL, rows, ref, 0), 0);
+        emulate_fp16_kernel(s, &in, 0, o);
+        compare_result c = compare_output(s, o, NULL, rows, ref, compare_default_bounds());
+        assert_true(c.pass);
+        assert_true(c.rel_l2 < 5e-4 && c.max_abs < 5e-4);   /* 4x and 20x under the bounds */
+        if (s->causal) {
+            emulate_fp16_kernel(s, &in, 1, o);
+            c = compare_output(s, o, NULL, rows, ref, compare_default_bounds());
+            assert_false(c.pass);
+            assert_true(c.rel_l2 > 2e-3 && c.max_abs > 1e-2);
+        }
+        free(ref);
+        free(o);
+        inputs_free(&in);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +280,7 @@ int main(void)
         cmocka_unit_test(zero_reference_uses_absolute_error),
         cmocka_unit_test(sampled_rows_path),
         cmocka_unit_test(half_against_half),
+        cmocka_unit_test(bounds_admit_fp16_and_reject_a_mask_bug),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
