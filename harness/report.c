@@ -1,11 +1,323 @@
-/* report.c: `attnladder report` (being written). */
+/* report.c: `attnladder report`: reports/ regenerated from every evidence file.
+ * The report is written into a temporary directory beside the target and swapped into
+ * place only when complete; `--check` writes it the same way and compares it with what
+ * is there instead (what `make test` runs on the committed evidence). A malformed file
+ * is named with its field and left out; the other evidence still reports, and the exit
+ * status (2) says that something was left out. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli_args.h"
 #include "commands.h"
+#include "evidence.h"
+#include "report.h"
+#include "report_files.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: attnladder report [--check] [--evidence DIR] [--out DIR] [--config FILE]\n"
+        "                         [--phases DIR] [--gnuplot PROGRAM] [--include-partial]\n"
+        "                         [--keep-scripts DIR]\n"
+        "  writes DIR (default reports/): README.md (the ladder per GPU), phases/<phase>.md,\n"
+        "  plots/*.svg, from every evidence file under --evidence (default evidence/)\n"
+        "  --check          regenerate into a temporary directory and compare with --out;\n"
+        "                   exit 1 when they differ (nothing is written)\n"
+        "  --phases DIR     where the phase READMEs are (default phases)\n"
+        "  --config FILE    the gate's bounds and rule (default " GATE_CONFIG_DEFAULT ")\n"
+        "  --keep-scripts   also keep the gnuplot scripts in this directory\n"
+        "exit status: 0 written (or identical), 1 --check found differences, 2 bad input\n"
+        "             (an evidence file was left out, or the config is unreadable)\n");
+}
+
+static int cmp_run(const void *pa, const void *pb)
+{
+    const run_data *a = pa, *b = pb;
+    int c = strcmp(a->slug, b->slug);
+    return c ? c : strcmp(a->base, b->base);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void read_accepted(const char *root, report_gpu *g)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s/accepted.txt", root, g->slug);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[256] = "";
+    if (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *s = line;
+        while (*s == ' ' || *s == '\t') s++;
+        size_t n = strlen(s);
+        while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = '\0';
+        snprintf(g->accepted_name, sizeof g->accepted_name, "%s", s);
+    }
+    fclose(f);
+    for (size_t i = 0; i < g->n_runs; i++)
+        if (g->accepted_name[0] && strcmp(g->runs[i].base, g->accepted_name) == 0) g->accepted = &g->runs[i];
+}
+
+static void evaluate_gpu(const report_ctx *c, report_gpu *g)
+{
+    for (size_t i = g->n_runs; i-- > 0;)
+        if (!g->runs[i].partial) {
+            g->latest = &g->runs[i];
+            break;
+        }
+    if (!g->latest) return;
+    g->gate_ok = gate_ladder(c->cfg, g->latest, &g->ladder, g->gate_err, sizeof g->gate_err) == 0;
+    read_accepted(c->evidence_root, g);
+    if (g->accepted && g->accepted != g->latest && g->gate_ok)
+        g->reg_state = gate_regression(c->cfg, g->latest, g->accepted, &g->reg, g->reg_err,
+                                       sizeof g->reg_err) == 0 ? 1 : -1;
+}
+
+/* The phases of every run, sorted, each once. */
+static int collect_phases(report_ctx *c, run_data *runs, size_t n)
+{
+    size_t cap = 16;
+    c->phases = malloc(cap * sizeof *c->phases);
+    if (!c->phases) return -1;
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < runs[r].n_impls; i++) {
+            const run_impl *im = &runs[r].impls[i];
+            if (strcmp(im->kind, "phase") != 0) continue;
+            size_t k = 0;
+            while (k < c->n_phases && strcmp(c->phases[k], im->name) != 0) k++;
+            if (k < c->n_phases) continue;
+            if (c->n_phases == cap) {
+                const char **p = realloc(c->phases, 2 * cap * sizeof *p);
+                if (!p) return -1;
+                c->phases = p;
+                cap *= 2;
+            }
+            c->phases[c->n_phases++] = im->name;
+        }
+    qsort(c->phases, c->n_phases, sizeof *c->phases, cmp_str);
+    return 0;
+}
+
+static int write_all(const report_ctx *c)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/phases", c->out);
+    if (files_mkdirs(dir)) return -1;
+    snprintf(dir, sizeof dir, "%s/plots", c->out);
+    if (files_mkdirs(dir)) return -1;
+    if (report_write_readme(c)) return -1;
+    for (size_t i = 0; i < c->n_phases; i++)
+        if (report_write_phase(c, c->phases[i]) || report_plot_history(c, c->phases[i])) return -1;
+    for (size_t i = 0; i < c->n_gpus; i++)
+        if (c->gpus[i].latest && report_plots_gpu(c, &c->gpus[i])) return -1;
+    /* The ladder of the GPU with the newest run, under a fixed name for README.md. */
+    const report_gpu *newest = NULL;
+    for (size_t i = 0; i < c->n_gpus; i++)
+        if (c->gpus[i].latest && (!newest || strcmp(c->gpus[i].latest->base, newest->latest->base) > 0))
+            newest = &c->gpus[i];
+    if (newest) {
+        char name[512], src[4096], dst[4096];
+        report_plot_name(name, sizeof name, newest->slug, "ladder");
+        snprintf(src, sizeof src, "%s/plots/%s", c->out, name);
+        snprintf(dst, sizeof dst, "%s/plots/ladder.svg", c->out);
+        size_t len;
+        char *svg = files_read(src, &len);
+        int rc = svg ? report_write_file(dst, svg, len) : -1;
+        free(svg);
+        if (rc) {
+            fprintf(stderr, "attnladder report: cannot copy %s to %s\n", src, dst);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* "./evidence/" and "evidence" name the same tree and must write the same links. */
+static const char *tidy_dir(const char *d, char *buf, size_t len)
+{
+    while (d[0] == '.' && d[1] == '/') d += 2;
+    snprintf(buf, len, "%s", d);
+    size_t n = strlen(buf);
+    while (n > 1 && buf[n - 1] == '/') buf[--n] = '\0';
+    return buf;
+}
 
 int cmd_report(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "attnladder report: not yet available\n");
-    return EXIT_BAD_INPUT;
+    const char *root = "evidence", *out = "reports", *config = GATE_CONFIG_DEFAULT;
+    const char *phases = "phases", *gnuplot = "gnuplot", *keep = NULL;
+    int check = 0, include_partial = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return EXIT_OK;
+        } else if (!strcmp(a, "--check")) {
+            check = 1;
+        } else if (!strcmp(a, "--include-partial")) {
+            include_partial = 1;
+        } else if (!strcmp(a, "--evidence") || !strcmp(a, "--out") || !strcmp(a, "--config") ||
+                   !strcmp(a, "--phases") || !strcmp(a, "--gnuplot") || !strcmp(a, "--keep-scripts")) {
+            const char *v = arg_value("report", argc, argv, &i);
+            if (!v) return EXIT_BAD_INPUT;
+            if (!strcmp(a, "--evidence")) root = v;
+            else if (!strcmp(a, "--out")) out = v;
+            else if (!strcmp(a, "--config")) config = v;
+            else if (!strcmp(a, "--phases")) phases = v;
+            else if (!strcmp(a, "--gnuplot")) gnuplot = v;
+            else keep = v;
+        } else {
+            fprintf(stderr, "attnladder report: unknown option '%s'; accepted: --check, --evidence, "
+                    "--out, --config, --phases, --gnuplot, --include-partial, --keep-scripts\n", a);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    char root_buf[2048], out_buf[2048], phases_buf[2048];
+    root = tidy_dir(root, root_buf, sizeof root_buf);
+    out = tidy_dir(out, out_buf, sizeof out_buf);
+    phases = tidy_dir(phases, phases_buf, sizeof phases_buf);
+    char err[2048];
+    gate_config cfg;
+    if (gate_config_load(config, &cfg, err, sizeof err)) {
+        fprintf(stderr, "attnladder report: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    char **paths = NULL;
+    size_t n_paths = 0;
+    if (evidence_list(root, include_partial, &paths, &n_paths, err, sizeof err)) {
+        fprintf(stderr, "attnladder report: %s\n", err);
+        gate_config_free(&cfg);
+        return EXIT_BAD_INPUT;
+    }
+    run_data *runs = calloc(n_paths + 1, sizeof *runs);
+    size_t n_runs = 0, bad = 0;
+    for (size_t i = 0; runs && i < n_paths; i++) {
+        if (run_open(&runs[n_runs], paths[i], err, sizeof err) == 0) {
+            n_runs++;
+        } else {
+            fprintf(stderr, "attnladder report: %s (left out; the other evidence still reports)\n", err);
+            bad++;
+        }
+    }
+    evidence_free_list(paths, n_paths);
+    int rc = EXIT_BAD_INPUT;
+    report_ctx c = { .cfg = &cfg, .evidence_root = root, .phases_dir = phases, .gnuplot = gnuplot,
+                     .keep_scripts = keep };
+    char tmp[4096] = "";
+    if (!runs) goto out;
+    qsort(runs, n_runs, sizeof *runs, cmp_run);
+    c.gpus = calloc(n_runs + 1, sizeof *c.gpus);
+    if (!c.gpus || collect_phases(&c, runs, n_runs)) goto out;
+    for (size_t i = 0; i < n_runs;) {
+        report_gpu *g = &c.gpus[c.n_gpus++];
+        g->slug = runs[i].slug;
+        g->gpu_name = runs[i].gpu_name;
+        g->runs = &runs[i];
+        while (i < n_runs && strcmp(runs[i].slug, g->slug) == 0) {
+            g->n_runs++;
+            i++;
+        }
+        evaluate_gpu(&c, g);
+    }
+    if (files_temp_beside(out, tmp, sizeof tmp, err, sizeof err)) {
+        fprintf(stderr, "attnladder report: %s\n", err);
+        tmp[0] = '\0';
+        goto out;
+    }
+    c.out = tmp;
+    if (write_all(&c)) {
+        fprintf(stderr, "attnladder report: nothing written to %s\n", out);
+        goto out;
+    }
+    if (check) {
+        long d = files_diff_trees(tmp, out, stderr);
+        if (d < 0) {
+            fprintf(stderr, "attnladder report --check: cannot read %s\n", out);
+        } else if (d > 0) {
+            fprintf(stderr, "attnladder report --check: %s differs from the report the evidence "
+                    "gives (%ld file%s); regenerate it with `build/attnladder report` and commit it\n",
+                    out, d, d == 1 ? "" : "s");
+            rc = EXIT_GATE;
+        } else {
+            printf("report --check: %s matches the %zu evidence run%s\n", out, n_runs, n_runs == 1 ? "" : "s");
+            rc = EXIT_OK;
+        }
+        if (bad && rc != EXIT_GATE) rc = EXIT_BAD_INPUT;
+        goto out;
+    }
+    if (files_swap_into_place(tmp, out, err, sizeof err)) {
+        fprintf(stderr, "attnladder report: %s\n", err);
+        goto out;
+    }
+    tmp[0] = '\0';
+    printf("report: %s/README.md, %zu phase page%s, from %zu run%s on %zu GPU%s\n", out, c.n_phases,
+           c.n_phases == 1 ? "" : "s", n_runs, n_runs == 1 ? "" : "s", c.n_gpus, c.n_gpus == 1 ? "" : "s");
+    rc = bad ? EXIT_BAD_INPUT : EXIT_OK;
+out:
+    if (tmp[0]) files_remove_tree(tmp);
+    for (size_t i = 0; c.gpus && i < c.n_gpus; i++) {
+        gate_outcome_free(&c.gpus[i].ladder);
+        gate_outcome_free(&c.gpus[i].reg);
+    }
+    free(c.gpus);
+    free(c.phases);
+    for (size_t i = 0; i < n_runs; i++) run_close(&runs[i]);
+    free(runs);
+    gate_config_free(&cfg);
+    return rc;
+}
+
+/* ---- shared helpers of the writers ---------------------------------------------------- */
+
+int report_write_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
+        fprintf(stderr, "attnladder report: cannot write %s\n", path);
+        if (f) fclose(f);
+        return -1;
+    }
+    return 0;
+}
+
+int report_phase_index(const report_ctx *c, const char *name)
+{
+    for (size_t i = 0; i < c->n_phases; i++)
+        if (strcmp(c->phases[i], name) == 0) return (int)i;
+    return -1;
+}
+
+double report_physical_floor_us(const run_data *r, const attn_shape *s)
+{
+    if (!(r->fp16_tflops > 0) || !(r->dram_gbps > 0)) return NAN;
+    double flops = 4.0 * s->batch * s->heads * (double)s->seq_q * s->seq_kv * s->head_dim;
+    if (s->causal) flops /= 2.0;
+    double bytes = (double)s->batch * s->heads * s->head_dim * 2.0 * (2.0 * s->seq_q + 2.0 * s->seq_kv);
+    double t = fmax(flops / (r->fp16_tflops * 1e12), bytes / (r->dram_gbps * 1e9)) * 1e6;
+    return t + (isfinite(r->launch_floor_us) ? r->launch_floor_us : 0.0);
+}
+
+const run_result *report_first_rung(const report_ctx *c, const run_data *r, const attn_shape *s)
+{
+    for (size_t i = 0; i < c->n_phases; i++) {
+        const run_result *x = run_find(r, c->phases[i], s);
+        if (x && x->timed) return x;
+    }
+    return NULL;
+}
+
+const run_result *report_previous_rung(const report_ctx *c, const run_data *r, const char *phase,
+                                       const attn_shape *s)
+{
+    int k = report_phase_index(c, phase);
+    for (int i = k - 1; i >= 0; i--) {
+        const run_result *x = run_find(r, c->phases[i], s);
+        if (x && x->timed) return x;
+    }
+    return NULL;
 }

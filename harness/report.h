@@ -1,0 +1,73 @@
+/* report.h: what the parts of `attnladder report` share: every run read from the
+ * evidence, grouped per GPU with the gate's verdicts on the newest complete run, and the
+ * writers of the pages (report_tables.c) and plots (report_plots.c). Everything they
+ * write depends only on this model, the phase READMEs and ci/gate.json, iterated in
+ * sorted order, so the output is byte-for-byte reproducible. */
+#ifndef ATTNLADDER_REPORT_H
+#define ATTNLADDER_REPORT_H
+#include <stddef.h>
+#include <stdio.h>
+#include "gate_config.h"
+#include "gate_eval.h"
+#include "gate_runs.h"
+
+typedef struct {
+    const char *slug, *gpu_name;
+    run_data *runs;              /* oldest first (file names start with a UTC stamp) */
+    size_t n_runs;
+    const run_data *latest;      /* newest complete run, NULL when there is none */
+    int gate_ok;                 /* ladder gate evaluated (else gate_err says why not) */
+    gate_outcome ladder;
+    char gate_err[600];
+    const run_data *accepted;    /* the run accepted.txt names, when it is among runs */
+    int reg_state;               /* 0 not run, 1 evaluated, -1 bad input (reg_err) */
+    gate_outcome reg;
+    char reg_err[600];
+    char accepted_name[256];     /* what accepted.txt says ("" when absent) */
+} report_gpu;
+
+typedef struct {
+    const gate_config *cfg;
+    const char *evidence_root;   /* as given on the command line, for links */
+    const char *phases_dir;      /* phase READMEs: <phases_dir>/<name>/README.md */
+    const char *out;             /* the directory being written (a temporary one) */
+    const char *gnuplot;         /* the program */
+    const char *keep_scripts;    /* a directory to keep the gnuplot scripts in, or NULL */
+    report_gpu *gpus;            /* sorted by slug */
+    size_t n_gpus;
+    const char **phases;         /* every phase in any run, sorted */
+    size_t n_phases;
+} report_ctx;
+
+/* Pages. 0, or -1 after printing why to stderr. */
+int report_write_readme(const report_ctx *c);
+int report_write_phase(const report_ctx *c, const char *phase);
+
+/* Plots under <out>/plots (SVG, through gnuplot). 0, or -1 after printing why. */
+int report_plots_gpu(const report_ctx *c, const report_gpu *g);
+int report_plot_history(const report_ctx *c, const char *phase);
+
+/* Plot file names (relative to reports/plots/), for the pages to link. */
+void report_plot_name(char *buf, size_t len, const char *slug, const char *what);
+
+/* The colour of an implementation in every plot: phases by their place in the ladder,
+ * baselines in greys, so the two read apart. */
+const char *report_impl_colour(const report_ctx *c, const char *name, const char *kind);
+
+/* A phase's position among c->phases, or -1. */
+int report_phase_index(const report_ctx *c, const char *name);
+
+/* The physical floor of a shape on a run's GPU: max(flops / fp16 ceiling, bytes / DRAM
+ * ceiling) plus the launch floor, in us; NAN when the ceilings are unknown. */
+double report_physical_floor_us(const run_data *r, const attn_shape *s);
+
+/* The first phase (in ladder order) of a run with a graph timing at s, and the last
+ * one before `phase`; NULL when none. */
+const run_result *report_first_rung(const report_ctx *c, const run_data *r, const attn_shape *s);
+const run_result *report_previous_rung(const report_ctx *c, const run_data *r, const char *phase,
+                                       const attn_shape *s);
+
+/* Writes text to path, creating it; -1 after printing why. */
+int report_write_file(const char *path, const char *text, size_t len);
+
+#endif
