@@ -355,7 +355,7 @@ def main():
     bad = os.path.join(out, "evidence_bad", GPU["slug"])
     write(os.path.join(bad, "20260101T000000Z_aaaaaaa.json"), make_run(31, "2026-01-01T00:00:00Z", "a" * 40))
     broken = make_run(32, "2026-02-01T00:00:00Z", "b" * 40)
-    del broken["results"][3]["shape"]["head_dim"]
+    broken["results"][3]["shape"] = {k: v for k, v in broken["results"][3]["shape"].items() if k != "head_dim"}
     write(os.path.join(bad, "20260201T000000Z_bbbbbbb.json"), broken)
 
     for name, title, f in PHASES:

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli_args.h"
 #include "commands.h"
 #include "evidence.h"
@@ -185,6 +186,12 @@ int cmd_report(int argc, char **argv)
     gate_config cfg;
     if (gate_config_load(config, &cfg, err, sizeof err)) {
         fprintf(stderr, "attnladder report: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    struct stat st;
+    if (stat(root, &st) || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "attnladder report: --evidence %s: not a directory\n", root);
+        gate_config_free(&cfg);
         return EXIT_BAD_INPUT;
     }
     char **paths = NULL;

@@ -1,0 +1,419 @@
+/* Gate decisions: the regression rule on synthetic numbers, the four-sample bootstrap,
+ * ci/gate.json parsing, and both gates (and the command's exit status) on the synthetic
+ * evidence of harness/tests/data/gate/ (ci/make_fixtures.py says what each file holds). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "commands.h"
+#include "gate_config.h"
+#include "gate_decide.h"
+#include "gate_eval.h"
+#include "gate_runs.h"
+#include "stats.h"
+
+#define DATA "harness/tests/data/gate/"
+
+static regression_params default_params(void)
+{
+    regression_params p = { REG_METHOD_RATIO_CI, 0.05, 0.5, 0.95, 2000, 1234, 1 };
+    return p;
+}
+
+static reg_change change(double c, double lo, double hi)
+{
+    reg_change x = { 1.0, 0.99, 1.01, c, c * 0.99, c * 1.01, c, lo, hi };
+    return x;
+}
+
+static void regression_rule(void **st)
+{
+    (void)st;
+    regression_params p = default_params();
+    reg_change same = change(1.0, 0.97, 1.03), slow = change(1.20, 1.15, 1.25);
+    reg_change border = change(1.06, 1.00, 1.12), small_real = change(1.04, 1.03, 1.05);
+    reg_change just = change(1.051, 1.026, 1.08), ci_short = change(1.051, 1.024, 1.08);
+    reg_change fast = change(0.80, 0.77, 0.83);
+    assert_int_equal(gate_regression_decide(&p, &same), REG_UNCHANGED);
+    assert_int_equal(gate_regression_decide(&p, &slow), REG_REGRESSED);
+    assert_int_equal(gate_regression_decide(&p, &border), REG_INCONCLUSIVE);
+    /* a real slowdown under the tolerance does not block */
+    assert_int_equal(gate_regression_decide(&p, &small_real), REG_UNCHANGED);
+    /* the two edges of the default rule: over 1 + tol, CI over 1 + tol / 2 */
+    assert_int_equal(gate_regression_decide(&p, &just), REG_REGRESSED);
+    assert_int_equal(gate_regression_decide(&p, &ci_short), REG_INCONCLUSIVE);
+    assert_int_equal(gate_regression_decide(&p, &fast), REG_IMPROVED);
+    /* the point method ignores the CI; the non-overlap method compares the two ratios' CIs */
+    p.method = REG_METHOD_POINT;
+    assert_int_equal(gate_regression_decide(&p, &border), REG_REGRESSED);
+    p.method = REG_METHOD_CI_NONOVERLAP;
+    assert_int_equal(gate_regression_decide(&p, &slow), REG_REGRESSED);
+    reg_change overlap = slow;
+    overlap.now_lo = 1.005;   /* now's CI reaches into ref's [0.99, 1.01] */
+    assert_int_equal(gate_regression_decide(&p, &overlap), REG_INCONCLUSIVE);
+    /* a wider tolerance lets the same slowdown through */
+    p = default_params();
+    p.tolerance = 0.25;
+    assert_int_equal(gate_regression_decide(&p, &slow), REG_UNCHANGED);
+    reg_change nan = change(0.0 / 0.0, 0, 0);
+    assert_int_equal(gate_regression_decide(&p, &nan), REG_INCONCLUSIVE);
+    assert_string_equal(reg_verdict_name(REG_REGRESSED), "regressed");
+}
+
+static void ladder_rule(void **st)
+{
+    (void)st;
+    assert_true(gate_ladder_pass(0.94, 0.95));
+    assert_false(gate_ladder_pass(0.95, 0.95));   /* strictly under */
+    assert_false(gate_ladder_pass(0.0 / 0.0, 0.95));
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void change_bootstrap(void **st)
+{
+    (void)st;
+    double p[41], b[41], p2[41];
+    for (int i = 0; i < 41; i++) {
+        p[i] = 20.0 + 0.2 * ((i * 7) % 41) / 41.0;
+        b[i] = 10.0 + 0.1 * ((i * 11) % 41) / 41.0;
+        p2[i] = 1.2 * p[i];
+    }
+    reg_change c;
+    assert_int_equal(gate_change_ci(p, 41, b, 41, p, 41, b, 41, 1000, 7, 0.95, &c), 0);
+    assert_float_equal(c.change, 1.0, 1e-12);
+    assert_true(c.lo < 1.0 && c.hi > 1.0 && c.hi - c.lo < 0.03);
+    assert_int_equal(gate_change_ci(p2, 41, b, 41, p, 41, b, 41, 1000, 7, 0.95, &c), 0);
+    assert_float_equal(c.change, 1.2, 1e-12);
+    assert_true(c.lo > 1.17 && c.hi < 1.23);
+    /* the point ratios agree with stats.h's median */
+    assert_float_equal(c.now, stats_median(p2, 41) / stats_median(b, 41), 1e-12);
+    /* same seed, same interval */
+    reg_change d;
+    assert_int_equal(gate_change_ci(p2, 41, b, 41, p, 41, b, 41, 1000, 7, 0.95, &d), 0);
+    assert_memory_equal(&c, &d, sizeof c);
+    assert_int_equal(gate_change_ci(p, 0, b, 41, p, 41, b, 41, 1000, 7, 0.95, &c), -1);
+    assert_int_equal(gate_change_ci(p, 41, b, 41, p, 41, b, 41, 1000, 7, 1.5, &c), -1);
+}
+
+/* The quickselect median against a sort, on even and odd sizes with ties. */
+static void median_matches_sort(void **st)
+{
+    (void)st;
+    unsigned seed = 1;
+    for (size_t n = 1; n < 60; n++) {
+        double x[64], y[64], one[1] = { 1.0 };
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            x[i] = (double)((seed >> 16) % 13);
+            y[i] = x[i];
+        }
+        qsort(y, n, sizeof *y, cmp);
+        double want = n % 2 ? y[n / 2] : 0.5 * (y[n / 2 - 1] + y[n / 2]);
+        reg_change c;
+        assert_int_equal(gate_change_ci(x, n, one, 1, one, 1, one, 1, 10, 1, 0.9, &c), 0);
+        assert_float_equal(c.now, want, 1e-12);
+    }
+}
+
+static void config_parsing(void **st)
+{
+    (void)st;
+    gate_config c;
+    char err[512];
+    assert_int_equal(gate_config_load("ci/gate.json", &c, err, sizeof err), 0);
+    assert_string_equal(c.baseline, "sdpa_cudnn");
+    assert_int_equal(c.n_headline, 2);
+    assert_int_equal(c.headline[1].causal, 1);
+    assert_non_null(gate_config_bound(&c, "06_tiling"));
+    assert_null(gate_config_bound(&c, "07_none"));
+    assert_int_equal(c.reg.method, REG_METHOD_RATIO_CI);
+    gate_config_free(&c);
+    static const struct { const char *json, *words; } bad[] = {
+        { "[]", "not a JSON object" },
+        { "{\"headline\": [[1,8,512,512,64,0]], \"bounds\": {}}", "baseline" },
+        { "{\"baseline\": \"b\", \"headline\": [[1,8,512]], \"bounds\": {}}", "headline[0]" },
+        { "{\"baseline\": \"b\", \"headline\": [[1,8,512,512,64,0]], \"bounds\": {\"x\": {}}}",
+          "bounds.x.ratio_max" },
+        { "{\"baseline\": \"b\", \"headline\": [[1,8,512,512,64,0]], \"bounds\": {},"
+          " \"regression\": {\"method\": \"vote\"}}", "regression.method" },
+        { "{\"baseline\": \"b\", \"headline\": [[1,8,512,512,64,0]], \"bounds\": {},"
+          " \"regression\": {\"tolerance\": -1}}", "regression.tolerance" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *j = json_loads(bad[i].json, 0, NULL);
+        assert_non_null(j);
+        assert_int_equal(gate_config_from_json(j, "cfg.json", &c, err, sizeof err), -1);
+        if (!strstr(err, bad[i].words) || !strstr(err, "cfg.json")) fail_msg("'%s' -> '%s'", bad[i].json, err);
+        json_decref(j);
+    }
+}
+
+typedef struct {
+    gate_config cfg;
+    run_data ref;
+    run_data run;        /* the run under test: the checks borrow its names */
+} fixture;
+
+static int setup(void **st)
+{
+    fixture *f = calloc(1, sizeof *f);
+    char err[1024];
+    if (!f || gate_config_load("ci/gate.json", &f->cfg, err, sizeof err) ||
+        run_open(&f->ref, DATA "ref.json", err, sizeof err)) {
+        fprintf(stderr, "setup: %s\n", err);
+        return -1;
+    }
+    *st = f;
+    return 0;
+}
+
+static int teardown(void **st)
+{
+    fixture *f = *st;
+    run_close(&f->run);
+    run_close(&f->ref);
+    gate_config_free(&f->cfg);
+    free(f);
+    return 0;
+}
+
+/* Runs both gates of DATA name against ref; returns -1 for bad input (err), else the
+ * failures, with the outcomes left in *l and *r (valid while f->run is open). */
+static long gate_file(fixture *f, const char *name, gate_outcome *l, gate_outcome *r, char *err,
+                      size_t errlen)
+{
+    char path[256];
+    snprintf(path, sizeof path, DATA "%s", name);
+    memset(l, 0, sizeof *l);
+    memset(r, 0, sizeof *r);
+    run_close(&f->run);
+    if (run_open(&f->run, path, err, errlen)) return -1;
+    if (gate_ladder(&f->cfg, &f->run, l, err, errlen) == 0 &&
+        gate_regression(&f->cfg, &f->run, &f->ref, r, err, errlen) == 0)
+        return (long)(l->failures + r->failures);
+    return -1;
+}
+
+static size_t count(const gate_outcome *o, check_kind k, const char *phase, int pass)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < o->n; i++)
+        n += o->checks[i].kind == k && (!phase || !strcmp(o->checks[i].phase, phase)) &&
+             o->checks[i].pass == pass;
+    return n;
+}
+
+static size_t verdicts(const gate_outcome *o, reg_verdict v)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < o->n; i++)
+        n += o->checks[i].kind == CHECK_REGRESSION && o->checks[i].has_shape && o->checks[i].verdict == v;
+    return n;
+}
+
+static void passes_on_itself_and_aa(void **st)
+{
+    fixture *f = *st;
+    gate_outcome l, r;
+    char err[1024];
+    assert_int_equal(gate_file(f, "ref.json", &l, &r, err, sizeof err), 0);
+    assert_int_equal(verdicts(&r, REG_UNCHANGED), r.n);
+    assert_int_equal(count(&l, CHECK_BOUND, NULL, 1), 12);   /* 6 phases x 2 headline shapes */
+    gate_outcome_free(&l);
+    gate_outcome_free(&r);
+    assert_int_equal(gate_file(f, "same.json", &l, &r, err, sizeof err), 0);
+    assert_int_equal(verdicts(&r, REG_REGRESSED), 0);
+    gate_outcome_free(&l);
+    gate_outcome_free(&r);
+    /* an improvement never fails */
+    assert_int_equal(gate_file(f, "improved.json", &l, &r, err, sizeof err), 0);
+    assert_true(verdicts(&r, REG_IMPROVED) > 0);
+    gate_outcome_free(&l);
+    gate_outcome_free(&r);
+}
+
+static void fails_on_planted_slowdown(void **st)
+{
+    fixture *f = *st;
+    gate_outcome l, r;
+    char err[1024];
+    long fails = gate_file(f, "slow.json", &l, &r, err, sizeof err);
+    assert_true(fails > 0);
+    assert_int_equal(l.failures, 0);
+    /* every failure is 05_warp_specialized, at every shape it was timed at */
+    assert_int_equal(count(&r, CHECK_REGRESSION, "05_warp_specialized", 0), (size_t)fails);
+    assert_int_equal(count(&r, CHECK_REGRESSION, "05_warp_specialized", 1), 0);
+    for (size_t i = 0; i < r.n; i++)
+        if (!r.checks[i].pass) {
+            assert_float_equal(r.checks[i].change.change, 1.2, 1e-4);
+            assert_true(r.checks[i].change.lo > 1.025);
+        }
+    gate_outcome_free(&l);
+    gate_outcome_free(&r);
+}
+
+static void borderline_is_inconclusive_not_failed(void **st)
+{
+    fixture *f = *st;
+    gate_outcome l, r;
+    char err[1024];
+    assert_int_equal(gate_file(f, "borderline.json", &l, &r, err, sizeof err), 0);
+    assert_true(verdicts(&r, REG_INCONCLUSIVE) > 0);
+    assert_int_equal(verdicts(&r, REG_REGRESSED), 0);
+    gate_outcome_free(&l);
+    gate_outcome_free(&r);
+}
+
+static void missing_phase_fails_both_gates(void **st)
+{
+    fixture *f = *st;
+    gate_outcome l, r;
+    char err[1024];
+    assert_int_equal(gate_file(f, "missing_phase.json", &l, &r, err, sizeof err), 2);
+    assert_int_equal(count(&l, CHECK_MISSING, "05_warp_specialized", 0), 1);
+    assert_int_equal(count(&r, CHECK_MISSING, "05_warp_specialized", 0), 1);
+    for (size_t i = 0; i < l.n; i++)
+        if (!l.checks[i].pass) assert_non_null(strstr(l.checks[i].message, "missing"));
+    gate_outcome_free(&l);
+    gate_outcome_free(&r);
+}
+
+static void phase_without_bound_fails(void **st)
+{
+    fixture *f = *st;
+    gate_outcome l, r;
+    char err[1024];
+    assert_int_equal(gate_file(f, "no_bound.json", &l, &r, err, sizeof err), 1);
+    assert_int_equal(count(&l, CHECK_NO_BOUND, "07_new", 0), 1);
+    for (size_t i = 0; i < l.n; i++)
+        if (l.checks[i].kind == CHECK_NO_BOUND) assert_non_null(strstr(l.checks[i].message, "no bound in ci/gate.json"));
+    /* new in the run: nothing to regress against, not a failure */
+    assert_int_equal(count(&r, CHECK_REGRESSION, "07_new", 1), 1);
+    gate_outcome_free(&l);
+    gate_outcome_free(&r);
+}
+
+static void over_bound_and_incorrect_fail_the_ladder(void **st)
+{
+    fixture *f = *st;
+    gate_outcome l, r;
+    char err[1024];
+    assert_true(gate_file(f, "over_bound.json", &l, &r, err, sizeof err) > 0);
+    assert_int_equal(count(&l, CHECK_BOUND, "06_tiling", 0), 2);
+    char v[256];
+    gate_phase_verdict(&l, "06_tiling", &f->cfg.headline[0], v, sizeof v);
+    assert_non_null(strstr(v, "FAIL"));
+    gate_phase_verdict(&l, "04_cp_async", &f->cfg.headline[0], v, sizeof v);
+    assert_string_equal(v, "pass");
+    gate_outcome_free(&l);
+    gate_outcome_free(&r);
+    assert_true(gate_file(f, "incorrect.json", &l, &r, err, sizeof err) > 0);
+    assert_int_equal(count(&l, CHECK_CORRECT, "04_cp_async", 0), 1);
+    gate_phase_verdict(&l, "04_cp_async", &f->cfg.headline[0], v, sizeof v);
+    assert_string_equal(v, "FAIL: incorrect on 1 shape");
+    gate_outcome_free(&l);
+    gate_outcome_free(&r);
+}
+
+static void bad_inputs(void **st)
+{
+    fixture *f = *st;
+    gate_outcome l, r;
+    char err[1024];
+    assert_int_equal(gate_file(f, "missing_baseline.json", &l, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "baseline 'sdpa_cudnn'"));
+    assert_non_null(strstr(err, "missing_baseline.json"));
+    gate_outcome_free(&l);
+    gate_outcome_free(&r);
+    assert_int_equal(gate_file(f, "other_gpu.json", &l, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "same GPU"));
+    gate_outcome_free(&l);
+    gate_outcome_free(&r);
+}
+
+static int run_cmd(const char *const *args, int n)
+{
+    char *argv[16];
+    for (int i = 0; i < n; i++) argv[i] = (char *)args[i];
+    FILE *saved = stdout;
+    stdout = fopen("/dev/null", "w");
+    int rc = cmd_gate(n, argv);
+    fclose(stdout);
+    stdout = saved;
+    return rc;
+}
+
+static void command_exit_status_and_json(void **st)
+{
+    (void)st;
+    const char *pass[] = { "gate", DATA "same.json", "--against", DATA "ref.json" };
+    const char *fail[] = { "gate", DATA "slow.json", "--against", DATA "ref.json", "--brief" };
+    const char *bad1[] = { "gate", DATA "missing_baseline.json" };
+    const char *bad2[] = { "gate", DATA "other_gpu.json", "--against", DATA "ref.json" };
+    const char *bad3[] = { "gate", DATA "partial.json" };
+    const char *bad4[] = { "gate", DATA "ref.json", "--config", DATA "nope.json" };
+    const char *bad5[] = { "gate", DATA "ref.json", "--frobnicate" };
+    const char *okp[] = { "gate", DATA "partial.json", "--include-partial" };
+    assert_int_equal(run_cmd(pass, 4), EXIT_OK);
+    assert_int_equal(run_cmd(fail, 5), EXIT_GATE);
+    assert_int_equal(run_cmd(bad1, 2), EXIT_BAD_INPUT);
+    assert_int_equal(run_cmd(bad2, 4), EXIT_BAD_INPUT);
+    assert_int_equal(run_cmd(bad3, 2), EXIT_BAD_INPUT);
+    assert_int_equal(run_cmd(bad4, 4), EXIT_BAD_INPUT);
+    assert_int_equal(run_cmd(bad5, 3), EXIT_BAD_INPUT);
+    assert_int_equal(run_cmd(okp, 3), EXIT_OK);
+    char json[] = "/tmp/attn_gate_XXXXXX";
+    int fd = mkstemp(json);
+    assert_true(fd >= 0);
+    close(fd);
+    const char *withjson[] = { "gate", DATA "slow.json", "--against", DATA "ref.json", "--json", json };
+    assert_int_equal(run_cmd(withjson, 6), EXIT_GATE);
+    json_error_t je;
+    json_t *j = json_load_file(json, 0, &je);
+    unlink(json);
+    assert_non_null(j);
+    assert_true(json_is_false(json_object_get(j, "pass")));
+    assert_true(json_integer_value(json_object_get(j, "failures")) > 0);
+    json_t *reg = json_object_get(j, "regression");
+    size_t i, regressed = 0;
+    json_t *v;
+    json_array_foreach(reg, i, v) {
+        const char *verdict = json_string_value(json_object_get(v, "verdict"));
+        if (verdict && !strcmp(verdict, "regressed")) {
+            regressed++;
+            assert_string_equal(json_string_value(json_object_get(v, "phase")), "05_warp_specialized");
+            assert_true(json_real_value(json_object_get(json_object_get(v, "change"), "ci_lo")) > 1.025);
+        }
+    }
+    assert_true(regressed > 0);
+    json_decref(j);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(regression_rule),
+        cmocka_unit_test(ladder_rule),
+        cmocka_unit_test(change_bootstrap),
+        cmocka_unit_test(median_matches_sort),
+        cmocka_unit_test(config_parsing),
+        cmocka_unit_test_setup_teardown(passes_on_itself_and_aa, setup, teardown),
+        cmocka_unit_test_setup_teardown(fails_on_planted_slowdown, setup, teardown),
+        cmocka_unit_test_setup_teardown(borderline_is_inconclusive_not_failed, setup, teardown),
+        cmocka_unit_test_setup_teardown(missing_phase_fails_both_gates, setup, teardown),
+        cmocka_unit_test_setup_teardown(phase_without_bound_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(over_bound_and_incorrect_fail_the_ladder, setup, teardown),
+        cmocka_unit_test_setup_teardown(bad_inputs, setup, teardown),
+        cmocka_unit_test(command_exit_status_and_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
