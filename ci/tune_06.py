@@ -393,6 +393,18 @@ def main():
                   f"{row['config']:38s} geomean/best {row['geomean_over_best']:.3f} over "
                   + ", ".join("x".join(map(str, r["shape"][:3])) + f" {r['us']:.1f}/{r['best_us']:.1f}"
                               for r in row["shapes"]))
+        # The same as config_table.h's initialiser, buckets without data repeating the one below.
+        print("TILING_TABLE rows (D, causal):")
+        for d in (64, 128):
+            for c in (0, 1):
+                rows, last = [], None
+                for bkt in range(len(BUCKET_BOUNDS) + 1):
+                    hit = [r for r in table if (r["head_dim"], r["causal"], r["bucket"]) == (d, c, bkt)]
+                    last = hit[0]["config"] if hit else last
+                    kv = dict(x.split("=") for x in last.split(",")) if last else None
+                    rows.append("{ %d, %s, %s, %s, %s, %s, %s }" % (d, kv["bm"], kv["bn"], kv["w"], kv["st"],
+                                                                   kv["split"], kv["wn"]) if kv else "?")
+                print(f"  D={d} causal={c}: " + ", ".join(rows))
         return
     if a.check:
         impl = Impl(a.lib)

@@ -168,18 +168,19 @@ static inline int tiling_bucket(const attn_shape *s)
 
 /* [D == 128][causal][bucket] = { D, bm, bn, warps, stages, split, wn }: for each bucket the
  * configuration with the smallest geometric mean of (time / best time) over the bucket's
- * tuned shapes on the H100 (`python3 ci/tune_06.py --derive <tuning json>` prints it, with
- * the shapes and the loss against each shape's own best). D=128, bucket <= 32 had no tuned
- * shape in the sweep the table was derived from and repeats bucket <= 16. */
+ * tuned shapes on the H100, from evidence/nvidia-h100-80gb-hbm3/tuning_06_tiling.json;
+ * `python3 ci/tune_06.py --derive <that file>` prints these rows, with the shapes behind each
+ * and its loss against each shape's own best. Cross-CTA split-KV won no bucket: where the
+ * grid is short of CTAs, warps sharing rows (wn > 1) were faster at every tuned shape. */
 static const tile_config TILING_TABLE[2][2][TILING_BUCKETS] = {
     { /* D = 64 */
-      { { 64, 16, 128, 4, 2, 1, 4 }, { 64, 32, 128, 8, 2, 1, 4 }, { 64, 64, 128, 8, 2, 1, 2 },
-        { 64, 128, 128, 4, 2, 1, 1 }, { 64, 128, 128, 4, 2, 1, 1 }, { 64, 128, 128, 4, 2, 1, 1 } },
-      { { 64, 16, 128, 4, 2, 1, 4 }, { 64, 16, 128, 4, 2, 1, 4 }, { 64, 32, 128, 4, 2, 1, 2 },
-        { 64, 32, 128, 4, 2, 1, 2 }, { 64, 64, 64, 4, 2, 1, 1 }, { 64, 128, 128, 4, 2, 1, 1 } } },
+      { { 64, 16, 128, 4, 2, 1, 4 }, { 64, 32, 128, 4, 2, 1, 2 }, { 64, 64, 128, 4, 2, 1, 1 },
+        { 64, 64, 128, 8, 2, 1, 2 }, { 64, 128, 128, 4, 2, 1, 1 }, { 64, 128, 128, 4, 2, 1, 1 } },
+      { { 64, 16, 128, 4, 2, 1, 4 }, { 64, 32, 128, 4, 2, 1, 2 }, { 64, 32, 128, 4, 2, 1, 2 },
+        { 64, 64, 128, 8, 2, 1, 2 }, { 64, 64, 128, 4, 2, 1, 1 }, { 64, 128, 128, 4, 2, 1, 1 } } },
     { /* D = 128 */
       { { 128, 16, 64, 4, 2, 1, 4 }, { 128, 16, 64, 4, 2, 1, 4 }, { 128, 64, 64, 8, 2, 1, 2 },
-        { 128, 64, 64, 4, 2, 1, 1 }, { 128, 128, 32, 4, 3, 1, 1 }, { 128, 128, 64, 4, 2, 1, 1 } },
+        { 128, 64, 64, 4, 2, 1, 1 }, { 128, 128, 64, 4, 2, 1, 1 }, { 128, 128, 64, 4, 2, 1, 1 } },
       { { 128, 16, 64, 4, 2, 1, 4 }, { 128, 16, 64, 4, 2, 1, 4 }, { 128, 64, 64, 8, 2, 1, 2 },
         { 128, 64, 64, 8, 2, 1, 2 }, { 128, 64, 64, 4, 2, 1, 1 }, { 128, 128, 64, 4, 2, 1, 1 } } },
 };
