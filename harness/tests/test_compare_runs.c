@@ -1,0 +1,165 @@
+/* `compare`: the markdown for pairs of synthetic runs against golden files in
+ * harness/tests/data/golden/ (ATTN_UPDATE_GOLDEN=1 rewrites them; review the diff), and
+ * its bad inputs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "commands.h"
+#include "gate_config.h"
+#include "gate_runs.h"
+#include "report_files.h"
+#include "runs_compare.h"
+
+#define DATA "harness/tests/data/"
+
+/* The markdown of compare(a, b); *regressed gets the return value. */
+static char *compare_text(const char *a, const char *b, const compare_opts *o, int *regressed)
+{
+    gate_config cfg;
+    run_data ra, rb;
+    char err[1024];
+    assert_int_equal(gate_config_load(DATA "gate_config.json", &cfg, err, sizeof err), 0);
+    if (run_open(&ra, a, err, sizeof err) || run_open(&rb, b, err, sizeof err)) fail_msg("%s", err);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    *regressed = runs_compare_markdown(f, &cfg, &ra, &rb, o, err, sizeof err);
+    fclose(f);
+    run_close(&ra);
+    run_close(&rb);
+    gate_config_free(&cfg);
+    return text;
+}
+
+static void check_golden(const char *a, const char *b, const compare_opts *o, const char *golden,
+                         int want_regressed)
+{
+    int regressed;
+    char *text = compare_text(a, b, o, &regressed);
+    assert_int_equal(regressed, want_regressed);
+    char path[256];
+    snprintf(path, sizeof path, DATA "golden/%s", golden);
+    const char *update = getenv("ATTN_UPDATE_GOLDEN");
+    if (update && !strcmp(update, "1")) {
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+    }
+    size_t len = 0;
+    char *want = files_read(path, &len);
+    if (!want) fail_msg("%s is missing (ATTN_UPDATE_GOLDEN=1 writes it)", path);
+    if (strlen(text) != len || memcmp(text, want, len) != 0) {
+        size_t k = 0, line = 1;
+        while (text[k] && k < len && text[k] == want[k]) line += text[k++] == '\n';
+        fail_msg("compare %s %s differs from %s at line %zu (ATTN_UPDATE_GOLDEN=1 rewrites it)", a, b,
+                 path, line);
+    }
+    free(want);
+    free(text);
+}
+
+static void golden_slowdown(void **st)
+{
+    (void)st;
+    compare_opts o = { 0 };
+    check_golden(DATA "gate/ref.json", DATA "gate/slow.json", &o, "compare_ref_slow.md", 14);
+}
+
+static void golden_borderline_changed_only(void **st)
+{
+    (void)st;
+    compare_opts o = { .changed_only = 1 };
+    check_golden(DATA "gate/ref.json", DATA "gate/borderline.json", &o, "compare_ref_borderline.md", 0);
+}
+
+static void golden_missing_phase_with_externals(void **st)
+{
+    (void)st;
+    compare_opts o = { .all_impls = 1, .changed_only = 1 };
+    check_golden(DATA "gate/ref.json", DATA "gate/missing_phase.json", &o, "compare_ref_missing_phase.md", 0);
+}
+
+static void golden_other_gpu_is_noted(void **st)
+{
+    (void)st;
+    compare_opts o = { .changed_only = 1 };
+    check_golden(DATA "gate/ref.json", DATA "gate/other_gpu.json", &o, "compare_ref_other_gpu.md", 0);
+}
+
+static void reversed_pair_improves(void **st)
+{
+    (void)st;
+    compare_opts o = { .changed_only = 1 };
+    int regressed;
+    char *text = compare_text(DATA "gate/slow.json", DATA "gate/ref.json", &o, &regressed);
+    assert_int_equal(regressed, 0);
+    assert_non_null(strstr(text, "**0 regressed, 14 improved"));
+    free(text);
+}
+
+static void missing_baseline_is_bad_input(void **st)
+{
+    (void)st;
+    gate_config cfg;
+    run_data ra, rb;
+    char err[1024];
+    compare_opts o = { 0 };
+    assert_int_equal(gate_config_load(DATA "gate_config.json", &cfg, err, sizeof err), 0);
+    assert_int_equal(run_open(&ra, DATA "gate/ref.json", err, sizeof err), 0);
+    assert_int_equal(run_open(&rb, DATA "gate/missing_baseline.json", err, sizeof err), 0);
+    FILE *f = fopen("/dev/null", "w");
+    assert_int_equal(runs_compare_markdown(f, &cfg, &ra, &rb, &o, err, sizeof err), -1);
+    fclose(f);
+    assert_non_null(strstr(err, "missing_baseline.json"));
+    assert_non_null(strstr(err, "sdpa_cudnn"));
+    run_close(&ra);
+    run_close(&rb);
+    gate_config_free(&cfg);
+}
+
+static void command_line(void **st)
+{
+    (void)st;
+    char *one[] = { "compare", DATA "gate/ref.json" };
+    char *bad[] = { "compare", DATA "gate/ref.json", DATA "gate/missing_baseline.json" };
+    char *missing[] = { "compare", DATA "gate/ref.json", DATA "gate/does_not_exist.json" };
+    char *broken[] = { "compare", DATA "gate/ref.json",
+                       DATA "evidence_bad/nvidia-test-gpu/20260201T000000Z_bbbbbbb.json" };
+    char out[] = "/tmp/attn_compare_XXXXXX";
+    int fd = mkstemp(out);
+    assert_true(fd >= 0);
+    char *ok[] = { "compare", DATA "gate/ref.json", DATA "gate/slow.json", "--changed", "--out", out,
+                   "--config", DATA "gate_config.json" };
+    assert_int_equal(cmd_compare(2, one), EXIT_BAD_INPUT);
+    assert_int_equal(cmd_compare(3, bad), EXIT_BAD_INPUT);
+    assert_int_equal(cmd_compare(3, missing), EXIT_BAD_INPUT);
+    assert_int_equal(cmd_compare(3, broken), EXIT_BAD_INPUT);
+    assert_int_equal(cmd_compare(8, ok), EXIT_OK);   /* a regression is reported, not an error */
+    size_t len;
+    char *text = files_read(out, &len);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "| 05_warp_specialized | 1x8x512x64 | 2.000"));
+    assert_non_null(strstr(text, "**regressed**"));
+    free(text);
+    remove(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(golden_slowdown),
+        cmocka_unit_test(golden_borderline_changed_only),
+        cmocka_unit_test(golden_missing_phase_with_externals),
+        cmocka_unit_test(golden_other_gpu_is_noted),
+        cmocka_unit_test(reversed_pair_improves),
+        cmocka_unit_test(missing_baseline_is_bad_input),
+        cmocka_unit_test(command_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
