@@ -10,7 +10,10 @@ interleaved samples and gives the ratio's 95% bootstrap CI.
 
 usage: python3 ci/tune_06.py build/phases/06_tiling.so --out tuning.json
            [--groups headline,small,sweep] [--final SHAPE ...] [--budget SECONDS]
-       SHAPE is B,H,Sq,Skv,D,causal.
+       python3 ci/tune_06.py SO --out X --check CONFIG|table ... --check-shapes SHAPE ...
+       python3 ci/tune_06.py SO --out X --profile SHAPE CONFIG|table      (under ncu)
+       python3 ci/tune_06.py SO --out X --derive TUNING_JSON   (the table; no GPU needed)
+       SHAPE is B,H,Sq,Skv,D,causal; CONFIG is bm=,bn=,w=,st=,split=[,wn=].
 """
 import argparse, ctypes, json, math, os, random, sys, time
 import torch

@@ -6,7 +6,10 @@
 // without leaving registers. K and V tiles come in by cp.async into a ring of STAGES
 // slots, XOR-swizzled so that every ldmatrix phase reads 8 distinct bank groups.
 //
-// Split-KV: blockIdx.z picks a contiguous share of the query tile's key tiles. Every
+// In-CTA split-KV (WN > 1): WN warps share each 16 * WM rows, each taking BN / WN keys of
+// every tile with its own max, sum and O; they merge through shared memory at the end.
+//
+// Cross-CTA split-KV: blockIdx.z picks a contiguous share of the query tile's key tiles. Every
 // split writes its unnormalised O (fp32) and (row max, row sum) to the workspace and bumps
 // a per-tile counter; the split that brings the counter to `split` merges the others into
 // its own registers, writes O, and puts the counter back to 0 for the next launch (so a
