@@ -2,7 +2,8 @@
 # `make sanitize` (GPU machine): compute-sanitizer's memcheck, racecheck, initcheck and
 # synccheck over every phase and baseline, through the harness itself (correctness run
 # plus a couple of timed launches) on shapes with ragged S, causal masking, seq_q !=
-# seq_kv (both ways) and D=128. Writes evidence/<gpu>/sanitize_<stamp>.json with the
+# seq_kv (both ways) and D=128. Writes <root>/<gpu>/sanitize_<stamp>.json (root:
+# the second argument, default evidence) with the
 # error count per tool and implementation; exits 1 when any count is not zero.
 set -u
 build=${1:-build}
@@ -57,7 +58,7 @@ stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 doc = {"schema": "attnladder-sanitize", "schema_version": 1, "created_utc": stamp, "gpu": gpu,
        "shapes": ["2x2x77x64 causal", "1x2x129:257x128 causal", "1x2x300:77x64 causal", "1x2x200x128"],
        "results": rows, "clean": bad == 0}
-dest = os.path.join(out_dir or os.path.join("evidence", slug), f"sanitize_{stamp}.json")
+dest = os.path.join(out_dir or "evidence", slug, f"sanitize_{stamp}.json")
 os.makedirs(os.path.dirname(dest), exist_ok=True)
 tmp = dest + ".tmp"
 json.dump(doc, open(tmp, "w"), indent=1)
