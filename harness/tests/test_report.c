@@ -1,0 +1,254 @@
+/* The report: number formats, the phase README sections, and `report` end to end on the
+ * synthetic evidence of harness/tests/data/evidence/: byte-for-byte reproducible output
+ * (plots included), --check, a malformed file left out with its field named, and a
+ * finished report replacing the old one whole. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "commands.h"
+#include "report_files.h"
+#include "report_fmt.h"
+#include "report_phase_doc.h"
+
+#define DATA "harness/tests/data/"
+
+static void number_formats(void **st)
+{
+    (void)st;
+    char b[64];
+    assert_string_equal(fmt_num(b, sizeof b, 1234.56), "1235");
+    assert_string_equal(fmt_num(b, sizeof b, 123.456), "123.5");
+    assert_string_equal(fmt_num(b, sizeof b, 12.3456), "12.35");
+    assert_string_equal(fmt_num(b, sizeof b, 0.81234), "0.812");
+    assert_string_equal(fmt_num(b, sizeof b, -0.0001), "0.000");
+    assert_string_equal(fmt_num(b, sizeof b, 0.0 / 0.0), "-");
+    assert_string_equal(fmt_ci(b, sizeof b, 0.8, 0.9), "[0.800, 0.900]");
+    assert_string_equal(fmt_change(b, sizeof b, 1.2194), "+21.9%");
+    assert_string_equal(fmt_change(b, sizeof b, 0.9), "-10.0%");
+    assert_string_equal(fmt_change(b, sizeof b, 1.0), "+0.0%");
+    assert_string_equal(fmt_pct(b, sizeof b, 0.1234), "12.3%");
+    assert_string_equal(fmt_speedup(b, sizeof b, 3.214), "x3.21");
+    assert_string_equal(fmt_speedup(b, sizeof b, 66.66), "x66.7");
+    assert_string_equal(fmt_sci(b, sizeof b, 3.1e-4), "3.1e-04");
+}
+
+static void phase_readme_sections(void **st)
+{
+    (void)st;
+    const char *md =
+        "# 07_x: the idea\n\nIntro [src](kernel.cu).\n\n"
+        "## Technique\n\n- tiles of 64, see [the kernel](kernel.cu) and [docs](https://example.org/a).\n"
+        "- `inline ](code)` stays.\n\n"
+        "```text\n## not a heading inside a fence\n```\n\n"
+        "## Hypothesis (written before measuring)\n\nx2 over 06.\n\n"
+        "## Profiler numbers\n\nnot quoted\n\n"
+        "## Outcome\n\nx1.8.\n";
+    phase_doc d;
+    assert_int_equal(phase_doc_parse(md, "../../phases/07_x/", &d), 0);
+    assert_string_equal(d.title, "07_x: the idea");
+    assert_non_null(strstr(d.technique, "[the kernel](../../phases/07_x/kernel.cu)"));
+    assert_non_null(strstr(d.technique, "[docs](https://example.org/a)"));
+    assert_non_null(strstr(d.technique, "`inline ](code)`"));
+    assert_non_null(strstr(d.technique, "## not a heading inside a fence"));
+    assert_string_equal(d.prediction, "x2 over 06.\n");
+    assert_string_equal(d.outcome, "x1.8.\n");
+    assert_null(strstr(d.outcome, "not quoted"));
+    phase_doc_free(&d);
+    assert_int_equal(phase_doc_parse("# only a title\n\n## Prediction\n\n", "", &d), 0);
+    assert_null(d.technique);
+    assert_null(d.prediction);   /* an empty section is an absent one */
+    phase_doc_free(&d);
+    assert_int_equal(phase_doc_load(DATA "phases", "no_such_phase", &d), 1);
+}
+
+static int have_gnuplot(void)
+{
+    return system("gnuplot --version >/dev/null 2>&1") == 0;
+}
+
+static int report(const char *evidence, const char *out, int check)
+{
+    char *argv[16];
+    int n = 0;
+    argv[n++] = "report";
+    argv[n++] = "--evidence";
+    argv[n++] = (char *)evidence;
+    argv[n++] = "--out";
+    argv[n++] = (char *)out;
+    argv[n++] = "--phases";
+    argv[n++] = DATA "phases";
+    argv[n++] = "--config";
+    argv[n++] = DATA "gate_config.json";
+    if (check) argv[n++] = "--check";
+    FILE *saved = stdout;
+    stdout = fopen("/dev/null", "w");
+    int rc = cmd_report(n, argv);
+    fclose(stdout);
+    stdout = saved;
+    return rc;
+}
+
+static char *temp_dir(void)
+{
+    char *d = strdup("/tmp/attn_report_XXXXXX");
+    assert_non_null(mkdtemp(d));
+    return d;
+}
+
+static int exists(const char *dir, const char *rel)
+{
+    char p[1024];
+    struct stat s;
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    return stat(p, &s) == 0;
+}
+
+static char *read_rel(const char *dir, const char *rel)
+{
+    char p[1024];
+    size_t len;
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    return files_read(p, &len);
+}
+
+static void reproducible_and_checked(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *tmp = temp_dir();
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/a", tmp);
+    snprintf(b, sizeof b, "%s/b", tmp);
+    assert_int_equal(report(DATA "evidence", a, 0), EXIT_OK);
+    assert_int_equal(report(DATA "evidence", b, 0), EXIT_OK);
+    FILE *null = fopen("/dev/null", "w");
+    assert_int_equal(files_diff_trees(a, b, null), 0);   /* byte for byte, SVGs included */
+    static const char *const want[] = {
+        "README.md", "phases/01_scalar.md", "phases/06_tiling.md", "plots/ladder.svg",
+        "plots/nvidia-test-gpu-ladder.svg", "plots/nvidia-test-gpu-waterfall.svg",
+        "plots/nvidia-test-gpu-roofline.svg", "plots/nvidia-test-gpu-latency-d64.svg",
+        "plots/nvidia-test-gpu-tflops-d128.svg", "plots/nvidia-other-gpu-ladder.svg",
+        "plots/history-06_tiling.svg",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!exists(a, want[i])) fail_msg("%s/%s missing", a, want[i]);
+    char *readme = read_rel(a, "README.md");
+    assert_non_null(readme);
+    /* the newest complete run of each GPU, not the partial one */
+    assert_non_null(strstr(readme, "20260201T000000Z_bbbbbbb.json"));
+    assert_null(strstr(readme, "Newest complete run: [`20260215T000000Z_ccccccc"));
+    assert_non_null(strstr(readme, "| [06_tiling](phases/06_tiling.md) | 4.921 [4.897, 4.946] | 0.850"));
+    assert_non_null(strstr(readme, "![the ladder"));
+    /* the regression gate against accepted.txt's run, with the shape that became unsupported */
+    assert_non_null(strstr(readme, "Regression gate against the accepted run `20260101T000000Z_aaaaaaa.json`: **FAIL**"));
+    free(readme);
+    char *svg = read_rel(a, "plots/nvidia-test-gpu-ladder.svg");
+    assert_non_null(svg);
+    assert_null(strstr(svg, "GNUPLOT"));          /* no version line */
+    assert_non_null(strstr(svg, "<title>NVIDIA Test GPU: median latency per rung"));
+    free(svg);
+    char *page = read_rel(a, "phases/06_tiling.md");
+    assert_non_null(page);
+    assert_non_null(strstr(page, "## Technique\n\n- mma.sync flash attention"));
+    assert_non_null(strstr(page, "### Prediction (written before measuring)\n\n06_tiling should be faster"));
+    assert_non_null(strstr(page, "| stall #1: long_scoreboard (cycles per issue) |"));
+    free(page);
+
+    assert_int_equal(report(DATA "evidence", a, 1), EXIT_OK);
+    /* an edit, a stale file and a missing file are each a difference */
+    char p[1024];
+    snprintf(p, sizeof p, "%s/README.md", b);
+    FILE *f = fopen(p, "a");
+    fputs("hand edit\n", f);
+    fclose(f);
+    assert_int_equal(report(DATA "evidence", b, 1), EXIT_GATE);
+    assert_int_equal(report(DATA "evidence", b, 0), EXIT_OK);
+    snprintf(p, sizeof p, "%s/plots/stale.svg", b);
+    f = fopen(p, "w");
+    fclose(f);
+    assert_int_equal(report(DATA "evidence", b, 1), EXIT_GATE);
+    /* writing replaces the tree whole: the stale file is gone */
+    assert_int_equal(report(DATA "evidence", b, 0), EXIT_OK);
+    assert_false(exists(b, "plots/stale.svg"));
+    snprintf(p, sizeof p, "%s/plots/ladder.svg", b);
+    unlink(p);
+    assert_int_equal(report(DATA "evidence", b, 1), EXIT_GATE);
+    /* nothing is left beside the target */
+    assert_int_equal(files_remove_tree(a), 0);
+    assert_int_equal(files_remove_tree(b), 0);
+    assert_int_equal(rmdir(tmp), 0);
+    fclose(null);
+    free(tmp);
+}
+
+static void malformed_evidence_is_named_and_left_out(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *tmp = temp_dir();
+    char out[512];
+    snprintf(out, sizeof out, "%s/r", tmp);
+    char errpath[512];
+    snprintf(errpath, sizeof errpath, "%s/stderr", tmp);
+    fflush(stderr);
+    FILE *saved = stderr;
+    stderr = fopen(errpath, "w");
+    int rc = report(DATA "evidence_bad", out, 0);
+    fclose(stderr);
+    stderr = saved;
+    assert_int_equal(rc, EXIT_BAD_INPUT);
+    size_t len;
+    char *msg = files_read(errpath, &len);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "20260201T000000Z_bbbbbbb.json: results[3].shape.head_dim"));
+    free(msg);
+    /* the good run still reports */
+    char *readme = read_rel(out, "README.md");
+    assert_non_null(readme);
+    assert_non_null(strstr(readme, "20260101T000000Z_aaaaaaa.json"));
+    assert_null(strstr(readme, "20260201T000000Z_bbbbbbb.json"));
+    free(readme);
+    /* a missing evidence directory is bad input, nothing written */
+    char none[512];
+    snprintf(none, sizeof none, "%s/none", tmp);
+    assert_int_equal(report(DATA "no_such_dir", none, 0), EXIT_BAD_INPUT);
+    assert_false(exists(none, "README.md"));
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
+static void no_evidence_yet(void **st)
+{
+    (void)st;
+    char *tmp = temp_dir();
+    char ev[512], out[512];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    snprintf(out, sizeof out, "%s/reports", tmp);
+    assert_int_equal(mkdir(ev, 0755), 0);
+    assert_int_equal(report(ev, out, 0), EXIT_OK);
+    char *readme = read_rel(out, "README.md");
+    assert_non_null(readme);
+    assert_non_null(strstr(readme, "No evidence yet"));
+    free(readme);
+    assert_int_equal(report(ev, out, 1), EXIT_OK);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(number_formats),
+        cmocka_unit_test(phase_readme_sections),
+        cmocka_unit_test(reproducible_and_checked),
+        cmocka_unit_test(malformed_evidence_is_named_and_left_out),
+        cmocka_unit_test(no_evidence_yet),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
