@@ -49,7 +49,7 @@ TEST_BINS    := $(patsubst harness/tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # libraries, e.g. -lcublas) or NVCCFLAGS_<name> (e.g. an sm_90a target).
 -include $(wildcard phases/*/build.mk kernels/*/build.mk)
 
-.PHONY: all deps build run test unit-tests kernel-checks clean FORCE asan-tests fuzz fuzz-corpus sanitize
+.PHONY: all deps build run test unit-tests kernel-checks clean FORCE asan-tests fuzz fuzz-corpus sanitize test-switches
 .DEFAULT_GOAL := all
 
 all: build
@@ -131,6 +131,14 @@ unit-tests: $(TEST_BINS) $(FIXTURES)
 
 kernel-checks: $(PHASE_SOS) $(KERNEL_SOS)
 	@bash ci/check_kernels.sh $(BUILD) $(PHASE_SOS) $(KERNEL_SOS)
+
+# ---- the gate's planted slowdown (test-only binary; never what `make run` uses) ---------
+$(BUILD)/testing/plant_delay.so: harness/testing/plant_delay.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -o $@ $<
+$(BUILD)/attnladder-test: $(HARNESS_SRC) $(wildcard harness/*.h)
+	$(CC) $(CFLAGS) -DATTN_TEST_SWITCHES -DATTN_NVCC_VERSION='"$(NVCC_VERSION)"' -o $@ $(HARNESS_SRC) $(HARNESS_LIBS)
+test-switches: $(BUILD)/attnladder-test $(BUILD)/testing/plant_delay.so
 
 # ---- sanitizers and fuzzing (CPU parts) -------------------------------------------------
 # (gcc's truncation warnings depend on the optimisation level; the -O2 build keeps them)

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include "attn_reference.h"
 #include "inputs.h"
+#include "plant.h"
 #include "resources.h"
 
 typedef struct {
@@ -98,7 +99,8 @@ static int time_modes(measure_ctx *ctx, const loaded_impl *im, void *state,
     for (int m = 0; m < MODE_COUNT; m++) {
         if (!modes[m] || *ctx->stop) continue;
         time_result r;
-        if (time_measure(im->ph, state, a, (time_mode)m, &ctx->tc, &r, err, errlen)) return -1;
+        if (time_measure(plant_wrap(im->ph), state, a, (time_mode)m, &ctx->tc, &r, err, errlen))
+            return -1;
         char line[160];
         snprintf(line, sizeof line, "%-6s %10.3f us [%.3f, %.3f] n=%zu inner=%d (%s)",
                  time_mode_name((time_mode)m), r.sum.median, r.sum.ci_lo, r.sum.ci_hi, r.n,

@@ -15,6 +15,7 @@
 #include "evidence.h"
 #include "loader.h"
 #include "measure.h"
+#include "plant.h"
 #include "resources.h"
 #include "run_opts.h"
 #include "shapes.h"
@@ -237,6 +238,8 @@ static int run_main(run_opts *o, int argc, char **argv)
     json_t *jargv = json_array();
     for (int i = 0; i < argc; i++) json_array_append_new(jargv, json_string(argv[i]));
     json_object_set_new(ctx, "argv", jargv);
+    if (plant_describe())   /* test builds only: the planted slowdown is part of the record */
+        json_object_set_new(ctx, "planted_slowdown", json_string(plant_describe()));
     json_t *before = device_clocks_json(why, sizeof why);
     json_object_set_new(ctx, "clocks_before", before ? before : json_null());
     json_object_set_new(ctx, "nvml", json_string(before ? "ok" : why));
