@@ -19,7 +19,8 @@ if [[ " $steps " == *" ladder "* ]]; then
        1,16,16384,16384,128,1 >&2; then
     [ -s "$build/torch_sdpa.json" ] && ext=(--external "$build/torch_sdpa.json")
   fi
-  "$bin" run --build "$build" --sweep "${ext[@]}" "${ev_args[@]}" > "$build/run.out"; rc=$?
+  # a run stopped by the time limit keeps what it measured as a partial file
+  timeout -s INT "${RUN_TIMEOUT:-3000}" "$bin" run --build "$build" --sweep "${ext[@]}" "${ev_args[@]}" > "$build/run.out"; rc=$?
   cat "$build/run.out"
   file=$(sed -n 's/^evidence: \([^ ]*\).*/\1/p' "$build/run.out")
   [ $rc = 0 ] || status=$rc
