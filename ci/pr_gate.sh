@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The GPU workflow's gate step, runnable by hand after `make run`:
+#   bash ci/pr_gate.sh [OUT_DIR] [RUN.json]
+# Gates RUN.json (default: the newest complete evidence file that git does not track yet,
+# i.e. the one `make run` just wrote) with the ladder gate and, when the GPU has an
+# accepted reference run (evidence/<gpu>/accepted.txt), the regression gate against it.
+# Writes OUT_DIR/gate.txt (the table), OUT_DIR/gate.json, and OUT_DIR/compare.md (the
+# pull-request comment). Exit status: the gate's (0 pass, 1 failed, 2 bad input).
+set -u
+out=${1:-out}
+run=${2:-}
+bin=${ATTNLADDER:-build/attnladder}
+mkdir -p "$out"
+if [ -z "$run" ]; then
+  run=$(git ls-files --others --exclude-standard -- 'evidence/*/*.json' 2>/dev/null \
+        | grep -v '\.partial\.json$' | awk -F/ '{print $NF "\t" $0}' | sort | tail -1 | cut -f2)
+fi
+if [ -z "$run" ] || [ ! -f "$run" ]; then
+  echo "pr_gate: no new evidence file (did make run write one under evidence/<gpu>/?)" | tee "$out/gate.txt" >&2
+  printf '### attnladder\n\nThe run wrote no evidence; nothing was gated.\n' > "$out/compare.md"
+  exit 2
+fi
+slug=$(basename "$(dirname "$run")")
+accepted_txt="evidence/$slug/accepted.txt"
+against=()
+ref=""
+if [ -f "$accepted_txt" ]; then
+  ref="evidence/$slug/$(head -1 "$accepted_txt" | tr -d '[:space:]')"
+  against=(--against "$ref")
+else
+  echo "pr_gate: $accepted_txt does not exist: ladder gate only (accept a run by writing its file name there)"
+fi
+"$bin" gate "$run" "${against[@]}" --json "$out/gate.json" > "$out/gate.txt" 2>&1
+status=$?
+cat "$out/gate.txt"
+if [ -n "$ref" ] && [ "$status" != 2 ]; then
+  "$bin" compare "$ref" "$run" --out "$out/compare.md" || status=2
+else
+  { printf '### attnladder: %s\n\n' "$run"
+    # shellcheck disable=SC2016
+    if [ -z "$ref" ]; then printf 'No accepted reference run for `%s` yet (`%s`).\n\n' "$slug" "$accepted_txt"; fi
+    printf '```text\n'; cat "$out/gate.txt"; printf '```\n'; } > "$out/compare.md"
+fi
+exit "$status"
