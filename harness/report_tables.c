@@ -232,6 +232,9 @@ static void gate_section(FILE *f, const report_ctx *c, const report_gpu *g)
         char e[700];
         fprintf(f, "Regression gate against `%s`: **not evaluated**: %s\n\n", g->accepted_name,
                 cell(g->reg_err, e, sizeof e));
+    } else if (g->reg_state == 0) {
+        fprintf(f, "Regression gate against the accepted run `%s`: not evaluated (the ladder gate "
+                "could not be).\n\n", g->accepted_name);
     } else if (g->reg_state > 0) {
         size_t counts[4] = { 0 };
         for (size_t i = 0; i < g->reg.n; i++)
