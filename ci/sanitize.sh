@@ -29,7 +29,7 @@ one() {
 }
 export -f one; export cs bin build logs
 export shapes_str="${shapes[*]}"
-printf '%s\n' "${jobs[@]}" | xargs -P 4 -L 1 bash -c 'shapes=($shapes_str); one "$0" "$1"' > "$logs/status.txt"
+printf '%s\n' "${jobs[@]}" | xargs -P "${SANITIZE_JOBS:-4}" -L 1 bash -c 'shapes=($shapes_str); one "$0" "$1"' > "$logs/status.txt"
 python3 - "$logs" "$out_dir" <<'PY'
 import datetime, json, os, re, subprocess, sys
 logs, out_dir = sys.argv[1], sys.argv[2]
