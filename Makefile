@@ -176,6 +176,8 @@ test: deps
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
 	@bash ci/test_cli.sh $(BUILD)/attnladder
 	@bash ci/freeze.sh --check
+	@$(BUILD)/attnladder report --check
+	@bash ci/lint_workflow.sh
 	@bash ci/test_freeze.sh
 	@echo "make test: all passed"
 

@@ -54,6 +54,10 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   if [ -e "$tmp/out" ]; then echo "test_cli: a run without a GPU wrote evidence" >&2; fail=1; fi
 fi
 
+expect 2 "two evidence files" -- compare "$tmp/x.json"
+expect 2 "not a directory" -- report --evidence "$tmp/none" --check
+expect 2 "unknown option" -- gate --frobnicate
+
 # list works without a GPU and names every phase.
 expect 0 "launch_floor" -- list
 

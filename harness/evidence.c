@@ -567,6 +567,6 @@ int evidence_list(const char *root, int include_partial, char ***paths, size_t *
         *n = 0;
         return -1;
     }
-    qsort(*paths, *n, sizeof **paths, cmp_str);
+    if (*n) qsort(*paths, *n, sizeof **paths, cmp_str);
     return 0;
 }

@@ -59,13 +59,16 @@ static json_t *unsupported_result(const loaded_impl *im, const shape_point *pt, 
                      shape_json(&pt->s), "tag", pt->tag, "supported", 0, "reason", why);
 }
 
-/* Runs once into the poisoned output and copies it back. 0, 1 (the implementation
+/* Runs once into the poisoned output (and workspace) and copies the output back. 0, 1 (the implementation
  * failed: reason in why), or -1 (a CUDA failure of the harness itself: err). */
 static int run_for_check(const loaded_impl *im, void *state, const attn_args *a,
                          const device_bufs *d, uint16_t *host_out, size_t nq,
                          char *why, size_t whylen, char *err, size_t errlen)
 {
     CUDA_OR_FAIL(cudaMemsetAsync(d->o, 0xff, nq * sizeof(uint16_t), a->stream));  /* NaN */
+    /* The workspace too: an implementation that reads workspace it did not write then
+     * reads NaN (fp16 and fp32 alike) and fails the check. */
+    if (a->workspace) CUDA_OR_FAIL(cudaMemsetAsync(a->workspace, 0xff, d->ws_bytes, a->stream));
     int rc = im->ph->run(state, a);
     if (rc != 0) {
         snprintf(why, whylen, "run failed (%d): %s", rc, im->ph->error_string(rc));
