@@ -48,6 +48,25 @@ printf 'not json at all' > "$tmp/ev/gpu-x/20260101T000000Z_abc.json"
 expect 2 "20260101T000000Z_abc.json" -- show --evidence "$tmp/ev"
 expect 2 "no evidence" -- show --evidence "$tmp/empty-root-that-has-nothing" 
 
+# Evidence from a newer schema than this build reads: named, refused.
+printf '{"schema": "attnladder-evidence", "schema_version": 2, "partial": false}\n' > "$tmp/ev/gpu-x/20260101T000000Z_abc.json"
+expect 2 "schema_version: 2 is newer than this build reads" -- show --evidence "$tmp/ev"
+
+# A shared object whose library is missing at run time (as when cuDNN is not installed
+# where the baseline runs): the file and the missing library are named.
+mkdir -p "$tmp/b/phases" "$tmp/b/kernels"
+echo 'int absent_fn(void) { return 1; }' > "$tmp/absent.c"
+cc -shared -fPIC -o "$tmp/libattn_absent.so" "$tmp/absent.c"
+printf 'int absent_fn(void);\nint use(void) { return absent_fn(); }\n' > "$tmp/needs.c"
+cc -shared -fPIC -o "$tmp/b/kernels/needs_absent.so" "$tmp/needs.c" -L"$tmp" -lattn_absent
+rm "$tmp/libattn_absent.so"
+expect 2 "needs_absent.so: cannot load: libattn_absent.so" -- list --build "$tmp/b"
+expect 2 "needs_absent.so: cannot load" -- run --build "$tmp/b"
+
+# gnuplot missing: the report says what to install and writes nothing.
+expect 2 "install gnuplot-nox" -- report --gnuplot "$tmp/no-gnuplot" --out "$tmp/rep"
+if [ -e "$tmp/rep" ]; then echo "test_cli: a failed report left $tmp/rep behind" >&2; fail=1; fi
+
 # Without a GPU, a valid run says so and exits 3, writing nothing.
 if ! nvidia-smi -L >/dev/null 2>&1; then
   expect 3 "no GPU" -- run --impl 01_scalar --shape 1,1,64,64 --evidence "$tmp/out"

@@ -148,6 +148,20 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results,
     if (!ref || !out) goto oom;
     if (ref_attention_rows(s, in.q, in.k, in.v, rows, nrows, ref, ctx->ref_threads)) goto oom;
 
+    /* A shape whose tensors cannot fit is reported, not fatal: the rest of the run goes on. */
+    size_t free_b = 0, total_b = 0, need = (2 * in.nq + 2 * in.nkv) * sizeof(uint16_t);
+    CUDA_OR_FAIL(cudaMemGetInfo(&free_b, &total_b));
+    if (need > free_b) {
+        char why[256];
+        snprintf(why, sizeof why, "out of device memory: Q, K, V and O need %zu bytes, the GPU "
+                 "has %zu free of %zu", need, free_b, total_b);
+        for (size_t i = 0; i < ctx->n_impls; i++) {
+            if (ctx->impls[i]->kind == IMPL_FLOOR) continue;
+            json_array_append_new(results, unsupported_result(ctx->impls[i], pt, why));
+            progress(ctx, ctx->impls[i]->ph->name, shape_text, why);
+        }
+        goto done;
+    }
     CUDA_OR_FAIL(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     CUDA_OR_FAIL(cudaMalloc(&d.q, in.nq * 2));
     CUDA_OR_FAIL(cudaMalloc(&d.k, in.nkv * 2));

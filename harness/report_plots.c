@@ -117,6 +117,7 @@ static int script_run(script *s, const report_ctx *c)
         (void)e;
         execlp(c->gnuplot, c->gnuplot, gp, (char *)NULL);
         fprintf(stderr, "cannot run it (install gnuplot-nox, or name it with --gnuplot)\n");
+        fflush(stderr);   /* stderr is a file now, buffered, and _exit does not flush */
         _exit(127);
     }
     int status = 0;
