@@ -67,6 +67,21 @@ expect 2 "needs_absent.so: cannot load" -- run --build "$tmp/b"
 expect 2 "install gnuplot-nox" -- report --gnuplot "$tmp/no-gnuplot" --out "$tmp/rep"
 if [ -e "$tmp/rep" ]; then echo "test_cli: a failed report left $tmp/rep behind" >&2; fail=1; fi
 
+# A partial (interrupted) run is left out by show, gate and report unless asked for.
+acc=evidence/nvidia-h100-80gb-hbm3/$(cat evidence/nvidia-h100-80gb-hbm3/accepted.txt 2>/dev/null)
+if [ -f "$acc" ]; then
+  mkdir -p "$tmp/ev3/nvidia-h100-80gb-hbm3"
+  part="$tmp/ev3/nvidia-h100-80gb-hbm3/20991231T000000Z_0000000.partial.json"
+  sed 's/"partial": false/"partial": true/' "$acc" > "$part"
+  expect 2 "no evidence" -- show --evidence "$tmp/ev3"
+  expect 2 "partial" -- gate "$part"
+  expect 0 "evidence: .*partial.json" -- show "$part"
+  "$bin" report --evidence "$tmp/ev3" --out "$tmp/rep3" > /dev/null 2>&1
+  if grep -q "20991231T000000Z" "$tmp/rep3/README.md" 2>/dev/null; then
+    echo "test_cli: report included a partial run" >&2; fail=1
+  fi
+fi
+
 # Without a GPU, a valid run says so and exits 3, writing nothing.
 if ! nvidia-smi -L >/dev/null 2>&1; then
   expect 3 "no GPU" -- run --impl 01_scalar --shape 1,1,64,64 --evidence "$tmp/out"
