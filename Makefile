@@ -49,7 +49,7 @@ TEST_BINS    := $(patsubst harness/tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # libraries, e.g. -lcublas) or NVCCFLAGS_<name> (e.g. an sm_90a target).
 -include $(wildcard phases/*/build.mk kernels/*/build.mk)
 
-.PHONY: all deps build run test unit-tests kernel-checks clean FORCE asan-tests fuzz fuzz-corpus sanitize test-switches
+.PHONY: all deps build run test unit-tests kernel-checks clean FORCE asan-tests fuzz fuzz-corpus fuzz-long sanitize test-switches
 .DEFAULT_GOAL := all
 
 all: build
@@ -166,8 +166,15 @@ fuzz-corpus:
 
 fuzz: $(FUZZ_BINS) fuzz-corpus
 	@for f in evidence cli; do \
-	  $(BUILD)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
-	    -print_final_stats=0 $(BUILD)/fuzz/corpus_$$f 2>&1 | tail -1 || exit 1; done
+	  if ! $(BUILD)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
+	      -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus_$$f > $(BUILD)/fuzz/$$f.log 2>&1; then \
+	    tail -30 $(BUILD)/fuzz/$$f.log; echo "fuzz_$$f: failed (log: $(BUILD)/fuzz/$$f.log)"; exit 1; fi; \
+	  echo "fuzz_$$f: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' $(BUILD)/fuzz/$$f.log), no crash, hang or leak"; \
+	done
+
+# The longer run, by hand or nightly: ten minutes per target.
+fuzz-long:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=600
 
 test: deps
 	@$(MAKE) --no-print-directory build

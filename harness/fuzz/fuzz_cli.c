@@ -28,15 +28,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     argv[argc] = NULL;
     static run_opts o;
-    FILE *saved = stderr;
+    FILE *saved = stderr, *saved_out = stdout;
     stderr = fopen("/dev/null", "w");   /* the parsers explain every refusal */
+    stdout = fopen("/dev/null", "w");   /* and print the usage on --help */
     parse_run_opts(argc, argv, &o);
     run_opts_free(&o);
     attn_shape s;
     char err[256];
     shape_parse(argv[argc - 1], &s, err, sizeof err);
     fclose(stderr);
+    fclose(stdout);
     stderr = saved;
+    stdout = saved_out;
     free(buf);
     return 0;
 }
