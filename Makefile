@@ -15,7 +15,7 @@ ARCHS     ?= -gencode arch=compute_80,code=sm_80 \
 
 DEB_PKGS  := libjansson-dev libcmocka-dev gnuplot-nox pkg-config yamllint clang libclang-rt-14-dev
 
-INCLUDES  := -Iharness -Iharness/include -Ikernels/include -Ikernels/reference \
+INCLUDES  := -Iharness -Iharness/include -Ikernels/reference \
              -I$(CUDA)/include
 OPT       ?= -O2 -g
 CFLAGS    += $(OPT) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(INCLUDES)
@@ -29,14 +29,17 @@ HARNESS_LIBS := -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 \
                 -Wl,-Bstatic -ljansson -Wl,-Bdynamic \
                 -lcudart -lcublas -ldl -lm -pthread
 
-HARNESS_SRC  := $(sort $(wildcard harness/*.c)) $(sort $(wildcard kernels/reference/*.c))
+# Commands at the top of harness/, the stages they stand on in folders below it.
+HARNESS_STAGES := core measure evidence gate report
+HARNESS_SRC  := $(sort $(wildcard harness/*.c $(patsubst %,harness/%/*.c,$(HARNESS_STAGES)))) \
+                $(sort $(wildcard kernels/reference/*.c))
 HARNESS_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(HARNESS_SRC))
 LIB_OBJ      := $(filter-out $(BUILD)/obj/harness/main.o,$(HARNESS_OBJ))
 
 PHASE_DIRS   := $(patsubst %/,%,$(sort $(wildcard phases/[0-9][0-9]_*/)))
 PHASE_NAMES  := $(notdir $(PHASE_DIRS))
 PHASE_SOS    := $(patsubst %,$(BUILD)/phases/%.so,$(PHASE_NAMES))
-KERNEL_DIRS  := $(patsubst %/,%,$(filter-out kernels/include/ kernels/reference/,$(sort $(wildcard kernels/*/))))
+KERNEL_DIRS  := $(patsubst %/,%,$(filter-out kernels/reference/,$(sort $(wildcard kernels/*/))))
 KERNEL_NAMES := $(notdir $(KERNEL_DIRS))
 KERNEL_SOS   := $(patsubst %,$(BUILD)/kernels/%.so,$(KERNEL_NAMES))
 
@@ -87,7 +90,7 @@ $(BUILD)/attnladder: $(HARNESS_OBJ)
 -include $(HARNESS_OBJ:.o=.d)
 
 NVCC_VERSION := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release [0-9.]*, V\([0-9.]*\).*/\1/p')
-$(BUILD)/obj/harness/device_info.o: CFLAGS += -DATTN_NVCC_VERSION='"$(NVCC_VERSION)"'
+$(BUILD)/obj/harness/measure/device_info.o: CFLAGS += -DATTN_NVCC_VERSION='"$(NVCC_VERSION)"'
 
 
 # ---- phases and kernels: one shared object each, ptxas report beside it ---------------
@@ -136,7 +139,7 @@ kernel-checks: $(PHASE_SOS) $(KERNEL_SOS)
 $(BUILD)/testing/plant_delay.so: harness/testing/plant_delay.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -o $@ $<
-$(BUILD)/attnladder-test: $(HARNESS_SRC) $(wildcard harness/*.h)
+$(BUILD)/attnladder-test: $(HARNESS_SRC) $(wildcard harness/*.h harness/*/*.h)
 	$(CC) $(CFLAGS) -DATTN_TEST_SWITCHES -DATTN_NVCC_VERSION='"$(NVCC_VERSION)"' -o $@ $(HARNESS_SRC) $(HARNESS_LIBS)
 test-switches: $(BUILD)/attnladder-test $(BUILD)/testing/plant_delay.so
 

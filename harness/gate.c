@@ -5,12 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli_args.h"
+#include "core/args.h"
 #include "commands.h"
-#include "evidence.h"
-#include "gate_config.h"
-#include "gate_eval.h"
-#include "gate_runs.h"
+#include "evidence/accepted.h"
+#include "evidence/evidence_file.h"
+#include "gate/config.h"
+#include "gate/evaluate.h"
+#include "evidence/reader.h"
 
 static void usage(FILE *f)
 {
@@ -48,34 +49,6 @@ static char *newest_run(const char *root, int include_partial, char *err, size_t
     if (!best) snprintf(err, errlen, "no evidence under %s/ (run `make run` on a GPU)", root);
     evidence_free_list(paths, n);
     return out;
-}
-
-/* DIR/<slug>/accepted.txt names the accepted run's file (one line). */
-static int accepted_path(const char *root, const char *slug, char *out, size_t len, char *err,
-                         size_t errlen)
-{
-    char txt[1024];
-    snprintf(txt, sizeof txt, "%s/%s/accepted.txt", root, slug);
-    FILE *f = fopen(txt, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot read it: no accepted reference run for this GPU yet "
-                 "(write the file name of a run into it to accept that run)", txt);
-        return -1;
-    }
-    char line[512] = "";
-    if (!fgets(line, sizeof line, f)) line[0] = '\0';
-    fclose(f);
-    line[strcspn(line, "\r\n")] = '\0';
-    char *name = line;
-    while (*name == ' ' || *name == '\t') name++;
-    size_t l = strlen(name);
-    while (l && (name[l - 1] == ' ' || name[l - 1] == '\t')) name[--l] = '\0';
-    if (!l || strchr(name, '/')) {
-        snprintf(err, errlen, "%s: must hold one evidence file name of that directory, got '%s'", txt, name);
-        return -1;
-    }
-    snprintf(out, len, "%s/%s/%s", root, slug, name);
-    return 0;
 }
 
 int cmd_gate(int argc, char **argv)
@@ -136,7 +109,9 @@ int cmd_gate(int argc, char **argv)
     if (against) {
         char refpath[2048];
         if (!strcmp(against, "accepted")) {
-            if (accepted_path(root, run.slug, refpath, sizeof refpath, err, sizeof err)) goto bad;
+            char name[512];
+            if (evidence_accepted(root, run.slug, name, sizeof name, refpath, sizeof refpath, err,
+                                  sizeof err) != 1) goto bad;
         } else {
             snprintf(refpath, sizeof refpath, "%s", against);
         }

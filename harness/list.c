@@ -2,10 +2,10 @@
  * of the headline set and the sweep it supports (and why not). Needs no GPU. */
 #include <stdio.h>
 #include <string.h>
-#include "cli_args.h"
+#include "core/args.h"
 #include "commands.h"
-#include "loader.h"
-#include "shapes.h"
+#include "measure/loader.h"
+#include "core/shapes.h"
 
 #define MAX_POINTS 128
 

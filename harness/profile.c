@@ -9,13 +9,13 @@
 #include <unistd.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
-#include "cli_args.h"
+#include "core/args.h"
 #include "commands.h"
-#include "evidence.h"
-#include "inputs.h"
-#include "loader.h"
-#include "ncu_csv.h"
-#include "shapes.h"
+#include "evidence/evidence_file.h"
+#include "measure/inputs.h"
+#include "measure/loader.h"
+#include "measure/ncu_csv.h"
+#include "core/shapes.h"
 
 #define MAX_ITEMS 32
 

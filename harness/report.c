@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "cli_args.h"
+#include "core/args.h"
 #include "commands.h"
-#include "evidence.h"
-#include "report.h"
-#include "report_files.h"
+#include "evidence/evidence_file.h"
+#include "core/files.h"
+#include "report/model.h"
+#include "report/pages.h"
+#include "report/plots.h"
 
 static void usage(FILE *f)
 {
@@ -37,71 +39,6 @@ static int cmp_run(const void *pa, const void *pb)
     const run_data *a = pa, *b = pb;
     int c = strcmp(a->slug, b->slug);
     return c ? c : strcmp(a->base, b->base);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static void read_accepted(const char *root, report_gpu *g)
-{
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s/accepted.txt", root, g->slug);
-    FILE *f = fopen(path, "r");
-    if (!f) return;
-    char line[256] = "";
-    if (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        char *s = line;
-        while (*s == ' ' || *s == '\t') s++;
-        size_t n = strlen(s);
-        while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = '\0';
-        snprintf(g->accepted_name, sizeof g->accepted_name, "%s", s);
-    }
-    fclose(f);
-    for (size_t i = 0; i < g->n_runs; i++)
-        if (g->accepted_name[0] && strcmp(g->runs[i].base, g->accepted_name) == 0) g->accepted = &g->runs[i];
-}
-
-static void evaluate_gpu(const report_ctx *c, report_gpu *g)
-{
-    for (size_t i = g->n_runs; i-- > 0;)
-        if (!g->runs[i].partial) {
-            g->latest = &g->runs[i];
-            break;
-        }
-    if (!g->latest) return;
-    g->gate_ok = gate_ladder(c->cfg, g->latest, &g->ladder, g->gate_err, sizeof g->gate_err) == 0;
-    read_accepted(c->evidence_root, g);
-    if (g->accepted && g->accepted != g->latest && g->gate_ok)
-        g->reg_state = gate_regression(c->cfg, g->latest, g->accepted, &g->reg, g->reg_err,
-                                       sizeof g->reg_err) == 0 ? 1 : -1;
-}
-
-/* The phases of every run, sorted, each once. */
-static int collect_phases(report_ctx *c, run_data *runs, size_t n)
-{
-    size_t cap = 16;
-    c->phases = malloc(cap * sizeof *c->phases);
-    if (!c->phases) return -1;
-    for (size_t r = 0; r < n; r++)
-        for (size_t i = 0; i < runs[r].n_impls; i++) {
-            const run_impl *im = &runs[r].impls[i];
-            if (strcmp(im->kind, "phase") != 0) continue;
-            size_t k = 0;
-            while (k < c->n_phases && strcmp(c->phases[k], im->name) != 0) k++;
-            if (k < c->n_phases) continue;
-            if (c->n_phases == cap) {
-                const char **p = realloc(c->phases, 2 * cap * sizeof *p);
-                if (!p) return -1;
-                c->phases = p;
-                cap *= 2;
-            }
-            c->phases[c->n_phases++] = im->name;
-        }
-    qsort(c->phases, c->n_phases, sizeof *c->phases, cmp_str);
-    return 0;
 }
 
 static int write_all(const report_ctx *c)
@@ -128,7 +65,7 @@ static int write_all(const report_ctx *c)
         snprintf(dst, sizeof dst, "%s/plots/ladder.svg", c->out);
         size_t len;
         char *svg = files_read(src, &len);
-        int rc = svg ? report_write_file(dst, svg, len) : -1;
+        int rc = svg ? files_write(dst, svg, len) : -1;
         free(svg);
         if (rc) {
             fprintf(stderr, "attnladder report: cannot copy %s to %s\n", src, dst);
@@ -218,19 +155,7 @@ int cmd_report(int argc, char **argv)
     char tmp[4096] = "";
     if (!runs) goto out;
     qsort(runs, n_runs, sizeof *runs, cmp_run);
-    c.gpus = calloc(n_runs + 1, sizeof *c.gpus);
-    if (!c.gpus || collect_phases(&c, runs, n_runs)) goto out;
-    for (size_t i = 0; i < n_runs;) {
-        report_gpu *g = &c.gpus[c.n_gpus++];
-        g->slug = runs[i].slug;
-        g->gpu_name = runs[i].gpu_name;
-        g->runs = &runs[i];
-        while (i < n_runs && strcmp(runs[i].slug, g->slug) == 0) {
-            g->n_runs++;
-            i++;
-        }
-        evaluate_gpu(&c, g);
-    }
+    if (report_model_build(&c, runs, n_runs)) goto out;
     if (files_temp_beside(out, tmp, sizeof tmp, err, sizeof err)) {
         fprintf(stderr, "attnladder report: %s\n", err);
         tmp[0] = '\0';
@@ -267,64 +192,9 @@ int cmd_report(int argc, char **argv)
     rc = bad ? EXIT_BAD_INPUT : EXIT_OK;
 out:
     if (tmp[0]) files_remove_tree(tmp);
-    for (size_t i = 0; c.gpus && i < c.n_gpus; i++) {
-        gate_outcome_free(&c.gpus[i].ladder);
-        gate_outcome_free(&c.gpus[i].reg);
-    }
-    free(c.gpus);
-    free(c.phases);
+    report_model_free(&c);
     for (size_t i = 0; i < n_runs; i++) run_close(&runs[i]);
     free(runs);
     gate_config_free(&cfg);
     return rc;
-}
-
-/* ---- shared helpers of the writers ---------------------------------------------------- */
-
-int report_write_file(const char *path, const char *text, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
-        fprintf(stderr, "attnladder report: cannot write %s\n", path);
-        if (f) fclose(f);
-        return -1;
-    }
-    return 0;
-}
-
-int report_phase_index(const report_ctx *c, const char *name)
-{
-    for (size_t i = 0; i < c->n_phases; i++)
-        if (strcmp(c->phases[i], name) == 0) return (int)i;
-    return -1;
-}
-
-double report_physical_floor_us(const run_data *r, const attn_shape *s)
-{
-    if (!(r->fp16_tflops > 0) || !(r->dram_gbps > 0)) return NAN;
-    double flops = 4.0 * s->batch * s->heads * (double)s->seq_q * s->seq_kv * s->head_dim;
-    if (s->causal) flops /= 2.0;
-    double bytes = (double)s->batch * s->heads * s->head_dim * 2.0 * (2.0 * s->seq_q + 2.0 * s->seq_kv);
-    double t = fmax(flops / (r->fp16_tflops * 1e12), bytes / (r->dram_gbps * 1e9)) * 1e6;
-    return t + (isfinite(r->launch_floor_us) ? r->launch_floor_us : 0.0);
-}
-
-const run_result *report_first_rung(const report_ctx *c, const run_data *r, const attn_shape *s)
-{
-    for (size_t i = 0; i < c->n_phases; i++) {
-        const run_result *x = run_find(r, c->phases[i], s);
-        if (x && x->timed) return x;
-    }
-    return NULL;
-}
-
-const run_result *report_previous_rung(const report_ctx *c, const run_data *r, const char *phase,
-                                       const attn_shape *s)
-{
-    int k = report_phase_index(c, phase);
-    for (int i = k - 1; i >= 0; i--) {
-        const run_result *x = run_find(r, c->phases[i], s);
-        if (x && x->timed) return x;
-    }
-    return NULL;
 }

@@ -8,18 +8,18 @@
 #include <time.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
-#include "ceilings.h"
-#include "cli_args.h"
+#include "measure/ceilings.h"
+#include "core/args.h"
 #include "commands.h"
-#include "device_info.h"
-#include "evidence.h"
-#include "loader.h"
-#include "measure.h"
-#include "plant.h"
-#include "resources.h"
-#include "run_opts.h"
-#include "shapes.h"
-#include "table.h"
+#include "measure/device_info.h"
+#include "evidence/evidence_file.h"
+#include "measure/loader.h"
+#include "measure/measure_shape.h"
+#include "measure/planted_slowdown.h"
+#include "measure/kernel_resources.h"
+#include "measure/run_options.h"
+#include "core/shapes.h"
+#include "evidence/text_table.h"
 
 static volatile sig_atomic_t g_stop = 0;
 static void on_signal(int sig) { (void)sig; g_stop = 1; }

@@ -2,10 +2,10 @@
  * machine without a GPU (what `make run` prints there). */
 #include <stdio.h>
 #include <string.h>
-#include "cli_args.h"
+#include "core/args.h"
 #include "commands.h"
-#include "evidence.h"
-#include "table.h"
+#include "evidence/evidence_file.h"
+#include "evidence/text_table.h"
 
 /* File names start with a UTC stamp, so the newest run sorts last by base name. */
 static const char *base_name(const char *path)

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "run_opts.h"
-#include "shapes.h"
+#include "measure/run_options.h"
+#include "core/shapes.h"
 
 #define MAX_ARGS 64
 

@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
-#include "evidence.h"
+#include "evidence/evidence_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -9,10 +9,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include "attn_reference.h"
-#include "compare.h"
-#include "half.h"
-#include "inputs.h"
-#include "rng.h"
+#include "measure/correctness.h"
+#include "core/half.h"
+#include "measure/inputs.h"
+#include "core/rng.h"
 
 #define D 64
 static const attn_shape S = { 1, 2, 5, 5, D, 0, 0.125f };   /* 10 rows, 640 elements */

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <cmocka.h>
 #include "commands.h"
-#include "gate_config.h"
-#include "gate_runs.h"
-#include "report_files.h"
-#include "runs_compare.h"
+#include "gate/config.h"
+#include "evidence/reader.h"
+#include "core/files.h"
+#include "compare.h"
 
 #define DATA "harness/tests/data/"
 

@@ -13,7 +13,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "evidence.h"
+#include "evidence/evidence_file.h"
+#include "core/names.h"
 
 static json_t *mode_json(double base)
 {
@@ -438,23 +439,23 @@ static void gpu_slugs(void **st)
 {
     (void)st;
     char s[64];
-    evidence_gpu_slug("NVIDIA H100 80GB HBM3", s, sizeof s);
+    name_gpu_slug("NVIDIA H100 80GB HBM3", s, sizeof s);
     assert_string_equal(s, "nvidia-h100-80gb-hbm3");
-    evidence_gpu_slug("NVIDIA L4", s, sizeof s);
+    name_gpu_slug("NVIDIA L4", s, sizeof s);
     assert_string_equal(s, "nvidia-l4");
-    evidence_gpu_slug("  NVIDIA H100 (PCIe) ", s, sizeof s);
+    name_gpu_slug("  NVIDIA H100 (PCIe) ", s, sizeof s);
     assert_string_equal(s, "nvidia-h100-pcie");
-    evidence_gpu_slug("A--B__c", s, sizeof s);
+    name_gpu_slug("A--B__c", s, sizeof s);
     assert_string_equal(s, "a-b-c");
-    evidence_gpu_slug("", s, sizeof s);
+    name_gpu_slug("", s, sizeof s);
     assert_string_equal(s, "unknown");
-    evidence_gpu_slug("!!!", s, sizeof s);
+    name_gpu_slug("!!!", s, sizeof s);
     assert_string_equal(s, "unknown");
     /* a short buffer cuts at a word end, never leaving a dash or a glued word */
     char small[12];
     for (size_t len = 1; len <= sizeof small; len++) {
         memset(small, 'x', sizeof small);
-        evidence_gpu_slug("NVIDIA H100 GPU", small, len);
+        name_gpu_slug("NVIDIA H100 GPU", small, len);
         assert_true(strlen(small) < len);
         assert_true(strncmp("nvidia-h100-gpu", small, strlen(small)) == 0);
         assert_true(strlen(small) == 0 || small[strlen(small) - 1] != '-');

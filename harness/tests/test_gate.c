@@ -10,11 +10,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "commands.h"
-#include "gate_config.h"
-#include "gate_decide.h"
-#include "gate_eval.h"
-#include "gate_runs.h"
-#include "stats.h"
+#include "gate/config.h"
+#include "gate/decide.h"
+#include "gate/evaluate.h"
+#include "evidence/reader.h"
+#include "core/stats.h"
 
 #define DATA "harness/tests/data/gate/"
 #define CONFIG "harness/tests/data/gate_config.json"   /* ci/gate.json when the tests were written */

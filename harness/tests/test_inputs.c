@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "half.h"
-#include "inputs.h"
-#include "rng.h"
+#include "core/half.h"
+#include "measure/inputs.h"
+#include "core/rng.h"
 
 static const attn_shape S = { 2, 3, 129, 257, 64, 1, 0.125f };
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "loader.h"
+#include "measure/loader.h"
 
 static char path[512];
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <cmocka.h>
-#include "plant.h"
+#include "measure/planted_slowdown.h"
 
 static int run_stub(void *st, const attn_args *a) { (void)st; (void)a; return 0; }
 

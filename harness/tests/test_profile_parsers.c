@@ -4,8 +4,8 @@
 #include <stddef.h>
 #include <string.h>
 #include <cmocka.h>
-#include "ncu_csv.h"
-#include "resources.h"
+#include "measure/ncu_csv.h"
+#include "measure/kernel_resources.h"
 
 static const char PTXAS[] =
     "ptxas info    : 0 bytes gmem\n"

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "attn_reference.h"
-#include "half.h"
-#include "inputs.h"
-#include "rng.h"
+#include "core/half.h"
+#include "measure/inputs.h"
+#include "core/rng.h"
 
 /* O for every row: S = scale Q K^T over the whole matrix, masked entries excluded,
  * P = exp(S) / sum exp(S); a row with no visible key stays zero. */

@@ -12,9 +12,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "commands.h"
-#include "report_files.h"
-#include "report_fmt.h"
-#include "report_phase_doc.h"
+#include "core/files.h"
+#include "core/numfmt.h"
+#include "report/phase_doc.h"
 
 #define DATA "harness/tests/data/"
 

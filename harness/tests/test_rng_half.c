@@ -9,8 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "half.h"
-#include "rng.h"
+#include "core/half.h"
+#include "core/rng.h"
 
 static void splitmix_seeding_gives_known_stream(void **st)
 {

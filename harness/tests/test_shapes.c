@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <cmocka.h>
-#include "shapes.h"
+#include "core/shapes.h"
 
 static void parses_every_form(void **st)
 {

@@ -8,8 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rng.h"
-#include "stats.h"
+#include "core/rng.h"
+#include "core/stats.h"
 
 static const double X[] = { 10.0, 12.5, 11.0, 13.25, 9.5, 10.75, 12.0, 11.5, 14.0, 10.25 };
 static const double Y[] = { 20.0, 21.5, 19.0, 22.25, 20.5, 23.0, 18.75 };

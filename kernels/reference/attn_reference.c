@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "half.h"
-#include "rng.h"
+#include "core/half.h"
+#include "core/rng.h"
 
 #define ROWS_PER_GRAB 16   /* rows a thread takes at a time: balances causal work */
 

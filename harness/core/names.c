@@ -1,0 +1,56 @@
+/* core/names.c: the names the harness turns into file names. */
+#include "core/names.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Lower case, each run of other characters one '-', none leading or trailing; a
+ * buffer too short ends the slug early rather than glue two words. */
+void name_gpu_slug(const char *gpu_name, char *slug, size_t len)
+{
+    if (len == 0) return;
+    size_t n = 0;
+    int dash = 0;
+    for (const char *c = gpu_name ? gpu_name : ""; *c && n + 1 < len; c++) {
+        if (!isalnum((unsigned char)*c)) {
+            dash = 1;
+            continue;
+        }
+        if (dash && n > 0) {
+            if (n + 2 >= len) break;
+            slug[n++] = '-';
+        }
+        dash = 0;
+        slug[n++] = (char)tolower((unsigned char)*c);
+    }
+    slug[n] = '\0';
+    if (n == 0) snprintf(slug, len, "unknown");
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* yyyymmddThhmmssZ */
+static int starts_with_stamp(const char *name)
+{
+    static const char pattern[] = "ddddddddTddddddZ";
+    for (size_t i = 0; i < sizeof pattern - 1; i++) {
+        char c = name[i];
+        if (pattern[i] == 'd' ? (c < '0' || c > '9') : c != pattern[i]) return 0;
+    }
+    return 1;
+}
+
+int name_is_run_file(const char *name, int *partial)
+{
+    if (partial) *partial = 0;
+    if (!name || name[0] == '.' || strchr(name, '/') || !starts_with_stamp(name) ||
+        !ends_with(name, ".json"))
+        return 0;
+    if (partial) *partial = ends_with(name, ".partial.json");
+    return 1;
+}

@@ -1,0 +1,15 @@
+/* core/names.h: the names the harness turns into file names: a GPU's slug (its evidence
+ * directory) and the file name of a run (<yyyymmddThhmmssZ>...json). */
+#ifndef ATTNLADDER_CORE_NAMES_H
+#define ATTNLADDER_CORE_NAMES_H
+#include <stddef.h>
+
+/* The slug of a GPU name: lower case, each run of other characters one '-', none
+ * leading or trailing; "unknown" for an empty one. */
+void name_gpu_slug(const char *gpu_name, char *slug, size_t len);
+
+/* 1 when name is a run file name: no '/', no leading '.', starts with a UTC stamp
+ * yyyymmddThhmmssZ, ends in .json; *partial (when not NULL) says .partial.json. */
+int name_is_run_file(const char *name, int *partial);
+
+#endif

@@ -1,0 +1,141 @@
+/* shapes.c: shape parsing, validation and the standard shape sets. */
+#include "core/shapes.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char SHAPE_FORMS[] =
+    "accepted: B,H,S,D or B,H,S,D,causal or B,H,Sq,Skv,D,causal "
+    "(positive integers, causal 0 or 1)";
+
+int shape_parse(const char *text, attn_shape *out, char *err, size_t errlen)
+{
+    long v[6];
+    int n = 0;
+    const char *p = text;
+    while (n < 6) {
+        char *end;
+        long x = strtol(p, &end, 10);
+        if (end == p) break;
+        v[n++] = x;
+        p = end;
+        if (*p == ',') p++;
+        else break;
+    }
+    size_t len = strlen(text);
+    if (*p != '\0' || (n != 4 && n != 5 && n != 6) || (len && text[len - 1] == ',')) {
+        snprintf(err, errlen, "shape '%s' is malformed; %s", text, SHAPE_FORMS);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (v[i] > INT_MAX || v[i] < INT_MIN) {
+            snprintf(err, errlen, "shape '%s': value %ld out of range; %s", text, v[i], SHAPE_FORMS);
+            return -1;
+        }
+    }
+    memset(out, 0, sizeof *out);
+    out->batch = (int)v[0];
+    out->heads = (int)v[1];
+    out->seq_q = (int)v[2];
+    out->seq_kv = n == 6 ? (int)v[3] : (int)v[2];
+    out->head_dim = n == 6 ? (int)v[4] : (int)v[3];
+    out->causal = n == 6 ? (int)v[5] : n == 5 ? (int)v[4] : 0;
+    out->scale = out->head_dim > 0 ? (float)(1.0 / sqrt((double)out->head_dim)) : 0.0f;
+    return shape_validate(out, err, errlen);
+}
+
+int shape_validate(const attn_shape *s, char *err, size_t errlen)
+{
+    char buf[96];
+    shape_format(s, buf, sizeof buf);
+    if (s->batch < 1 || s->heads < 1) {
+        snprintf(err, errlen, "shape %s: batch and heads must be >= 1", buf);
+        return -1;
+    }
+    if (s->seq_q < 1 || s->seq_kv < 1) {
+        snprintf(err, errlen, "shape %s: sequence lengths must be >= 1", buf);
+        return -1;
+    }
+    if (s->head_dim < 1) {
+        snprintf(err, errlen, "shape %s: head_dim must be >= 1 (the phases serve 64 and 128)", buf);
+        return -1;
+    }
+    if (s->causal != 0 && s->causal != 1) {
+        snprintf(err, errlen, "shape %s: causal must be 0 or 1", buf);
+        return -1;
+    }
+    double rows = (double)s->batch * s->heads * (s->seq_q > s->seq_kv ? s->seq_q : s->seq_kv);
+    if (rows * s->head_dim > (double)INT_MAX) {
+        snprintf(err, errlen, "shape %s: %.0f elements per tensor overflow 32-bit indexing "
+                 "(at most %d)", buf, rows * s->head_dim, INT_MAX);
+        return -1;
+    }
+    return 0;
+}
+
+static size_t put(shape_point *out, size_t cap, size_t n, int b, int h, int sq, int skv,
+                  int d, int causal, const char *tag)
+{
+    if (n < cap) {
+        attn_shape s = { b, h, sq, skv, d, causal, (float)(1.0 / sqrt((double)d)) };
+        out[n].s = s;
+        out[n].tag = tag;
+    }
+    return n + 1;
+}
+
+size_t shapes_headline(shape_point *out, size_t cap)
+{
+    size_t n = 0;
+    n = put(out, cap, n, 1, 8, 512, 512, 64, 0, "headline");
+    n = put(out, cap, n, 1, 8, 512, 512, 64, 1, "headline");
+    return n;
+}
+
+size_t shapes_sweep(shape_point *out, size_t cap)
+{
+    /* FlashAttention's benchmark convention: 16k tokens per batch and a model width of
+     * 2048, so every point carries the same number of query rows times head_dim. */
+    static const int seqs[] = { 128, 256, 512, 1024, 2048, 4096, 8192, 16384 };
+    static const int dims[] = { 64, 128 };
+    size_t n = 0;
+    for (size_t di = 0; di < 2; di++)
+        for (int causal = 0; causal <= 1; causal++)
+            for (size_t si = 0; si < sizeof seqs / sizeof seqs[0]; si++)
+                n = put(out, cap, n, 16384 / seqs[si], 2048 / dims[di], seqs[si], seqs[si],
+                        dims[di], causal, "sweep");
+    /* Ragged lengths (tails inside a tile) and seq_q != seq_kv (decode-like and odd). */
+    for (size_t di = 0; di < 2; di++)
+        for (int causal = 0; causal <= 1; causal++) {
+            n = put(out, cap, n, 2, 8, 77, 77, dims[di], causal, "ragged");
+            n = put(out, cap, n, 2, 8, 1000, 1000, dims[di], causal, "ragged");
+            n = put(out, cap, n, 1, 8, 1, 300, dims[di], causal, "ragged");
+            n = put(out, cap, n, 1, 8, 129, 257, dims[di], causal, "ragged");
+        }
+    return n;
+}
+
+double shape_flops(const attn_shape *s)
+{
+    double f = 4.0 * s->batch * s->heads * (double)s->seq_q * s->seq_kv * s->head_dim;
+    return s->causal ? f / 2.0 : f;
+}
+
+double shape_bytes(const attn_shape *s)
+{
+    double bh = (double)s->batch * s->heads * s->head_dim * 2.0;
+    return bh * (2.0 * s->seq_q + 2.0 * s->seq_kv);
+}
+
+void shape_format(const attn_shape *s, char *buf, size_t len)
+{
+    if (s->seq_q == s->seq_kv)
+        snprintf(buf, len, "%dx%dx%dx%d%s", s->batch, s->heads, s->seq_q, s->head_dim,
+                 s->causal ? " causal" : "");
+    else
+        snprintf(buf, len, "%dx%dx%d:%dx%d%s", s->batch, s->heads, s->seq_q, s->seq_kv,
+                 s->head_dim, s->causal ? " causal" : "");
+}

@@ -1,0 +1,533 @@
+/* evidence.c: the evidence file format (evidence/SCHEMA.md): validation with the JSON
+ * path of the first bad field, loading that names the file, atomic writes, listing.
+ *
+ * Files are written as JSON_INDENT(1) | JSON_PRESERVE_ORDER with 17 significant
+ * digits for reals and a final newline: members in the order the writer inserted them
+ * (or the order they were read in), every double written losslessly, so the same
+ * document always gives the same bytes and a read-back document is json_equal. */
+#include "evidence/evidence_file.h"
+#include "core/names.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DUMP_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+
+/* ---- validation -------------------------------------------------------------------- */
+
+typedef enum { T_STR, T_INT, T_NUM, T_BOOL, T_OBJ, T_ARR } jtype;
+enum { OPTIONAL = 0, REQUIRED = 1, NULLABLE = 2 };
+
+typedef struct {
+    char *err;
+    size_t len;
+    int failed;
+} vstate;
+
+static const char *type_words(jtype t)
+{
+    static const char *const w[] = { "a string", "an integer", "a number", "a boolean",
+                                     "an object", "an array" };
+    return w[t];
+}
+
+static int has_type(const json_t *x, jtype t)
+{
+    switch (t) {
+    case T_STR: return json_is_string(x);
+    case T_INT: return json_is_integer(x);
+    case T_NUM: return json_is_number(x);
+    case T_BOOL: return json_is_boolean(x);
+    case T_OBJ: return json_is_object(x);
+    case T_ARR: return json_is_array(x);
+    }
+    return 0;
+}
+
+static int vfail(vstate *v, const char *path, const char *fmt, ...)
+{
+    if (v->failed) return -1;
+    v->failed = 1;
+    int k = snprintf(v->err, v->len, "%s: ", path[0] ? path : "(document)");
+    if (k >= 0 && (size_t)k < v->len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(v->err + k, v->len - (size_t)k, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Paths are short (a few keys deep); one too long to fit is cut, not an error. */
+static void join(char *out, size_t len, const char *path, const char *key)
+{
+    if (snprintf(out, len, "%s%s%s", path, path[0] ? "." : "", key) < 0) out[0] = '\0';
+}
+
+static void join_index(char *out, size_t len, const char *path, size_t i)
+{
+    if (snprintf(out, len, "%s[%zu]", path, i) < 0) out[0] = '\0';
+}
+
+/* The member key of obj (at path) if present with type t; NULL when absent (an error
+ * when REQUIRED), when null (an error unless NULLABLE) or of another type (an error). */
+static json_t *member(vstate *v, const json_t *obj, const char *path, const char *key,
+                      jtype t, int flags)
+{
+    if (v->failed || !obj) return NULL;   /* an absent parent was reported already */
+    char p[512];
+    join(p, sizeof p, path, key);
+    json_t *x = json_object_get(obj, key);
+    if (!x) {
+        if (flags & REQUIRED) vfail(v, p, "missing (expected %s)", type_words(t));
+        return NULL;
+    }
+    if (json_is_null(x)) {
+        if (!(flags & NULLABLE)) vfail(v, p, "expected %s, found null", type_words(t));
+        return NULL;
+    }
+    if (!has_type(x, t)) {
+        vfail(v, p, "expected %s", type_words(t));
+        return NULL;
+    }
+    return x;
+}
+
+/* Several members of one type at once; keys end with NULL. */
+static void members(vstate *v, const json_t *obj, const char *path, jtype t, int flags,
+                    const char *const *keys)
+{
+    for (; *keys && !v->failed; keys++) member(v, obj, path, *keys, t, flags);
+}
+
+static void array_of(vstate *v, const json_t *arr, const char *path, jtype t)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(arr, i, x) {
+        if (v->failed) return;
+        if (!has_type(x, t)) {
+            char p[512];
+            join_index(p, sizeof p, path, i);
+            vfail(v, p, "expected %s", type_words(t));
+        }
+    }
+}
+
+static void check_context(vstate *v, const json_t *ctx)
+{
+    static const char *const gpu_ints[] = { "sm_count", "cc_major", "cc_minor", "l2_bytes",
+        "mem_bytes", "smem_per_block_optin", "clock_khz", "mem_clock_khz", "mem_bus_bits", NULL };
+    static const char *const gpu_strs[] = { "name", "slug", NULL };
+    json_t *gpu = member(v, ctx, "context", "gpu", T_OBJ, REQUIRED);
+    members(v, gpu, "context.gpu", T_STR, REQUIRED, gpu_strs);
+    members(v, gpu, "context.gpu", T_INT, OPTIONAL, gpu_ints);
+    member(v, ctx, "context", "versions", T_OBJ, OPTIONAL);
+    json_t *git = member(v, ctx, "context", "git", T_OBJ, OPTIONAL);
+    member(v, git, "context.git", "commit", T_STR, OPTIONAL);
+    member(v, git, "context.git", "dirty", T_BOOL, OPTIONAL);
+    member(v, ctx, "context", "host", T_STR, OPTIONAL);
+    json_t *argv = member(v, ctx, "context", "argv", T_ARR, OPTIONAL);
+    if (argv && !v->failed) array_of(v, argv, "context.argv", T_STR);
+    member(v, ctx, "context", "clocks_before", T_OBJ, NULLABLE);
+    member(v, ctx, "context", "clocks_after", T_OBJ, NULLABLE);
+    member(v, ctx, "context", "throttled", T_BOOL, OPTIONAL);
+    member(v, ctx, "context", "nvml", T_STR, OPTIONAL);
+}
+
+static void check_method(vstate *v, const json_t *m)
+{
+    static const char *const ints[] = { "inner", "min_samples", "max_samples",
+                                        "bootstrap_resamples", "seed", "l2_scrub_bytes", NULL };
+    static const char *const nums[] = { "max_seconds", "rel_ci_target", "ci_level", NULL };
+    json_t *modes = member(v, m, "method", "modes", T_ARR, OPTIONAL);
+    if (modes && !v->failed) array_of(v, modes, "method.modes", T_STR);
+    members(v, m, "method", T_INT, OPTIONAL, ints);
+    members(v, m, "method", T_NUM, OPTIONAL, nums);
+    json_t *b = member(v, m, "method", "bounds", T_OBJ, OPTIONAL);
+    static const char *const bounds[] = { "rel_l2", "max_abs", NULL };
+    members(v, b, "method.bounds", T_NUM, REQUIRED, bounds);
+    member(v, m, "method", "baseline", T_STR, OPTIONAL);
+}
+
+/* One timing mode object (graph, single, cold; also the launch floor's). */
+static void check_mode(vstate *v, const json_t *mode, const char *path)
+{
+    static const char *const nums[] = { "median_us", "p10_us", "p90_us", "ci_lo_us",
+        "ci_hi_us", "mean_us", "min_us", "max_us", NULL };
+    member(v, mode, path, "inner", T_INT, REQUIRED);
+    json_t *n = member(v, mode, path, "n", T_INT, REQUIRED);
+    char p[512];
+    join(p, sizeof p, path, "samples_us");
+    json_t *samples = member(v, mode, path, "samples_us", T_ARR, REQUIRED);
+    if (samples && !v->failed) array_of(v, samples, p, T_NUM);
+    if (n && samples && !v->failed && (size_t)json_integer_value(n) != json_array_size(samples)) {
+        join(p, sizeof p, path, "n");
+        vfail(v, p, "%lld but samples_us holds %zu", (long long)json_integer_value(n),
+              json_array_size(samples));
+    }
+    members(v, mode, path, T_NUM, REQUIRED, nums);
+    member(v, mode, path, "stop", T_STR, REQUIRED);
+}
+
+static void check_modes(vstate *v, const json_t *timing, const char *path)
+{
+    static const char *const names[] = { "graph", "single", "cold", NULL };
+    for (const char *const *k = names; *k && !v->failed; k++) {
+        json_t *mode = member(v, timing, path, *k, T_OBJ, OPTIONAL);
+        char p[512];
+        join(p, sizeof p, path, *k);
+        if (mode) check_mode(v, mode, p);
+    }
+}
+
+static void check_ceilings(vstate *v, const json_t *c)
+{
+    static const char *const nums[] = { "dram_gbps", "fp16_tflops", NULL };
+    members(v, c, "ceilings", T_NUM, NULLABLE, nums);
+    json_t *shape = member(v, c, "ceilings", "gemm_shape", T_ARR, OPTIONAL);
+    if (shape && !v->failed) array_of(v, shape, "ceilings.gemm_shape", T_INT);
+    member(v, c, "ceilings", "copy_bytes", T_INT, NULLABLE);
+    json_t *fl = member(v, c, "ceilings", "launch_floor", T_OBJ, NULLABLE);
+    if (fl) check_modes(v, fl, "ceilings.launch_floor");
+}
+
+static void check_impl(vstate *v, const json_t *im, const char *path)
+{
+    static const char *const kinds[] = { "phase", "baseline", "floor", "external", NULL };
+    static const char *const opt_strs[] = { "title", "path", NULL };
+    static const char *const res_ints[] = { "registers", "smem_static", "spill_stores",
+                                            "spill_loads", "stack_bytes", NULL };
+    member(v, im, path, "name", T_STR, REQUIRED);
+    json_t *kind = member(v, im, path, "kind", T_STR, REQUIRED);
+    if (kind) {
+        const char *const *k = kinds;
+        while (*k && strcmp(*k, json_string_value(kind))) k++;
+        char p[512];
+        join(p, sizeof p, path, "kind");
+        if (!*k) vfail(v, p, "'%s' is not one of phase, baseline, floor, external",
+                       json_string_value(kind));
+    }
+    members(v, im, path, T_STR, OPTIONAL, opt_strs);
+    member(v, im, path, "init_note", T_STR, NULLABLE);
+    char p[512];
+    join(p, sizeof p, path, "resources");
+    json_t *res = member(v, im, path, "resources", T_OBJ, NULLABLE);
+    members(v, res, p, T_INT, OPTIONAL, res_ints);
+    member(v, res, p, "kernels", T_ARR, OPTIONAL);
+}
+
+static void check_correctness(vstate *v, const json_t *c, const char *path)
+{
+    static const char *const nums[] = { "max_abs", "rel_l2", NULL };
+    static const char *const ints[] = { "nonfinite", "checked", "rows_checked", NULL };
+    member(v, c, path, "pass", T_BOOL, REQUIRED);
+    members(v, c, path, T_NUM, OPTIONAL, nums);
+    members(v, c, path, T_INT, OPTIONAL, ints);
+    member(v, c, path, "reference", T_STR, OPTIONAL);
+    member(v, c, path, "error", T_STR, OPTIONAL);
+    char p[512];
+    join(p, sizeof p, path, "vs_baseline");
+    json_t *vb = member(v, c, path, "vs_baseline", T_OBJ, NULLABLE);
+    member(v, vb, p, "pass", T_BOOL, REQUIRED);
+    members(v, vb, p, T_NUM, REQUIRED, nums);
+}
+
+static void check_derived(vstate *v, const json_t *d, const char *path)
+{
+    static const char *const nums[] = { "flops", "bytes", "tflops", "gbps", NULL };
+    static const char *const fracs[] = { "frac_fp16_peak", "frac_dram", NULL };
+    static const char *const ratio_nums[] = { "median", "ci_lo", "ci_hi", NULL };
+    members(v, d, path, T_NUM, REQUIRED, nums);
+    members(v, d, path, T_NUM, NULLABLE, fracs);
+    char p[512];
+    join(p, sizeof p, path, "ratio");
+    json_t *r = member(v, d, path, "ratio", T_OBJ, NULLABLE);
+    member(v, r, p, "baseline", T_STR, REQUIRED);
+    members(v, r, p, T_NUM, REQUIRED, ratio_nums);
+}
+
+static void check_result(vstate *v, const json_t *r, const char *path)
+{
+    static const char *const dims[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim",
+                                        "causal", NULL };
+    char p[512];
+    member(v, r, path, "impl", T_STR, REQUIRED);
+    json_t *shape = member(v, r, path, "shape", T_OBJ, REQUIRED);
+    join(p, sizeof p, path, "shape");
+    members(v, shape, p, T_INT, REQUIRED, dims);
+    member(v, shape, p, "scale", T_NUM, OPTIONAL);
+    member(v, r, path, "tag", T_STR, REQUIRED);
+    json_t *sup = member(v, r, path, "supported", T_BOOL, REQUIRED);
+    member(v, r, path, "init_note", T_STR, NULLABLE);   /* error_string(0) may be NULL */
+    if (v->failed) return;
+    if (!json_is_true(sup)) {
+        member(v, r, path, "reason", T_STR, REQUIRED);
+        static const char *const absent[] = { "correctness", "timing", "derived", NULL };
+        for (const char *const *k = absent; *k && !v->failed; k++)
+            if (json_object_get(r, *k)) {
+                join(p, sizeof p, path, *k);
+                vfail(v, p, "present on an unsupported point");
+            }
+        return;
+    }
+    member(v, r, path, "reason", T_STR, NULLABLE);
+    join(p, sizeof p, path, "correctness");
+    json_t *c = member(v, r, path, "correctness", T_OBJ, REQUIRED);
+    if (c) check_correctness(v, c, p);
+    join(p, sizeof p, path, "timing");
+    json_t *t = member(v, r, path, "timing", T_OBJ, OPTIONAL);
+    if (t && !v->failed && !json_is_true(json_object_get(c, "pass")))
+        vfail(v, p, "present on a point that failed correctness");
+    if (t) check_modes(v, t, p);
+    join(p, sizeof p, path, "derived");
+    json_t *d = member(v, r, path, "derived", T_OBJ, OPTIONAL);
+    if (d) check_derived(v, d, p);
+}
+
+static void check_items(vstate *v, const json_t *arr, const char *name,
+                        void (*check)(vstate *, const json_t *, const char *))
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(arr, i, x) {
+        if (v->failed) return;
+        char p[64];
+        join_index(p, sizeof p, name, i);
+        if (!json_is_object(x)) vfail(v, p, "expected an object");
+        else check(v, x, p);
+    }
+}
+
+static void check_profile_item(vstate *v, const json_t *x, const char *path)
+{
+    member(v, x, path, "impl", T_STR, REQUIRED);
+    member(v, x, path, "kernels", T_ARR, OPTIONAL);
+}
+
+int evidence_validate(const json_t *doc, char *err, size_t errlen)
+{
+    vstate v = { err, errlen, 0 };
+    if (errlen) err[0] = '\0';
+    if (!json_is_object(doc)) return vfail(&v, "", "expected an object");
+    json_t *schema = member(&v, doc, "", "schema", T_STR, REQUIRED);
+    if (schema && strcmp(json_string_value(schema), EVIDENCE_SCHEMA) != 0)
+        return vfail(&v, "schema", "'%s' is not '%s'", json_string_value(schema), EVIDENCE_SCHEMA);
+    json_t *ver = member(&v, doc, "", "schema_version", T_INT, REQUIRED);
+    if (ver) {
+        json_int_t n = json_integer_value(ver);
+        if (n > EVIDENCE_SCHEMA_VERSION)
+            return vfail(&v, "schema_version", "%lld is newer than this build reads (%d); "
+                         "update attnladder to read this file", (long long)n,
+                         EVIDENCE_SCHEMA_VERSION);
+        if (n < 1) return vfail(&v, "schema_version", "%lld is not a version", (long long)n);
+    }
+    member(&v, doc, "", "partial", T_BOOL, REQUIRED);
+    member(&v, doc, "", "created_utc", T_STR, REQUIRED);
+    json_t *ctx = member(&v, doc, "", "context", T_OBJ, REQUIRED);
+    json_t *method = member(&v, doc, "", "method", T_OBJ, REQUIRED);
+    json_t *ceil = member(&v, doc, "", "ceilings", T_OBJ, REQUIRED);
+    json_t *impls = member(&v, doc, "", "implementations", T_ARR, REQUIRED);
+    json_t *results = member(&v, doc, "", "results", T_ARR, REQUIRED);
+    json_t *profile = member(&v, doc, "", "profile", T_ARR, OPTIONAL);
+    if (v.failed) return -1;
+    check_context(&v, ctx);
+    if (!v.failed) check_method(&v, method);
+    if (!v.failed) check_ceilings(&v, ceil);
+    check_items(&v, impls, "implementations", check_impl);
+    check_items(&v, results, "results", check_result);
+    if (profile) check_items(&v, profile, "profile", check_profile_item);
+    return v.failed ? -1 : 0;
+}
+
+/* ---- loading ------------------------------------------------------------------------- */
+
+json_t *evidence_load(const char *path, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!doc) {
+        if (json_error_code(&je) == json_error_cannot_open_file)
+            snprintf(err, errlen, "%s: cannot read (%s)", path, je.text);
+        else
+            snprintf(err, errlen, "%s: not valid JSON (truncated or corrupt?) at line %d, "
+                     "column %d: %s", path, je.line, je.column, je.text);
+        return NULL;
+    }
+    char why[512];
+    if (evidence_validate(doc, why, sizeof why)) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* ---- atomic writing ------------------------------------------------------------------ */
+
+static int fail_errno(char *err, size_t errlen, const char *what, const char *path)
+{
+    snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
+    return -1;
+}
+
+/* mkdir -p of dir (which may be "" or "."). */
+static int make_dirs(const char *dir, char *err, size_t errlen)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+        snprintf(err, errlen, "path too long: %s", dir);
+        return -1;
+    }
+    for (char *p = buf + 1; ; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char c = *p;
+        *p = '\0';
+        if (buf[0] && mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return fail_errno(err, errlen, "cannot create directory", buf);
+        *p = c;
+        if (!c) break;
+    }
+    struct stat st;
+    if (buf[0] && (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        errno = ENOTDIR;
+        return fail_errno(err, errlen, "not a directory:", buf);
+    }
+    return 0;
+}
+
+int evidence_write_atomic(const json_t *doc, const char *path, char *err, size_t errlen)
+{
+    char dir[4096], tmp[4200];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!*base) {
+        snprintf(err, errlen, "%s: no file name", path);
+        return -1;
+    }
+    if (slash == path) snprintf(dir, sizeof dir, "/");
+    else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else snprintf(dir, sizeof dir, ".");
+    if (make_dirs(dir, err, errlen)) return -1;
+    snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, base);
+
+    int fd = mkstemp(tmp);
+    if (fd < 0) return fail_errno(err, errlen, "cannot create a temporary file in", dir);
+    fchmod(fd, 0644);   /* mkstemp's 0600 would hide committed evidence from others */
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        fail_errno(err, errlen, "cannot write", tmp);
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    int bad = json_dumpf(doc, f, DUMP_FLAGS) != 0 || fputc('\n', f) == EOF || fflush(f) != 0;
+    if (bad) fail_errno(err, errlen, "cannot write", tmp);
+    else if (fsync(fileno(f)) != 0) bad = fail_errno(err, errlen, "cannot sync", tmp);
+    if (fclose(f) != 0 && !bad) bad = fail_errno(err, errlen, "cannot close", tmp);
+    if (!bad && rename(tmp, path) != 0) bad = fail_errno(err, errlen, "cannot rename into", path);
+    if (bad) {
+        unlink(tmp);
+        return -1;
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);   /* make the rename itself durable */
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    return 0;
+}
+
+/* ---- names and listing --------------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void evidence_free_list(char **paths, size_t n)
+{
+    for (size_t i = 0; paths && i < n; i++) free(paths[i]);
+    free(paths);
+}
+
+static int push(char ***paths, size_t *n, size_t *cap, const char *a, const char *b,
+                const char *c)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        char **np = realloc(*paths, nc * sizeof *np);
+        if (!np) return -1;
+        *paths = np;
+        *cap = nc;
+    }
+    size_t len = strlen(a) + strlen(b) + strlen(c) + 3;
+    char *s = malloc(len);
+    if (!s) return -1;
+    snprintf(s, len, "%s/%s/%s", a, b, c);
+    (*paths)[(*n)++] = s;
+    return 0;
+}
+
+/* A missing root is no evidence yet, not an error. */
+int evidence_list(const char *root, int include_partial, char ***paths, size_t *n,
+                  char *err, size_t errlen)
+{
+    *paths = NULL;
+    *n = 0;
+    size_t cap = 0;
+    DIR *top = opendir(root);
+    if (!top) {
+        if (errno == ENOENT) return 0;
+        return fail_errno(err, errlen, "cannot read evidence directory", root);
+    }
+    struct dirent *g;
+    int rc = 0;
+    while (rc == 0 && (g = readdir(top))) {
+        if (g->d_name[0] == '.') continue;
+        char sub[4096];
+        struct stat st;
+        snprintf(sub, sizeof sub, "%s/%s", root, g->d_name);
+        if (stat(sub, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        DIR *d = opendir(sub);
+        if (!d) {
+            rc = fail_errno(err, errlen, "cannot read evidence directory", sub);
+            break;
+        }
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            const char *name = e->d_name;
+            /* run files start with their UTC stamp; tuning_*.json, sanitize_*.json and
+             * the like are auxiliary evidence with their own formats */
+            int partial = 0;
+            if (!name_is_run_file(name, &partial)) continue;
+            if (!include_partial && partial) continue;
+            char file[8192];
+            snprintf(file, sizeof file, "%s/%s", sub, name);
+            if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+            if (push(paths, n, &cap, root, g->d_name, name)) {
+                snprintf(err, errlen, "out of memory listing %s", root);
+                rc = -1;
+                break;
+            }
+        }
+        closedir(d);
+    }
+    closedir(top);
+    if (rc) {
+        evidence_free_list(*paths, *n);
+        *paths = NULL;
+        *n = 0;
+        return -1;
+    }
+    if (*n) qsort(*paths, *n, sizeof **paths, cmp_str);
+    return 0;
+}

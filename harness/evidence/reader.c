@@ -1,0 +1,278 @@
+/* gate_runs.c: an evidence run read into structs (see gate_runs.h). */
+#include "evidence/reader.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "evidence/evidence_file.h"
+#include "core/shapes.h"
+
+static int fail(char *err, size_t errlen, const char *path, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(err, errlen, "%s: %s", path, what);
+    return -1;
+}
+
+static double num_or_nan(json_t *v)
+{
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *str_or(json_t *v, const char *dflt)
+{
+    return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+static long int_or(json_t *v, long dflt)
+{
+    return json_is_integer(v) ? (long)json_integer_value(v) : dflt;
+}
+
+static int read_impls(run_data *r, char *err, size_t errlen)
+{
+    json_t *arr = json_object_get(r->doc, "implementations");
+    if (!json_is_array(arr)) return fail(err, errlen, r->path, "implementations: not an array");
+    r->n_impls = json_array_size(arr);
+    r->impls = calloc(r->n_impls ? r->n_impls : 1, sizeof *r->impls);
+    if (!r->impls) return fail(err, errlen, r->path, "out of memory");
+    for (size_t i = 0; i < r->n_impls; i++) {
+        json_t *v = json_array_get(arr, i);
+        run_impl *im = &r->impls[i];
+        im->name = str_or(json_object_get(v, "name"), NULL);
+        if (!im->name) return fail(err, errlen, r->path, "implementations[%zu].name: missing or not a string", i);
+        im->title = str_or(json_object_get(v, "title"), "");
+        im->kind = str_or(json_object_get(v, "kind"), NULL);
+        if (!im->kind) return fail(err, errlen, r->path, "implementations[%zu].kind: missing or not a string", i);
+        json_t *res = json_object_get(v, "resources");
+        if (json_is_object(res)) {
+            im->has_resources = 1;
+            im->registers = int_or(json_object_get(res, "registers"), -1);
+            im->smem_static = int_or(json_object_get(res, "smem_static"), -1);
+            im->spill_stores = int_or(json_object_get(res, "spill_stores"), -1);
+            im->spill_loads = int_or(json_object_get(res, "spill_loads"), -1);
+        }
+    }
+    return 0;
+}
+
+static int read_shape(json_t *js, attn_shape *s)
+{
+    static const char *const keys[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim", "causal" };
+    int *dst[] = { &s->batch, &s->heads, &s->seq_q, &s->seq_kv, &s->head_dim, &s->causal };
+    for (size_t k = 0; k < 6; k++) {
+        json_t *v = json_object_get(js, keys[k]);
+        if (!json_is_integer(v)) return (int)k;
+        *dst[k] = (int)json_integer_value(v);
+    }
+    s->scale = 0.0f;
+    return -1;
+}
+
+static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t errlen)
+{
+    static const char *const shape_keys[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim", "causal" };
+    json_t *v = json_array_get(json_object_get(r->doc, "results"), i);
+    o->index = i;
+    o->impl = str_or(json_object_get(v, "impl"), NULL);
+    if (!o->impl) return fail(err, errlen, r->path, "results[%zu].impl: missing or not a string", i);
+    o->tag = str_or(json_object_get(v, "tag"), "");
+    int bad = read_shape(json_object_get(v, "shape"), &o->shape);
+    if (bad >= 0)
+        return fail(err, errlen, r->path, "results[%zu].shape.%s: missing or not an integer", i,
+                    shape_keys[bad]);
+    o->supported = json_is_true(json_object_get(v, "supported"));
+    o->reason = str_or(json_object_get(v, "reason"), NULL);
+    o->rel_l2 = o->max_abs = NAN;
+    json_t *c = json_object_get(v, "correctness");
+    if (json_is_object(c)) {
+        json_t *pass = json_object_get(c, "pass");
+        if (!json_is_boolean(pass))
+            return fail(err, errlen, r->path, "results[%zu].correctness.pass: missing or not a boolean", i);
+        o->checked = 1;
+        o->correct = json_is_true(pass);
+        o->rel_l2 = num_or_nan(json_object_get(c, "rel_l2"));
+        o->max_abs = num_or_nan(json_object_get(c, "max_abs"));
+    }
+    json_t *g = json_object_get(json_object_get(v, "timing"), "graph");
+    if (json_is_object(g)) {
+        json_t *arr = json_object_get(g, "samples_us");
+        size_t n = json_array_size(arr);
+        if (!json_is_array(arr) || n == 0)
+            return fail(err, errlen, r->path, "results[%zu].timing.graph.samples_us: missing or empty", i);
+        o->samples = malloc(n * sizeof *o->samples);
+        if (!o->samples) return fail(err, errlen, r->path, "out of memory");
+        for (size_t k = 0; k < n; k++) {
+            json_t *x = json_array_get(arr, k);
+            if (!json_is_number(x) || !(json_number_value(x) > 0))
+                return fail(err, errlen, r->path, "results[%zu].timing.graph.samples_us[%zu]: "
+                            "not a positive number", i, k);
+            o->samples[k] = json_number_value(x);
+        }
+        o->n_samples = n;
+        static const char *const need[] = { "median_us", "ci_lo_us", "ci_hi_us" };
+        double *dst[] = { &o->median_us, &o->ci_lo_us, &o->ci_hi_us };
+        for (size_t k = 0; k < 3; k++) {
+            json_t *x = json_object_get(g, need[k]);
+            if (!json_is_number(x))
+                return fail(err, errlen, r->path, "results[%zu].timing.graph.%s: missing or not a number",
+                            i, need[k]);
+            *dst[k] = json_number_value(x);
+        }
+        o->timed = 1;
+    }
+    o->flops = o->bytes = o->tflops = o->gbps = o->frac_fp16_peak = o->frac_dram = NAN;
+    json_t *d = json_object_get(v, "derived");
+    if (json_is_object(d)) {
+        o->flops = num_or_nan(json_object_get(d, "flops"));
+        o->bytes = num_or_nan(json_object_get(d, "bytes"));
+        o->tflops = num_or_nan(json_object_get(d, "tflops"));
+        o->gbps = num_or_nan(json_object_get(d, "gbps"));
+        o->frac_fp16_peak = num_or_nan(json_object_get(d, "frac_fp16_peak"));
+        o->frac_dram = num_or_nan(json_object_get(d, "frac_dram"));
+        json_t *ra = json_object_get(d, "ratio");
+        if (json_is_object(ra)) {
+            static const char *const rk[] = { "median", "ci_lo", "ci_hi" };
+            double *rd[] = { &o->ratio, &o->ratio_lo, &o->ratio_hi };
+            for (size_t k = 0; k < 3; k++) {
+                json_t *x = json_object_get(ra, rk[k]);
+                if (!json_is_number(x))
+                    return fail(err, errlen, r->path, "results[%zu].derived.ratio.%s: missing or "
+                                "not a number", i, rk[k]);
+                *rd[k] = json_number_value(x);
+            }
+            o->ratio_baseline = str_or(json_object_get(ra, "baseline"), "");
+            o->has_ratio = 1;
+        }
+    }
+    /* The work of the shape does not depend on the evidence having it. */
+    if (isnan(o->flops)) o->flops = shape_flops(&o->shape);
+    if (isnan(o->bytes)) o->bytes = shape_bytes(&o->shape);
+    if (isnan(o->tflops) && o->timed) o->tflops = o->flops / (o->median_us * 1e-6) / 1e12;
+    return 0;
+}
+
+int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    r->path = strdup(path);
+    if (!r->path) return fail(err, errlen, path, "out of memory");
+    const char *slash = strrchr(r->path, '/');
+    r->base = slash ? slash + 1 : r->path;
+    r->doc = json_incref(doc);
+    json_t *ctx = json_object_get(doc, "context");
+    json_t *gpu = json_object_get(ctx, "gpu");
+    r->gpu_name = str_or(json_object_get(gpu, "name"), NULL);
+    r->slug = str_or(json_object_get(gpu, "slug"), NULL);
+    if (!r->gpu_name || !r->slug) {
+        fail(err, errlen, path, "context.gpu.%s: missing or not a string", r->gpu_name ? "slug" : "name");
+        goto bad;
+    }
+    r->created_utc = str_or(json_object_get(doc, "created_utc"), "");
+    json_t *git = json_object_get(ctx, "git");
+    r->commit = str_or(json_object_get(git, "commit"), "unknown");
+    r->dirty = json_is_true(json_object_get(git, "dirty"));
+    r->partial = json_is_true(json_object_get(doc, "partial"));
+    r->throttled = json_is_true(json_object_get(ctx, "throttled"));
+    json_t *method = json_object_get(doc, "method");
+    r->baseline = str_or(json_object_get(method, "baseline"), "");
+    r->ci_level = json_is_number(json_object_get(method, "ci_level"))
+                ? json_number_value(json_object_get(method, "ci_level")) : 0.95;
+    json_t *ce = json_object_get(doc, "ceilings");
+    r->fp16_tflops = num_or_nan(json_object_get(ce, "fp16_tflops"));
+    r->dram_gbps = num_or_nan(json_object_get(ce, "dram_gbps"));
+    r->launch_floor_us = num_or_nan(json_object_get(json_object_get(json_object_get(ce, "launch_floor"),
+                                                                    "graph"), "median_us"));
+    if (read_impls(r, err, errlen)) goto bad;
+    json_t *res = json_object_get(doc, "results");
+    if (!json_is_array(res)) {
+        fail(err, errlen, path, "results: not an array");
+        goto bad;
+    }
+    r->n_results = json_array_size(res);
+    r->results = calloc(r->n_results ? r->n_results : 1, sizeof *r->results);
+    if (!r->results) {
+        fail(err, errlen, path, "out of memory");
+        goto bad;
+    }
+    for (size_t i = 0; i < r->n_results; i++)
+        if (read_result(r, i, &r->results[i], err, errlen)) goto bad;
+    return 0;
+bad:
+    run_close(r);
+    return -1;
+}
+
+int run_open(run_data *r, const char *path, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    json_t *doc = evidence_load(path, err, errlen);
+    if (!doc) return -1;
+    int rc = run_from_doc(r, doc, path, err, errlen);
+    json_decref(doc);
+    return rc;
+}
+
+void run_close(run_data *r)
+{
+    for (size_t i = 0; r->results && i < r->n_results; i++) free(r->results[i].samples);
+    free(r->results);
+    free(r->impls);
+    free(r->path);
+    json_decref(r->doc);
+    memset(r, 0, sizeof *r);
+}
+
+const run_impl *run_find_impl(const run_data *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_impls; i++)
+        if (strcmp(r->impls[i].name, name) == 0) return &r->impls[i];
+    return NULL;
+}
+
+int run_same_shape(const attn_shape *a, const attn_shape *b)
+{
+    return a->batch == b->batch && a->heads == b->heads && a->seq_q == b->seq_q &&
+           a->seq_kv == b->seq_kv && a->head_dim == b->head_dim && a->causal == b->causal;
+}
+
+const run_result *run_find(const run_data *r, const char *impl, const attn_shape *s)
+{
+    for (size_t i = 0; i < r->n_results; i++)
+        if (strcmp(r->results[i].impl, impl) == 0 && run_same_shape(&r->results[i].shape, s))
+            return &r->results[i];
+    return NULL;
+}
+
+static int headline_index(const attn_shape *s, const attn_shape *h, size_t nh)
+{
+    for (size_t i = 0; h && i < nh; i++)
+        if (run_same_shape(s, &h[i])) return (int)i;
+    return (int)nh;
+}
+
+static int cmp_int(int a, int b) { return a < b ? -1 : a > b; }
+
+int run_shape_order(const attn_shape *a, const attn_shape *b, const attn_shape *headline,
+                    size_t nh)
+{
+    int c;
+    if ((c = cmp_int(headline_index(a, headline, nh), headline_index(b, headline, nh)))) return c;
+    if ((c = cmp_int(a->head_dim, b->head_dim))) return c;
+    if ((c = cmp_int(a->causal, b->causal))) return c;
+    if ((c = cmp_int(a->seq_q, b->seq_q))) return c;
+    if ((c = cmp_int(a->seq_kv, b->seq_kv))) return c;
+    if ((c = cmp_int(a->batch, b->batch))) return c;
+    return cmp_int(a->heads, b->heads);
+}
+
+void run_shape_text(const attn_shape *s, char *buf, size_t len)
+{
+    shape_format(s, buf, len);
+}

@@ -1,0 +1,180 @@
+/* gate_config.c: reading ci/gate.json. */
+#include "gate/config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const METHODS[] = { "ratio_ci", "ci_nonoverlap", "point" };
+
+const char *reg_method_name(reg_method m)
+{
+    return (unsigned)m < sizeof METHODS / sizeof METHODS[0] ? METHODS[m] : "?";
+}
+
+static int fail(char *err, size_t errlen, const char *path, const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(err, errlen, "%s: %s", path, what);
+    return -1;
+}
+
+/* An optional number in [lo, hi]; absent keeps *out. */
+static int opt_number(json_t *obj, const char *key, double lo, double hi, double *out,
+                      const char *path, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v) return 0;
+    if (!json_is_number(v) || !(json_number_value(v) >= lo && json_number_value(v) <= hi))
+        return fail(err, errlen, path, "regression.%s: must be a number in [%g, %g]", key, lo, hi);
+    *out = json_number_value(v);
+    return 0;
+}
+
+static int read_regression(json_t *reg, const char *path, regression_params *p, char *err,
+                           size_t errlen)
+{
+    p->method = REG_METHOD_RATIO_CI;
+    p->tolerance = 0.05;
+    p->ci_floor_fraction = 0.5;
+    p->ci_level = 0.95;
+    p->resamples = 2000;
+    p->seed = 1234;
+    p->all_shapes = 1;
+    if (!reg) return 0;
+    if (!json_is_object(reg)) return fail(err, errlen, path, "regression: not an object");
+    json_t *m = json_object_get(reg, "method");
+    if (m) {
+        size_t k = 0;
+        while (k < 3 && !(json_is_string(m) && strcmp(json_string_value(m), METHODS[k]) == 0)) k++;
+        if (k == 3)
+            return fail(err, errlen, path, "regression.method: accepted: ratio_ci, ci_nonoverlap, point");
+        p->method = (reg_method)k;
+    }
+    double resamples = (double)p->resamples, seed = (double)p->seed;
+    if (opt_number(reg, "tolerance", 0.0, 10.0, &p->tolerance, path, err, errlen) ||
+        opt_number(reg, "ci_floor_fraction", 0.0, 1.0, &p->ci_floor_fraction, path, err, errlen) ||
+        opt_number(reg, "ci_level", 0.5, 0.9999, &p->ci_level, path, err, errlen) ||
+        opt_number(reg, "resamples", 100, 1e6, &resamples, path, err, errlen) ||
+        opt_number(reg, "seed", 0, 9007199254740992.0, &seed, path, err, errlen))
+        return -1;
+    p->resamples = (size_t)resamples;
+    p->seed = (uint64_t)seed;
+    json_t *sh = json_object_get(reg, "shapes");
+    if (sh) {
+        const char *s = json_string_value(sh);
+        if (!s || (strcmp(s, "all") && strcmp(s, "headline")))
+            return fail(err, errlen, path, "regression.shapes: accepted: \"all\", \"headline\"");
+        p->all_shapes = strcmp(s, "all") == 0;
+    }
+    json_t *mode = json_object_get(reg, "mode");
+    if (mode && !(json_is_string(mode) && strcmp(json_string_value(mode), "graph") == 0))
+        return fail(err, errlen, path, "regression.mode: only \"graph\" is gated");
+    return 0;
+}
+
+static int cmp_bound(const void *a, const void *b)
+{
+    return strcmp(((const gate_bound *)a)->phase, ((const gate_bound *)b)->phase);
+}
+
+int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    c->path = strdup(path);
+    if (!json_is_object(j)) {
+        fail(err, errlen, path, "not a JSON object");
+        goto bad;
+    }
+    json_t *b = json_object_get(j, "baseline");
+    if (!json_is_string(b) || !json_string_length(b)) {
+        fail(err, errlen, path, "baseline: missing or not a string (e.g. \"sdpa_cudnn\")");
+        goto bad;
+    }
+    c->baseline = strdup(json_string_value(b));
+    json_t *h = json_object_get(j, "headline");
+    if (!json_is_array(h) || json_array_size(h) == 0 || json_array_size(h) > GATE_MAX_HEADLINE) {
+        fail(err, errlen, path, "headline: must be an array of 1 to %d shapes [B,H,Sq,Skv,D,causal]",
+             GATE_MAX_HEADLINE);
+        goto bad;
+    }
+    for (size_t i = 0; i < json_array_size(h); i++) {
+        json_t *s = json_array_get(h, i);
+        int v[6];
+        for (size_t k = 0; k < 6; k++) {
+            json_t *x = json_array_get(s, k);
+            if (json_array_size(s) != 6 || !json_is_integer(x) || json_integer_value(x) < 0 ||
+                json_integer_value(x) > 1 << 30) {
+                fail(err, errlen, path, "headline[%zu]: must be [B,H,Sq,Skv,D,causal] (integers)", i);
+                goto bad;
+            }
+            v[k] = (int)json_integer_value(x);
+        }
+        attn_shape sh = { v[0], v[1], v[2], v[3], v[4], v[5], 0.0f };
+        c->headline[c->n_headline++] = sh;
+    }
+    json_t *bounds = json_object_get(j, "bounds");
+    if (!json_is_object(bounds)) {
+        fail(err, errlen, path, "bounds: missing or not an object ({\"01_scalar\": {\"ratio_max\": ...}})");
+        goto bad;
+    }
+    c->bounds = calloc(json_object_size(bounds) + 1, sizeof *c->bounds);
+    if (!c->bounds) {
+        fail(err, errlen, path, "out of memory");
+        goto bad;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach(bounds, key, val) {
+        json_t *rm = json_object_get(val, "ratio_max");
+        if (!json_is_number(rm) || !(json_number_value(rm) > 0) || !isfinite(json_number_value(rm))) {
+            fail(err, errlen, path, "bounds.%s.ratio_max: missing or not a positive number", key);
+            goto bad;
+        }
+        c->bounds[c->n_bounds].phase = strdup(key);
+        c->bounds[c->n_bounds++].ratio_max = json_number_value(rm);
+    }
+    qsort(c->bounds, c->n_bounds, sizeof *c->bounds, cmp_bound);
+    if (read_regression(json_object_get(j, "regression"), path, &c->reg, err, errlen)) goto bad;
+    return 0;
+bad:
+    gate_config_free(c);
+    return -1;
+}
+
+int gate_config_load(const char *path, gate_config *c, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j) {
+        memset(c, 0, sizeof *c);
+        if (je.line > 0)
+            return fail(err, errlen, path, "line %d, column %d: %s", je.line, je.column, je.text);
+        return fail(err, errlen, path, "%s", je.text);
+    }
+    int rc = gate_config_from_json(j, path, c, err, errlen);
+    json_decref(j);
+    return rc;
+}
+
+void gate_config_free(gate_config *c)
+{
+    for (size_t i = 0; c->bounds && i < c->n_bounds; i++) free(c->bounds[i].phase);
+    free(c->bounds);
+    free(c->baseline);
+    free(c->path);
+    memset(c, 0, sizeof *c);
+}
+
+const gate_bound *gate_config_bound(const gate_config *c, const char *phase)
+{
+    for (size_t i = 0; i < c->n_bounds; i++)
+        if (strcmp(c->bounds[i].phase, phase) == 0) return &c->bounds[i];
+    return NULL;
+}

@@ -1,0 +1,482 @@
+/* gate_eval.c: the ladder and regression gates over runs (see gate_eval.h). */
+#include "gate/evaluate.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/numfmt.h"
+#include "core/stats.h"
+
+static gate_check *add(gate_outcome *o, check_kind kind, const char *phase, const attn_shape *s,
+                       int pass, const char *fmt, ...)
+{
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 32;
+        gate_check *c = realloc(o->checks, cap * sizeof *c);
+        if (!c) return NULL;
+        o->checks = c;
+        o->cap = cap;
+    }
+    gate_check *c = &o->checks[o->n++];
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    c->phase = phase;
+    c->ratio = c->lo = c->hi = c->bound = NAN;
+    if (s) {
+        c->has_shape = 1;
+        c->shape = *s;
+    }
+    c->pass = pass;
+    if (!pass) o->failures++;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->message, sizeof c->message, fmt, ap);
+    va_end(ap);
+    return c;
+}
+
+void gate_outcome_free(gate_outcome *o)
+{
+    free(o->checks);
+    memset(o, 0, sizeof *o);
+}
+
+static int is_headline(const gate_config *c, const attn_shape *s)
+{
+    for (size_t i = 0; i < c->n_headline; i++)
+        if (run_same_shape(s, &c->headline[i])) return 1;
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names of the phases of one or two runs, sorted, each once. */
+static const char **phase_names(const run_data *a, const run_data *b, size_t *n)
+{
+    size_t cap = a->n_impls + (b ? b->n_impls : 0) + 1;
+    const char **names = malloc(cap * sizeof *names);
+    *n = 0;
+    if (!names) return NULL;
+    const run_data *runs[2] = { a, b };
+    for (int r = 0; r < 2; r++)
+        for (size_t i = 0; runs[r] && i < runs[r]->n_impls; i++) {
+            const run_impl *im = &runs[r]->impls[i];
+            if (strcmp(im->kind, "phase") != 0) continue;
+            size_t k = 0;
+            while (k < *n && strcmp(names[k], im->name) != 0) k++;
+            if (k == *n) names[(*n)++] = im->name;
+        }
+    qsort(names, *n, sizeof *names, cmp_str);
+    return names;
+}
+
+static int is_phase_of(const run_data *r, const char *name)
+{
+    const run_impl *im = run_find_impl(r, name);
+    return im && strcmp(im->kind, "phase") == 0;
+}
+
+int gate_result_ratio(const gate_config *c, const run_data *run, const run_result *res,
+                      double *ratio, double *lo, double *hi)
+{
+    if (!res->timed) return -1;
+    if (res->has_ratio && strcmp(res->ratio_baseline, c->baseline) == 0) {
+        *ratio = res->ratio;
+        *lo = res->ratio_lo;
+        *hi = res->ratio_hi;
+        return 0;
+    }
+    const run_result *b = run_find(run, c->baseline, &res->shape);
+    if (!b || !b->timed) return -1;
+    return stats_ratio_ci(res->samples, res->n_samples, b->samples, b->n_samples,
+                          c->reg.resamples, c->reg.seed, run->ci_level, ratio, lo, hi);
+}
+
+/* Every ratio of a gate needs the baseline at the headline shapes. */
+static int baseline_present(const gate_config *c, const run_data *run, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < c->n_headline; i++) {
+        const run_result *b = run_find(run, c->baseline, &c->headline[i]);
+        if (b && b->timed) continue;
+        char text[96];
+        run_shape_text(&c->headline[i], text, sizeof text);
+        snprintf(err, errlen, "%s: the baseline '%s' (%s) has %s at the headline shape %s; "
+                 "no ratio can be gated without it", run->path, c->baseline, c->path,
+                 !b ? "no result" : !b->supported ? "no support" : "no graph timing", text);
+        return -1;
+    }
+    return 0;
+}
+
+static void shape_str(const attn_shape *s, char *buf, size_t len) { run_shape_text(s, buf, len); }
+
+static int ladder_phase(const gate_config *c, const run_data *run, const char *phase,
+                        gate_outcome *o)
+{
+    char text[96], a[48], b[48], d[48];
+    const gate_bound *bound = gate_config_bound(c, phase);
+    if (!bound) {
+        if (!add(o, CHECK_NO_BOUND, phase, NULL, 0,
+                 "no bound in %s (add bounds.\"%s\".ratio_max)", c->path, phase)) return -1;
+    } else {
+        for (size_t h = 0; h < c->n_headline; h++) {
+            const attn_shape *s = &c->headline[h];
+            shape_str(s, text, sizeof text);
+            const run_result *res = run_find(run, phase, s);
+            if (!res) {
+                if (!add(o, CHECK_MISSING, phase, s, 0, "missing: no result at the headline shape %s",
+                         text)) return -1;
+                continue;
+            }
+            if (!res->timed) {
+                if (!add(o, CHECK_BOUND, phase, s, 0, "not timed at %s: %s", text,
+                         !res->supported ? (res->reason ? res->reason : "unsupported")
+                         : res->checked && !res->correct ? "failed correctness" : "no graph timing"))
+                    return -1;
+                continue;
+            }
+            double r, lo, hi;
+            if (gate_result_ratio(c, run, res, &r, &lo, &hi)) {
+                if (!add(o, CHECK_BOUND, phase, s, 0, "no ratio to %s at %s", c->baseline, text))
+                    return -1;
+                continue;
+            }
+            int pass = gate_ladder_pass(hi, bound->ratio_max);
+            gate_check *ck = add(o, CHECK_BOUND, phase, s, pass, "ratio %s %s: CI upper end %s bound %s",
+                                 fmt_num(a, sizeof a, r), fmt_ci(b, sizeof b, lo, hi),
+                                 pass ? "under" : "NOT under", fmt_num(d, sizeof d, bound->ratio_max));
+            if (!ck) return -1;
+            ck->ratio = r;
+            ck->lo = lo;
+            ck->hi = hi;
+            ck->bound = bound->ratio_max;
+        }
+    }
+    /* Correct on every shape it claims: every supported result passed its check. */
+    size_t claimed = 0, bad = 0;
+    for (size_t i = 0; i < run->n_results; i++) {
+        const run_result *res = &run->results[i];
+        if (strcmp(res->impl, phase) != 0 || !res->supported) continue;
+        claimed++;
+        if (res->checked && res->correct) continue;
+        bad++;
+        shape_str(&res->shape, text, sizeof text);
+        if (!res->checked) {
+            if (!add(o, CHECK_CORRECT, phase, &res->shape, 0, "incorrect at %s: no correctness "
+                     "verdict recorded", text)) return -1;
+        } else if (!add(o, CHECK_CORRECT, phase, &res->shape, 0,
+                        "incorrect at %s: rel_l2 %s, max_abs %s", text, fmt_sci(a, sizeof a, res->rel_l2),
+                        fmt_sci(b, sizeof b, res->max_abs))) {
+            return -1;
+        }
+    }
+    if (!bad && !add(o, CHECK_CORRECT, phase, NULL, claimed > 0, claimed ? "correct on all %zu shapes "
+                     "it claims" : "claims no shape (every result unsupported)", claimed))
+        return -1;
+    return 0;
+}
+
+int gate_ladder(const gate_config *c, const run_data *run, gate_outcome *o, char *err, size_t errlen)
+{
+    if (baseline_present(c, run, err, errlen)) return -1;
+    size_t n;
+    const char **found = phase_names(run, NULL, &n);
+    const char **names = found ? malloc((n + c->n_bounds + 1) * sizeof *names) : NULL;
+    if (!names) goto oom;
+    memcpy(names, found, n * sizeof *names);
+    for (size_t i = 0; i < c->n_bounds; i++)
+        if (!is_phase_of(run, c->bounds[i].phase)) names[n++] = c->bounds[i].phase;
+    qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        if (is_phase_of(run, names[i])) {
+            if (ladder_phase(c, run, names[i], o)) goto oom;
+        } else if (!add(o, CHECK_MISSING, names[i], NULL, 0,
+                        "missing: has a bound in %s but is not in this run", c->path)) {
+            goto oom;
+        }
+    }
+    free(found);
+    free(names);
+    return 0;
+oom:
+    free(found);
+    free(names);
+    snprintf(err, errlen, "out of memory in the ladder gate");
+    return -1;
+}
+
+typedef struct {
+    const run_result *res;
+    const gate_config *c;
+} shape_item;
+
+static int cmp_item(const void *pa, const void *pb)
+{
+    const shape_item *a = pa, *b = pb;
+    return run_shape_order(&a->res->shape, &b->res->shape, a->c->headline, a->c->n_headline);
+}
+
+static int regression_phase(const gate_config *c, const run_data *run, const run_data *ref,
+                            const char *phase, gate_outcome *o)
+{
+    char text[96], a[48], b[48], d[48], e[48], g[48];
+    if (!is_phase_of(run, phase))
+        return add(o, CHECK_MISSING, phase, NULL, 0, "missing: in the reference run, not in this run")
+             ? 0 : -1;
+    if (!is_phase_of(ref, phase))
+        return add(o, CHECK_REGRESSION, phase, NULL, 1, "new: not in the reference run, nothing to "
+                   "compare") ? 0 : -1;
+    shape_item *items = malloc((ref->n_results + 1) * sizeof *items);
+    if (!items) return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < ref->n_results; i++) {
+        const run_result *r = &ref->results[i];
+        if (strcmp(r->impl, phase) != 0 || !r->timed) continue;
+        if (!c->reg.all_shapes && !is_headline(c, &r->shape)) continue;
+        items[n].res = r;
+        items[n++].c = c;
+    }
+    qsort(items, n, sizeof *items, cmp_item);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const run_result *pr = items[i].res;
+        const attn_shape *s = &pr->shape;
+        shape_str(s, text, sizeof text);
+        const run_result *pn = run_find(run, phase, s);
+        if (!pn) {
+            if (is_headline(c, s)) {
+                if (!add(o, CHECK_MISSING, phase, s, 0, "missing: timed in the reference run, no "
+                         "result in this run")) rc = -1;
+            } else {
+                o->skipped++;
+            }
+            continue;
+        }
+        if (!pn->timed) {
+            if (!add(o, CHECK_MISSING, phase, s, 0, "missing: timed in the reference run, not in "
+                     "this run (%s)", !pn->supported ? (pn->reason ? pn->reason : "unsupported")
+                     : pn->checked && !pn->correct ? "failed correctness" : "no graph timing"))
+                rc = -1;
+            continue;
+        }
+        const run_result *bn = run_find(run, c->baseline, s), *br = run_find(ref, c->baseline, s);
+        if (!bn || !bn->timed || !br || !br->timed) {
+            o->skipped++;
+            continue;
+        }
+        reg_change ch;
+        if (gate_change_ci(pn->samples, pn->n_samples, bn->samples, bn->n_samples, pr->samples,
+                           pr->n_samples, br->samples, br->n_samples, c->reg.resamples,
+                           c->reg.seed, c->reg.ci_level, &ch)) {
+            rc = -1;
+            break;
+        }
+        reg_verdict v = gate_regression_decide(&c->reg, &ch);
+        gate_check *ck = add(o, CHECK_REGRESSION, phase, s, v != REG_REGRESSED,
+                             "%s: ratio %s -> %s, change %s [%s, %s]", reg_verdict_name(v),
+                             fmt_num(a, sizeof a, ch.ref), fmt_num(b, sizeof b, ch.now),
+                             fmt_change(d, sizeof d, ch.change), fmt_change(e, sizeof e, ch.lo),
+                             fmt_change(g, sizeof g, ch.hi));
+        if (!ck) {
+            rc = -1;
+            break;
+        }
+        ck->change = ch;
+        ck->verdict = v;
+    }
+    free(items);
+    return rc;
+}
+
+int gate_regression(const gate_config *c, const run_data *run, const run_data *ref,
+                    gate_outcome *o, char *err, size_t errlen)
+{
+    if (strcmp(run->slug, ref->slug) != 0) {
+        snprintf(err, errlen, "%s is a run on '%s' and the reference %s one on '%s': the "
+                 "regression gate compares runs of the same GPU (evidence/%s/accepted.txt)",
+                 run->path, run->gpu_name, ref->path, ref->gpu_name, run->slug);
+        return -1;
+    }
+    if (baseline_present(c, run, err, errlen) || baseline_present(c, ref, err, errlen)) return -1;
+    size_t n;
+    const char **names = phase_names(ref, run, &n);
+    int rc = names ? 0 : -1;
+    for (size_t i = 0; i < n && rc == 0; i++) rc = regression_phase(c, run, ref, names[i], o);
+    free(names);
+    if (rc) snprintf(err, errlen, "out of memory in the regression gate");
+    return rc;
+}
+
+void gate_phase_verdict(const gate_outcome *o, const char *phase, const attn_shape *s,
+                        char *buf, size_t len)
+{
+    size_t incorrect = 0;
+    const gate_check *bound = NULL;
+    int no_bound = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        const gate_check *c = &o->checks[i];
+        if (strcmp(c->phase, phase) != 0) continue;
+        if (c->kind == CHECK_NO_BOUND) no_bound = 1;
+        if (c->kind == CHECK_CORRECT && !c->pass) incorrect++;
+        if ((c->kind == CHECK_BOUND || c->kind == CHECK_MISSING) && c->has_shape &&
+            run_same_shape(&c->shape, s))
+            bound = c;
+    }
+    char extra[64] = "";
+    if (incorrect) snprintf(extra, sizeof extra, "%sincorrect on %zu shape%s",
+                            bound && !bound->pass ? "; " : "", incorrect, incorrect == 1 ? "" : "s");
+    if (no_bound) snprintf(buf, len, "no bound%s%s", incorrect ? "; " : "", extra);
+    else if (!bound) snprintf(buf, len, "-");
+    else if (bound->pass && !incorrect) snprintf(buf, len, "pass");
+    else if (bound->pass) snprintf(buf, len, "FAIL: %s", extra);
+    else if (bound->kind == CHECK_BOUND && isfinite(bound->hi)) {
+        char h[32], b[32];
+        snprintf(buf, len, "FAIL: CI upper %s >= bound %s%s", fmt_num(h, sizeof h, bound->hi),
+                 fmt_num(b, sizeof b, bound->bound), extra);
+    } else {
+        snprintf(buf, len, "FAIL: %s%s", bound->message, extra);
+    }
+}
+
+/* ---- output ---------------------------------------------------------------------------- */
+
+static const char *kind_name(check_kind k)
+{
+    switch (k) {
+    case CHECK_BOUND: return "bound";
+    case CHECK_NO_BOUND: return "no_bound";
+    case CHECK_MISSING: return "missing";
+    case CHECK_CORRECT: return "correctness";
+    case CHECK_REGRESSION: return "regression";
+    }
+    return "?";
+}
+
+static void run_line(FILE *f, const char *what, const run_data *r)
+{
+    fprintf(f, "%s %s (%s, commit %.12s%s, %s)\n", what, r->path, r->gpu_name, r->commit,
+            r->dirty ? " dirty" : "", r->created_utc);
+}
+
+static int shown(const gate_check *k, int brief)
+{
+    return !brief || !k->pass || (k->kind == CHECK_REGRESSION && k->verdict == REG_INCONCLUSIVE);
+}
+
+static void print_head(FILE *f, const gate_outcome *o, int brief)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < o->n; i++) n += shown(&o->checks[i], brief);
+    if (n) fprintf(f, "  %-22s %-24s %-6s %s\n", "phase", "shape", "result", "detail");
+    else fprintf(f, "  (all %zu checks pass)\n", o->n);
+}
+
+void gate_print(FILE *f, const gate_config *c, const run_data *run, const run_data *ref,
+                const gate_outcome *ladder, const gate_outcome *reg, int brief)
+{
+    char text[96];
+    size_t checks = 0, failures = 0;
+    if (ladder) {
+        run_line(f, "ladder gate:", run);
+        fprintf(f, "  bounds from %s on the ratio to %s; pass when the %.0f%% CI's upper end is under "
+                "the bound and the phase is correct on every shape it claims\n",
+                c->path, c->baseline, run->ci_level * 100);
+        print_head(f, ladder, brief);
+        for (size_t i = 0; i < ladder->n; i++) {
+            const gate_check *k = &ladder->checks[i];
+            if (!shown(k, brief)) continue;
+            if (k->has_shape) run_shape_text(&k->shape, text, sizeof text);
+            else snprintf(text, sizeof text, "%s", k->kind == CHECK_CORRECT ? "(all shapes)" : "-");
+            fprintf(f, "  %-22s %-24s %-6s %s\n", k->phase, text, k->pass ? "pass" : "FAIL", k->message);
+        }
+        checks += ladder->n;
+        failures += ladder->failures;
+    }
+    if (reg) {
+        run_line(f, "\nregression gate: reference", ref);
+        char t1[32], t2[32];
+        fprintf(f, "  change = ratio now / ratio in the reference (%s rule): regressed when > %s",
+                reg_method_name(c->reg.method), fmt_num(t1, sizeof t1, 1 + c->reg.tolerance));
+        if (c->reg.method == REG_METHOD_RATIO_CI)
+            fprintf(f, " and its %.0f%% CI is above %s\n", c->reg.ci_level * 100,
+                    fmt_num(t2, sizeof t2, 1 + c->reg.tolerance * c->reg.ci_floor_fraction));
+        else if (c->reg.method == REG_METHOD_CI_NONOVERLAP)
+            fprintf(f, " and the two ratios' %.0f%% CIs do not overlap\n", c->reg.ci_level * 100);
+        else
+            fprintf(f, "\n");
+        print_head(f, reg, brief);
+        for (size_t i = 0; i < reg->n; i++) {
+            const gate_check *k = &reg->checks[i];
+            if (!shown(k, brief)) continue;
+            if (k->has_shape) run_shape_text(&k->shape, text, sizeof text);
+            else snprintf(text, sizeof text, "-");
+            fprintf(f, "  %-22s %-24s %-6s %s\n", k->phase, text, k->pass ? "pass" : "FAIL", k->message);
+        }
+        if (reg->skipped)
+            fprintf(f, "  (%zu shape%s of the reference not compared: absent from this run or "
+                    "without a baseline timing)\n", reg->skipped, reg->skipped == 1 ? "" : "s");
+        checks += reg->n;
+        failures += reg->failures;
+    }
+    if (failures)
+        fprintf(f, "\ngate: FAIL: %zu of %zu checks failed\n", failures, checks);
+    else
+        fprintf(f, "\ngate: PASS (%zu checks)\n", checks);
+}
+
+static json_t *shape_json(const attn_shape *s)
+{
+    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "batch", s->batch, "heads", s->heads,
+                     "seq_q", s->seq_q, "seq_kv", s->seq_kv, "head_dim", s->head_dim,
+                     "causal", s->causal);
+}
+
+static json_t *num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+static json_t *checks_json(const gate_outcome *o)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < o->n; i++) {
+        const gate_check *k = &o->checks[i];
+        json_t *j = json_pack("{s:s, s:s, s:o, s:b, s:s}", "phase", k->phase, "check",
+                              kind_name(k->kind), "shape", k->has_shape ? shape_json(&k->shape) : json_null(),
+                              "pass", k->pass, "message", k->message);
+        if (k->kind == CHECK_BOUND && isfinite(k->ratio))
+            json_object_set_new(j, "ratio", json_pack("{s:o, s:o, s:o, s:o}", "median", num(k->ratio),
+                                "ci_lo", num(k->lo), "ci_hi", num(k->hi), "bound", num(k->bound)));
+        if (k->kind == CHECK_REGRESSION && k->has_shape) {
+            const reg_change *c = &k->change;
+            json_object_set_new(j, "verdict", json_string(reg_verdict_name(k->verdict)));
+            json_object_set_new(j, "ref", json_pack("{s:o, s:o, s:o}", "ratio", num(c->ref),
+                                                    "ci_lo", num(c->ref_lo), "ci_hi", num(c->ref_hi)));
+            json_object_set_new(j, "now", json_pack("{s:o, s:o, s:o}", "ratio", num(c->now),
+                                                    "ci_lo", num(c->now_lo), "ci_hi", num(c->now_hi)));
+            json_object_set_new(j, "change", json_pack("{s:o, s:o, s:o}", "median", num(c->change),
+                                                       "ci_lo", num(c->lo), "ci_hi", num(c->hi)));
+        }
+        json_array_append_new(arr, j);
+    }
+    return arr;
+}
+
+json_t *gate_json(const gate_config *c, const run_data *run, const run_data *ref,
+                  const gate_outcome *ladder, const gate_outcome *reg)
+{
+    size_t failures = (ladder ? ladder->failures : 0) + (reg ? reg->failures : 0);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:I}", "evidence", run->path, "gpu", run->slug,
+                          "config", c->path, "against", ref ? json_string(ref->path) : json_null(),
+                          "pass", failures == 0, "failures", (json_int_t)failures);
+    json_object_set_new(j, "rule", json_pack("{s:s, s:s, s:f, s:f, s:f, s:I, s:s}", "baseline",
+                        c->baseline, "method", reg_method_name(c->reg.method), "tolerance",
+                        c->reg.tolerance, "ci_floor_fraction", c->reg.ci_floor_fraction,
+                        "ci_level", c->reg.ci_level, "resamples", (json_int_t)c->reg.resamples,
+                        "shapes", c->reg.all_shapes ? "all" : "headline"));
+    json_object_set_new(j, "ladder", ladder ? checks_json(ladder) : json_null());
+    json_object_set_new(j, "regression", reg ? checks_json(reg) : json_null());
+    if (reg) json_object_set_new(j, "regression_skipped", json_integer((json_int_t)reg->skipped));
+    return j;
+}

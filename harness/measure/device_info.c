@@ -1,0 +1,225 @@
+/* device_info.c: GPU properties, NVML clocks and throttling, versions, git state. */
+#include "measure/device_info.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include <cublas_api.h>
+#include "core/names.h"
+#include "measure/nvml_shim.h"
+
+#ifndef ATTN_NVCC_VERSION
+#define ATTN_NVCC_VERSION "unknown"
+#endif
+
+int device_probe(char *why, size_t len)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        snprintf(why, len, "%s", cudaGetErrorString(e));
+        return -1;
+    }
+    if (n < 1) {
+        snprintf(why, len, "no CUDA device");
+        return -1;
+    }
+    return 0;
+}
+
+json_t *device_gpu_json(void)
+{
+    int dev = 0;
+    struct cudaDeviceProp p;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess)
+        return json_pack("{s:s, s:s}", "name", "unknown", "slug", "unknown");
+    char slug[128];
+    name_gpu_slug(p.name, slug, sizeof slug);
+    int clock_khz = 0, mem_khz = 0, bus = 0;
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev);
+    cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev);
+    cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev);
+    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:i, s:i}",
+                     "name", p.name, "slug", slug, "sm_count", p.multiProcessorCount,
+                     "cc_major", p.major, "cc_minor", p.minor,
+                     "l2_bytes", (json_int_t)p.l2CacheSize,
+                     "mem_bytes", (json_int_t)p.totalGlobalMem,
+                     "smem_per_block_optin", (json_int_t)p.sharedMemPerBlockOptin,
+                     "clock_khz", clock_khz, "mem_clock_khz", mem_khz, "mem_bus_bits", bus);
+}
+
+/* Path of the shared object that defines `sym` in this process, or NULL. */
+static const char *library_of(void *sym)
+{
+    Dl_info info;
+    if (sym && dladdr(sym, &info) && info.dli_fname) return info.dli_fname;
+    return NULL;
+}
+
+static void add_cudnn(json_t *v)
+{
+    /* The harness does not link cuDNN; the baseline does. RTLD_NOLOAD finds the copy
+     * the baseline loaded (the GPU machine has two: the system's and PyTorch's). */
+    void *h = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
+    if (!h) {
+        json_object_set_new(v, "cudnn", json_null());
+        return;
+    }
+    size_t (*get_version)(void) = (size_t (*)(void))dlsym(h, "cudnnGetVersion");
+    if (get_version) {
+        json_object_set_new(v, "cudnn", json_integer((json_int_t)get_version()));
+        const char *path = library_of((void *)get_version);
+        if (path) json_object_set_new(v, "cudnn_path", json_string(path));
+    }
+    dlclose(h);
+}
+
+static void add_driver_string(json_t *v)
+{
+    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) return;
+    nvml_init_fn init = (nvml_init_fn)dlsym(h, "nvmlInit_v2");
+    nvml_shutdown_fn shut = (nvml_shutdown_fn)dlsym(h, "nvmlShutdown");
+    nvml_driver_fn drv = (nvml_driver_fn)dlsym(h, "nvmlSystemGetDriverVersion");
+    char buf[96];
+    if (init && shut && drv && init() == 0) {
+        if (drv(buf, sizeof buf) == 0) json_object_set_new(v, "driver", json_string(buf));
+        shut();
+    }
+    dlclose(h);
+}
+
+json_t *device_versions_json(void)
+{
+    int drv = 0, rt = 0, major = 0, minor = 0, patch = 0;
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    json_t *v = json_object();
+    json_object_set_new(v, "cuda_driver", json_integer(drv));
+    json_object_set_new(v, "cuda_runtime", json_integer(rt));
+    if (cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
+        json_object_set_new(v, "cublas", json_integer(major * 10000 + minor * 100 + patch));
+    const char *cublas_path = library_of((void *)cublasGetProperty);
+    if (cublas_path) json_object_set_new(v, "cublas_path", json_string(cublas_path));
+    const char *cudart_path = library_of((void *)cudaRuntimeGetVersion);
+    if (cudart_path) json_object_set_new(v, "cudart_path", json_string(cudart_path));
+    add_cudnn(v);
+    add_driver_string(v);
+    json_object_set_new(v, "nvcc", json_string(ATTN_NVCC_VERSION));
+    return v;
+}
+
+/* First line of a command's output, trimmed; 0 on success. */
+static int first_line(const char *cmd, char *buf, size_t len)
+{
+    FILE *f = popen(cmd, "r");
+    if (!f) return -1;
+    buf[0] = '\0';
+    char *got = fgets(buf, (int)len, f);
+    int rc = pclose(f);
+    if (!got || rc != 0) return -1;
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return 0;
+}
+
+json_t *device_git_json(const char *build_dir)
+{
+    char commit[128] = "", dirty[16] = "";
+    if (first_line("git rev-parse HEAD 2>/dev/null", commit, sizeof commit) == 0) {
+        /* tracked changes only: build outputs and scratch files do not make a tree dirty */
+        FILE *f = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");
+        int any = f && fgetc(f) != EOF;
+        if (f) pclose(f);
+        return json_pack("{s:s, s:b, s:s}", "commit", commit, "dirty", any, "source", "git");
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s/gitinfo", build_dir);
+    FILE *f = fopen(path, "r");
+    if (f && fscanf(f, "%127s %15s", commit, dirty) == 2) {
+        fclose(f);
+        return json_pack("{s:s, s:b, s:s}", "commit", commit, "dirty",
+                         strcmp(dirty, "clean") != 0, "source", "build/gitinfo");
+    }
+    if (f) fclose(f);
+    return json_pack("{s:s, s:b, s:s}", "commit", "unknown", "dirty", 1, "source", "none");
+}
+
+static const struct { unsigned long long bit; const char *name; } REASONS[] = {
+    { NVML_REASON_GPU_IDLE, "gpu_idle" },
+    { NVML_REASON_APP_CLOCKS, "applications_clocks" },
+    { NVML_REASON_SW_POWER_CAP, "sw_power_cap" },
+    { NVML_REASON_HW_SLOWDOWN, "hw_slowdown" },
+    { NVML_REASON_SYNC_BOOST, "sync_boost" },
+    { NVML_REASON_SW_THERMAL, "sw_thermal" },
+    { NVML_REASON_HW_THERMAL, "hw_thermal" },
+    { NVML_REASON_HW_POWER_BRAKE, "hw_power_brake" },
+    { NVML_REASON_DISPLAY_CLOCKS, "display_clocks" },
+};
+
+/* The reasons that mean the clocks were held down under load. */
+#define THROTTLING_REASONS (NVML_REASON_SW_POWER_CAP | NVML_REASON_HW_SLOWDOWN | \
+    NVML_REASON_SW_THERMAL | NVML_REASON_HW_THERMAL | NVML_REASON_HW_POWER_BRAKE)
+
+json_t *device_clocks_json(char *why, size_t len)
+{
+    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(why, len, "libnvidia-ml.so.1 not loadable: %s", dlerror());
+        return NULL;
+    }
+    nvml_init_fn init = (nvml_init_fn)dlsym(h, "nvmlInit_v2");
+    nvml_shutdown_fn shut = (nvml_shutdown_fn)dlsym(h, "nvmlShutdown");
+    nvml_by_pci_fn by_pci = (nvml_by_pci_fn)dlsym(h, "nvmlDeviceGetHandleByPciBusId_v2");
+    nvml_clock_fn clock = (nvml_clock_fn)dlsym(h, "nvmlDeviceGetClockInfo");
+    nvml_temp_fn temp = (nvml_temp_fn)dlsym(h, "nvmlDeviceGetTemperature");
+    nvml_power_fn power = (nvml_power_fn)dlsym(h, "nvmlDeviceGetPowerUsage");
+    nvml_reasons_fn reasons = (nvml_reasons_fn)dlsym(h, "nvmlDeviceGetCurrentClocksEventReasons");
+    if (!reasons)
+        reasons = (nvml_reasons_fn)dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    if (!init || !shut || !by_pci || !clock || !temp || !power || !reasons) {
+        snprintf(why, len, "libnvidia-ml.so.1 lacks an entry point the harness uses");
+        dlclose(h);
+        return NULL;
+    }
+    if (init() != 0) {
+        snprintf(why, len, "nvmlInit failed");
+        dlclose(h);
+        return NULL;
+    }
+    char bus[64];
+    int dev = 0;
+    nvml_device nd = NULL;
+    json_t *snap = NULL;
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetPCIBusId(bus, sizeof bus, dev) == cudaSuccess &&
+        by_pci(bus, &nd) == 0) {
+        unsigned int sm = 0, mem = 0, t = 0, mw = 0;
+        unsigned long long mask = 0;
+        clock(nd, NVML_CLOCK_SM_, &sm);
+        clock(nd, NVML_CLOCK_MEM_, &mem);
+        temp(nd, NVML_TEMPERATURE_GPU_, &t);
+        power(nd, &mw);
+        reasons(nd, &mask);
+        json_t *names = json_array();
+        for (size_t i = 0; i < sizeof REASONS / sizeof REASONS[0]; i++)
+            if (mask & REASONS[i].bit) json_array_append_new(names, json_string(REASONS[i].name));
+        snap = json_pack("{s:i, s:i, s:i, s:f, s:I, s:o}", "sm_mhz", (int)sm, "mem_mhz", (int)mem,
+                         "temp_c", (int)t, "power_w", mw / 1000.0,
+                         "throttle_mask", (json_int_t)mask, "throttle", names);
+    } else {
+        snprintf(why, len, "NVML does not know the CUDA device's PCI bus id");
+    }
+    shut();
+    dlclose(h);
+    return snap;
+}
+
+int device_clocks_throttled(const json_t *snapshot)
+{
+    json_t *m = json_object_get(snapshot, "throttle_mask");
+    return json_is_integer(m) && ((unsigned long long)json_integer_value(m) & THROTTLING_REASONS);
+}

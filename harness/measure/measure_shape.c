@@ -1,0 +1,341 @@
+/* measure.c: validation precedes timing, per shape, for every implementation. */
+#include "measure/measure_shape.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "attn_reference.h"
+#include "measure/inputs.h"
+#include "measure/planted_slowdown.h"
+#include "measure/kernel_resources.h"
+
+typedef struct {
+    void *q, *k, *v, *o, *ws;
+    size_t ws_bytes;
+} device_bufs;
+
+#define CUDA_OR_FAIL(call)                                                              \
+    do {                                                                                \
+        cudaError_t e_ = (call);                                                        \
+        if (e_ != cudaSuccess) {                                                        \
+            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));              \
+            goto fail;                                                                  \
+        }                                                                               \
+    } while (0)
+
+/* The same shape always gets the same inputs for a given run seed. */
+static uint64_t shape_seed(uint64_t seed, const attn_shape *s)
+{
+    uint64_t h = seed ^ 0x9e3779b97f4a7c15ull;
+    const int dims[] = { s->batch, s->heads, s->seq_q, s->seq_kv, s->head_dim, s->causal };
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        h = (h ^ (uint64_t)dims[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static json_t *shape_json(const attn_shape *s)
+{
+    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:f}", "batch", s->batch, "heads",
+                     s->heads, "seq_q", s->seq_q, "seq_kv", s->seq_kv, "head_dim",
+                     s->head_dim, "causal", s->causal, "scale", (double)s->scale);
+}
+
+static json_t *compare_json(const compare_result *c, const char *reference, size_t rows)
+{
+    json_t *o = json_pack("{s:b, s:I, s:f, s:f, s:I}", "pass", c->pass,
+                          "nonfinite", (json_int_t)c->nonfinite, "max_abs", c->max_abs,
+                          "rel_l2", c->rel_l2, "checked", (json_int_t)c->checked);
+    if (reference) {
+        json_object_set_new(o, "reference", json_string(reference));
+        json_object_set_new(o, "rows_checked", json_integer((json_int_t)rows));
+    }
+    return o;
+}
+
+static json_t *unsupported_result(const loaded_impl *im, const shape_point *pt, const char *why)
+{
+    return json_pack("{s:s, s:o, s:s, s:b, s:s}", "impl", im->ph->name, "shape",
+                     shape_json(&pt->s), "tag", pt->tag, "supported", 0, "reason", why);
+}
+
+/* Runs once into the poisoned output (and workspace) and copies the output back. 0, 1 (the implementation
+ * failed: reason in why), or -1 (a CUDA failure of the harness itself: err). */
+static int run_for_check(const loaded_impl *im, void *state, const attn_args *a,
+                         const device_bufs *d, uint16_t *host_out, size_t nq,
+                         char *why, size_t whylen, char *err, size_t errlen)
+{
+    CUDA_OR_FAIL(cudaMemsetAsync(d->o, 0xff, nq * sizeof(uint16_t), a->stream));  /* NaN */
+    /* The workspace too: an implementation that reads workspace it did not write then
+     * reads NaN (fp16 and fp32 alike) and fails the check. */
+    if (a->workspace) CUDA_OR_FAIL(cudaMemsetAsync(a->workspace, 0xff, d->ws_bytes, a->stream));
+    int rc = im->ph->run(state, a);
+    if (rc != 0) {
+        snprintf(why, whylen, "run failed (%d): %s", rc, im->ph->error_string(rc));
+        return 1;
+    }
+    cudaError_t e = cudaStreamSynchronize(a->stream);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        snprintf(why, whylen, "kernel failed: %s", cudaGetErrorString(e));
+        return -1;   /* a sticky error leaves the context unusable: stop the run */
+    }
+    CUDA_OR_FAIL(cudaMemcpy(host_out, d->o, nq * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+    return 0;
+fail:
+    return -1;
+}
+
+static void progress(measure_ctx *ctx, const char *impl, const char *shape, const char *what)
+{
+    ctx->progress_done++;
+    fprintf(stderr, "[%4zu/%zu] %-22s %-24s %s\n", ctx->progress_done, ctx->progress_total,
+            impl, shape, what);
+}
+
+static int time_modes(measure_ctx *ctx, const loaded_impl *im, void *state,
+                      const attn_args *a, const shape_point *pt, json_t *timing,
+                      const char *shape_text, char *err, size_t errlen)
+{
+    int is_headline = strcmp(pt->tag, "headline") == 0;
+    const int *modes = is_headline ? ctx->modes : ctx->sweep_modes;
+    for (int m = 0; m < MODE_COUNT; m++) {
+        if (!modes[m] || *ctx->stop) continue;
+        time_result r;
+        if (time_measure(plant_wrap(im->ph), state, a, (time_mode)m, &ctx->tc, &r, err, errlen))
+            return -1;
+        char line[160];
+        snprintf(line, sizeof line, "%-6s %10.3f us [%.3f, %.3f] n=%zu inner=%d (%s)",
+                 time_mode_name((time_mode)m), r.sum.median, r.sum.ci_lo, r.sum.ci_hi, r.n,
+                 r.inner, stop_reason_name(r.stop));
+        progress(ctx, im->ph->name, shape_text, line);
+        json_object_set_new(timing, time_mode_name((time_mode)m), time_result_json(&r));
+        time_result_free(&r);
+    }
+    return 0;
+}
+
+int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results,
+                  char *err, size_t errlen)
+{
+    const attn_shape *s = &pt->s;
+    char shape_text[96];
+    shape_format(s, shape_text, sizeof shape_text);
+    host_inputs in = { 0 };
+    device_bufs d = { 0 };
+    size_t *rows = NULL;
+    double *ref = NULL;
+    uint16_t *out = NULL, *base_out = NULL;
+    cudaStream_t stream = NULL;
+    int failures = 0;
+
+    if (inputs_generate(&in, s, shape_seed(ctx->seed, s))) {
+        snprintf(err, errlen, "out of host memory for the inputs of %s", shape_text);
+        return -1;
+    }
+    /* The reference: every row when affordable, else a deterministic sample. */
+    size_t total_rows = ref_total_rows(s);
+    size_t nrows = total_rows;
+    const char *ref_kind = "cpu-fp64";
+    if (ref_row_flops(s, total_rows) > ctx->full_ref_max_flops && ctx->sample_rows < total_rows) {
+        rows = malloc(ctx->sample_rows * sizeof *rows);
+        if (!rows) goto oom;
+        nrows = ref_sample_rows(s, ctx->sample_rows, shape_seed(ctx->seed + 1, s), rows);
+        ref_kind = "cpu-fp64-sampled";
+    }
+    ref = malloc(nrows * (size_t)s->head_dim * sizeof *ref);
+    out = malloc(in.nq * sizeof *out);
+    if (!ref || !out) goto oom;
+    if (ref_attention_rows(s, in.q, in.k, in.v, rows, nrows, ref, ctx->ref_threads)) goto oom;
+
+    /* A shape whose tensors cannot fit is reported, not fatal: the rest of the run goes on. */
+    size_t free_b = 0, total_b = 0, need = (2 * in.nq + 2 * in.nkv) * sizeof(uint16_t);
+    CUDA_OR_FAIL(cudaMemGetInfo(&free_b, &total_b));
+    if (need > free_b) {
+        char why[256];
+        snprintf(why, sizeof why, "out of device memory: Q, K, V and O need %zu bytes, the GPU "
+                 "has %zu free of %zu", need, free_b, total_b);
+        for (size_t i = 0; i < ctx->n_impls; i++) {
+            if (ctx->impls[i]->kind == IMPL_FLOOR) continue;
+            json_array_append_new(results, unsupported_result(ctx->impls[i], pt, why));
+            progress(ctx, ctx->impls[i]->ph->name, shape_text, why);
+        }
+        goto done;
+    }
+    CUDA_OR_FAIL(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CUDA_OR_FAIL(cudaMalloc(&d.q, in.nq * 2));
+    CUDA_OR_FAIL(cudaMalloc(&d.k, in.nkv * 2));
+    CUDA_OR_FAIL(cudaMalloc(&d.v, in.nkv * 2));
+    CUDA_OR_FAIL(cudaMalloc(&d.o, in.nq * 2));
+    CUDA_OR_FAIL(cudaMemcpy(d.q, in.q, in.nq * 2, cudaMemcpyHostToDevice));
+    CUDA_OR_FAIL(cudaMemcpy(d.k, in.k, in.nkv * 2, cudaMemcpyHostToDevice));
+    CUDA_OR_FAIL(cudaMemcpy(d.v, in.v, in.nkv * 2, cudaMemcpyHostToDevice));
+
+    for (size_t i = 0; i < ctx->n_impls && !*ctx->stop; i++) {
+        const loaded_impl *im = ctx->impls[i];
+        if (im->kind == IMPL_FLOOR) continue;
+        const char *why_not = im->ph->unsupported(s);
+        if (why_not) {
+            json_array_append_new(results, unsupported_result(im, pt, why_not));
+            progress(ctx, im->ph->name, shape_text, "unsupported");
+            continue;
+        }
+        size_t ws = im->ph->workspace_bytes(s);
+        if (ws > d.ws_bytes) {
+            if (d.ws) cudaFree(d.ws);
+            d.ws = NULL;
+            d.ws_bytes = 0;
+            if (cudaMalloc(&d.ws, ws) != cudaSuccess) {
+                cudaGetLastError();   /* clear the allocation failure */
+                char why[160];
+                snprintf(why, sizeof why, "workspace of %zu bytes does not fit in device memory", ws);
+                json_array_append_new(results, unsupported_result(im, pt, why));
+                progress(ctx, im->ph->name, shape_text, why);
+                continue;
+            }
+            d.ws_bytes = ws;
+        }
+        void *state = NULL;
+        int rc = im->ph->init(&state, s);
+        if (rc != 0) {
+            char why[512];
+            snprintf(why, sizeof why, "init failed (%d): %s", rc, im->ph->error_string(rc));
+            json_array_append_new(results, unsupported_result(im, pt, why));
+            progress(ctx, im->ph->name, shape_text, why);
+            continue;
+        }
+        attn_args a = { d.q, d.k, d.v, d.o, ws ? d.ws : NULL, stream };
+        char why[512] = "";
+        json_t *res = json_pack("{s:s, s:o, s:s, s:b, s:n}", "impl", im->ph->name, "shape",
+                                shape_json(s), "tag", pt->tag, "supported", 1, "reason");
+        const char *note = im->ph->error_string(0);
+        if (note) json_object_set_new(res, "init_note", json_string(note));
+        rc = run_for_check(im, state, &a, &d, out, in.nq, why, sizeof why, err, errlen);
+        if (rc < 0) {
+            if (!err[0]) snprintf(err, errlen, "%s on %s: %s", im->ph->name, shape_text, why);
+            json_decref(res);
+            im->ph->fini(state);
+            goto fail;
+        }
+        json_t *corr;
+        int pass = 0;
+        if (rc == 1) {
+            corr = json_pack("{s:b, s:s}", "pass", 0, "error", why);
+        } else {
+            compare_result c = compare_output(s, out, rows, nrows, ref, ctx->bounds);
+            corr = compare_json(&c, ref_kind, nrows);
+            pass = c.pass;
+            if (base_out) {
+                compare_result cb = compare_half_outputs(s, out, base_out, ctx->bounds);
+                json_object_set_new(corr, "vs_baseline", compare_json(&cb, NULL, 0));
+            }
+            if (ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0 && pass && !base_out) {
+                base_out = out;   /* keep the baseline's output for the others */
+                out = malloc(in.nq * sizeof *out);
+                if (!out) { im->ph->fini(state); json_decref(res); json_decref(corr); goto oom; }
+            }
+        }
+        json_object_set_new(res, "correctness", corr);
+        char line[640];
+        json_t *jr = json_object_get(corr, "rel_l2"), *jm = json_object_get(corr, "max_abs");
+        snprintf(line, sizeof line, "check  %s rel_l2=%.2e max_abs=%.2e %s", pass ? "PASS" : "FAIL",
+                 jr ? json_real_value(jr) : -1.0, jm ? json_real_value(jm) : -1.0, why);
+        progress(ctx, im->ph->name, shape_text, line);
+        if (!pass) {
+            failures++;
+        } else {
+            json_t *timing = json_object();
+            if (time_modes(ctx, im, state, &a, pt, timing, shape_text, err, errlen)) {
+                json_decref(timing);
+                json_decref(res);
+                im->ph->fini(state);
+                goto fail;
+            }
+            json_object_set_new(res, "timing", timing);
+        }
+        im->ph->fini(state);
+        json_array_append_new(results, res);
+    }
+    goto done;
+oom:
+    snprintf(err, errlen, "out of host memory while measuring %s", shape_text);
+fail:
+    failures = -1;
+done:
+    if (stream) cudaStreamDestroy(stream);
+    cudaFree(d.q);
+    cudaFree(d.k);
+    cudaFree(d.v);
+    cudaFree(d.o);
+    cudaFree(d.ws);
+    free(rows);
+    free(ref);
+    free(out);
+    free(base_out);
+    inputs_free(&in);
+    return failures;
+}
+
+static int samples_of(json_t *res, double **x, size_t *n)
+{
+    json_t *arr = json_object_get(json_object_get(json_object_get(res, "timing"), "graph"),
+                                  "samples_us");
+    *n = json_array_size(arr);
+    if (*n == 0) return -1;
+    *x = malloc(*n * sizeof **x);
+    if (!*x) return -1;
+    for (size_t i = 0; i < *n; i++) (*x)[i] = json_number_value(json_array_get(arr, i));
+    return 0;
+}
+
+static int same_shape(json_t *a, json_t *b)
+{
+    return json_equal(json_object_get(a, "shape"), json_object_get(b, "shape"));
+}
+
+void measure_derive(json_t *results, size_t first, const char *baseline,
+                    double fp16_tflops, double dram_gbps, const time_config *tc)
+{
+    for (size_t i = first; i < json_array_size(results); i++) {
+        json_t *res = json_array_get(results, i);
+        json_t *graph = json_object_get(json_object_get(res, "timing"), "graph");
+        if (!graph) continue;
+        json_t *js = json_object_get(res, "shape");
+        attn_shape s = {
+            (int)json_integer_value(json_object_get(js, "batch")),
+            (int)json_integer_value(json_object_get(js, "heads")),
+            (int)json_integer_value(json_object_get(js, "seq_q")),
+            (int)json_integer_value(json_object_get(js, "seq_kv")),
+            (int)json_integer_value(json_object_get(js, "head_dim")),
+            (int)json_integer_value(json_object_get(js, "causal")), 0.0f };
+        double us = json_number_value(json_object_get(graph, "median_us"));
+        double flops = shape_flops(&s), bytes = shape_bytes(&s);
+        double tflops = flops / (us * 1e-6) / 1e12, gbps = bytes / (us * 1e-6) / 1e9;
+        json_t *der = json_pack("{s:f, s:f, s:f, s:f}", "flops", flops, "bytes", bytes,
+                                "tflops", tflops, "gbps", gbps);
+        json_object_set_new(der, "frac_fp16_peak",
+                            fp16_tflops > 0 ? json_real(tflops / fp16_tflops) : json_null());
+        json_object_set_new(der, "frac_dram",
+                            dram_gbps > 0 ? json_real(gbps / dram_gbps) : json_null());
+        json_t *ratio = json_null();
+        for (size_t j = first; baseline && j < json_array_size(results); j++) {
+            json_t *b = json_array_get(results, j);
+            const char *bname = json_string_value(json_object_get(b, "impl"));
+            if (!bname || strcmp(bname, baseline) != 0 || !same_shape(res, b)) continue;
+            double *x = NULL, *y = NULL;
+            size_t nx = 0, ny = 0;
+            double r, lo, hi;
+            if (samples_of(res, &x, &nx) == 0 && samples_of(b, &y, &ny) == 0 &&
+                stats_ratio_ci(x, nx, y, ny, tc->resamples, tc->seed, tc->ci_level, &r, &lo, &hi) == 0) {
+                json_decref(ratio);
+                ratio = json_pack("{s:s, s:f, s:f, s:f}", "baseline", baseline, "median", r,
+                                  "ci_lo", lo, "ci_hi", hi);
+            }
+            free(x);
+            free(y);
+            break;
+        }
+        json_object_set_new(der, "ratio", ratio);
+        json_object_set_new(res, "derived", der);
+    }
+}

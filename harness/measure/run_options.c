@@ -1,0 +1,196 @@
+/* run_opts.c: parsing the options of `attnladder run`. */
+#include "measure/run_options.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/args.h"
+
+
+const char RUN_USAGE[] =
+    "usage: attnladder run [options]\n"
+    "  --impl NAME[,NAME]    implementations to measure (default: all found)\n"
+    "  --shape B,H,S,D[,causal] | B,H,Sq,Skv,D,causal   (repeatable)\n"
+    "  --headline            the headline shapes (default when no --shape/--sweep)\n"
+    "  --sweep               the headline shapes and the standard sweep\n"
+    "  --modes LIST          modes at headline shapes (graph,single,cold; default all)\n"
+    "  --sweep-modes LIST    modes at other shapes (default graph)\n"
+    "  --min-samples N --max-samples N --max-seconds S --rel-ci X --inner N --seed N\n"
+    "  --baseline NAME       the ratio's denominator (default sdpa_cudnn)\n"
+    "  --external FILE       import external baselines (ci/torch_sdpa.py output)\n"
+    "  --build DIR           where the shared objects are (default build)\n"
+    "  --evidence DIR        evidence root (default evidence); --out FILE overrides\n"
+    "  --no-ceilings         skip the copy/GEMM ceilings\n"
+    "  --full-ref-gflop X    full CPU reference up to X GFLOP, sampled rows above (default 40)\n"
+    "  --sample-rows N       rows sampled above that (default 512)\n"
+    "  --ref-threads N       CPU reference threads (default: all CPUs)\n";
+
+static int parse_modes(const char *text, int *modes)
+{
+    memset(modes, 0, MODE_COUNT * sizeof *modes);
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", text);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int m = time_mode_parse(tok);
+        if (m < 0) {
+            fprintf(stderr, "attnladder run: unknown mode '%s'; accepted: graph, single, cold\n", tok);
+            return -1;
+        }
+        modes[m] = 1;
+    }
+    return 0;
+}
+
+static int add_shape(run_opts *o, const attn_shape *s, const char *tag)
+{
+    if (o->n_shapes == MAX_SHAPES) {
+        fprintf(stderr, "attnladder run: more than %d shapes\n", MAX_SHAPES);
+        return -1;
+    }
+    o->shapes[o->n_shapes].s = *s;
+    o->shapes[o->n_shapes].tag = tag;
+    o->n_shapes++;
+    return 0;
+}
+
+int parse_run_opts(int argc, char **argv, run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->build_dir = "build";
+    o->evidence_dir = "evidence";
+    o->baseline = "sdpa_cudnn";
+    o->ceilings = 1;
+    o->modes[MODE_GRAPH] = o->modes[MODE_SINGLE] = o->modes[MODE_COLD] = 1;
+    o->sweep_modes[MODE_GRAPH] = 1;
+    o->tc = (time_config){ .rule = { 10, 200, 1.0, 0.02 }, .resamples = 2000, .ci_level = 0.95,
+                           .seed = 20261122, .inner_max = 20, .graph_target_us = 2000.0 };
+    o->seed = 1234;
+    o->full_ref_gflop = 40;
+    o->sample_rows = 512;
+    o->ref_threads = 0;
+    int custom = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        long l;
+        double d;
+#define VALUE() do { if (!(v = arg_value("run", argc, argv, &i))) return -1; } while (0)
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(RUN_USAGE, stdout);
+            return 1;
+        } else if (!strcmp(a, "--impl")) {
+            VALUE();
+            char *copy = strdup(v);
+            char *save = NULL;
+            for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+                if (o->n_names == MAX_NAMES) {
+                    fprintf(stderr, "attnladder run: more than %d implementations named\n", MAX_NAMES);
+                    free(copy);
+                    return -1;
+                }
+                o->names[o->n_names++] = strdup(t);
+            }
+            free(copy);
+        } else if (!strcmp(a, "--shape")) {
+            VALUE();
+            attn_shape s;
+            char err[256];
+            if (shape_parse(v, &s, err, sizeof err)) {
+                fprintf(stderr, "attnladder run: %s\n", err);
+                return -1;
+            }
+            if (add_shape(o, &s, "custom")) return -1;
+            custom = 1;
+        } else if (!strcmp(a, "--headline")) {
+            o->want_headline = 1;
+        } else if (!strcmp(a, "--sweep")) {
+            o->want_sweep = 1;
+        } else if (!strcmp(a, "--modes")) {
+            VALUE();
+            if (parse_modes(v, o->modes)) return -1;
+        } else if (!strcmp(a, "--sweep-modes")) {
+            VALUE();
+            if (parse_modes(v, o->sweep_modes)) return -1;
+        } else if (!strcmp(a, "--min-samples")) {
+            VALUE();
+            if (arg_long("run", a, v, 1, 100000, &l)) return -1;
+            o->tc.rule.min_samples = (size_t)l;
+        } else if (!strcmp(a, "--max-samples")) {
+            VALUE();
+            if (arg_long("run", a, v, 1, 100000, &l)) return -1;
+            o->tc.rule.max_samples = (size_t)l;
+        } else if (!strcmp(a, "--max-seconds")) {
+            VALUE();
+            if (arg_double("run", a, v, 0.001, 3600, &d)) return -1;
+            o->tc.rule.max_seconds = d;
+        } else if (!strcmp(a, "--rel-ci")) {
+            VALUE();
+            if (arg_double("run", a, v, 0, 1, &d)) return -1;
+            o->tc.rule.rel_ci_target = d;
+        } else if (!strcmp(a, "--inner")) {
+            VALUE();
+            if (arg_long("run", a, v, 1, 10000, &l)) return -1;
+            o->tc.inner_max = (int)l;
+        } else if (!strcmp(a, "--seed")) {
+            VALUE();
+            if (arg_long("run", a, v, 0, 0x7fffffffL, &l)) return -1;
+            o->seed = (uint64_t)l;
+        } else if (!strcmp(a, "--baseline")) {
+            VALUE();
+            o->baseline = v;
+        } else if (!strcmp(a, "--external")) {
+            VALUE();
+            o->external = v;
+        } else if (!strcmp(a, "--build")) {
+            VALUE();
+            o->build_dir = v;
+        } else if (!strcmp(a, "--evidence")) {
+            VALUE();
+            o->evidence_dir = v;
+        } else if (!strcmp(a, "--out")) {
+            VALUE();
+            o->out_path = v;
+        } else if (!strcmp(a, "--no-ceilings")) {
+            o->ceilings = 0;
+        } else if (!strcmp(a, "--full-ref-gflop")) {
+            VALUE();
+            if (arg_double("run", a, v, 0, 1e6, &d)) return -1;
+            o->full_ref_gflop = d;
+        } else if (!strcmp(a, "--sample-rows")) {
+            VALUE();
+            if (arg_long("run", a, v, 1, 1 << 20, &l)) return -1;
+            o->sample_rows = l;
+        } else if (!strcmp(a, "--ref-threads")) {
+            VALUE();
+            if (arg_long("run", a, v, 0, 4096, &l)) return -1;
+            o->ref_threads = l;
+        } else {
+            fprintf(stderr, "attnladder run: unknown option '%s'\n%s", a, RUN_USAGE);
+            return -1;
+        }
+#undef VALUE
+    }
+    if (o->tc.rule.min_samples > o->tc.rule.max_samples) {
+        fprintf(stderr, "attnladder run: --min-samples %zu exceeds --max-samples %zu\n",
+                o->tc.rule.min_samples, o->tc.rule.max_samples);
+        return -1;
+    }
+    shape_point pts[MAX_SHAPES];
+    if (o->want_headline || o->want_sweep || !custom) {
+        size_t n = shapes_headline(pts, MAX_SHAPES);
+        for (size_t i = 0; i < n; i++)
+            if (add_shape(o, &pts[i].s, pts[i].tag)) return -1;
+    }
+    if (o->want_sweep) {
+        size_t n = shapes_sweep(pts, MAX_SHAPES);
+        for (size_t i = 0; i < n; i++)
+            if (add_shape(o, &pts[i].s, pts[i].tag)) return -1;
+    }
+    return 0;
+}
+
+void run_opts_free(run_opts *o)
+{
+    for (size_t i = 0; i < o->n_names; i++) free((char *)o->names[i]);
+    o->n_names = 0;
+}

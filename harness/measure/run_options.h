@@ -1,0 +1,33 @@
+/* run_opts.h: the options of `attnladder run`, parsed strictly (fuzzed). */
+#ifndef ATTNLADDER_RUN_OPTS_H
+#define ATTNLADDER_RUN_OPTS_H
+#include <stddef.h>
+#include <stdint.h>
+#include "core/shapes.h"
+#include "measure/timing.h"
+
+#define MAX_SHAPES 256
+#define MAX_NAMES 64
+
+typedef struct {
+    const char *build_dir, *evidence_dir, *out_path, *external, *baseline;
+    const char *names[MAX_NAMES];
+    size_t n_names;
+    shape_point shapes[MAX_SHAPES];
+    size_t n_shapes;
+    int want_headline, want_sweep, ceilings;
+    int modes[MODE_COUNT], sweep_modes[MODE_COUNT];
+    time_config tc;
+    uint64_t seed;
+    double full_ref_gflop;
+    long sample_rows, ref_threads;
+} run_opts;
+
+/* 0 parsed, 1 help printed, -1 bad input (message printed to stderr). The argv strings
+ * must outlive the options; names are copies freed by run_opts_free. */
+int parse_run_opts(int argc, char **argv, run_opts *o);
+void run_opts_free(run_opts *o);
+
+extern const char RUN_USAGE[];
+
+#endif

@@ -1,0 +1,192 @@
+/* timing.c: graph, single-launch and cold-L2 measurement loops. */
+#include "measure/timing.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cuda_runtime_api.h>
+
+static const char *const MODE_NAMES[MODE_COUNT] = { "graph", "single", "cold" };
+
+const char *time_mode_name(time_mode m) { return m < MODE_COUNT ? MODE_NAMES[m] : "?"; }
+
+int time_mode_parse(const char *name)
+{
+    for (int m = 0; m < MODE_COUNT; m++)
+        if (strcmp(name, MODE_NAMES[m]) == 0) return m;
+    return -1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+#define CUDA_OR_FAIL(call)                                                              \
+    do {                                                                                \
+        cudaError_t e_ = (call);                                                        \
+        if (e_ != cudaSuccess) {                                                        \
+            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));              \
+            goto fail;                                                                  \
+        }                                                                               \
+    } while (0)
+
+static int run_once(const attn_phase *ph, void *state, const attn_args *args,
+                    char *err, size_t errlen)
+{
+    int rc = ph->run(state, args);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: run failed (%d): %s", ph->name, rc, ph->error_string(rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* One synchronised launch timed with events: the warm-up and the estimate that sizes
+ * the graph. */
+static int estimate_us(const attn_phase *ph, void *state, const attn_args *args,
+                       cudaEvent_t e0, cudaEvent_t e1, double *us, char *err, size_t errlen)
+{
+    float ms = 0;
+    for (int i = 0; i < 2; i++) {
+        CUDA_OR_FAIL(cudaEventRecord(e0, args->stream));
+        if (run_once(ph, state, args, err, errlen)) return -1;
+        CUDA_OR_FAIL(cudaEventRecord(e1, args->stream));
+        CUDA_OR_FAIL(cudaEventSynchronize(e1));
+        CUDA_OR_FAIL(cudaEventElapsedTime(&ms, e0, e1));
+    }
+    *us = ms * 1e3;
+    return 0;
+fail:
+    return -1;
+}
+
+static int capture_graph(const attn_phase *ph, void *state, const attn_args *args, int inner,
+                         cudaGraphExec_t *exec, char *err, size_t errlen)
+{
+    cudaGraph_t graph = NULL;
+    CUDA_OR_FAIL(cudaStreamBeginCapture(args->stream, cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < inner; i++) {
+        int rc = ph->run(state, args);
+        if (rc != 0) {
+            cudaStreamEndCapture(args->stream, &graph);
+            if (graph) cudaGraphDestroy(graph);
+            snprintf(err, errlen, "%s: run failed during graph capture (%d): %s", ph->name,
+                     rc, ph->error_string(rc));
+            return -1;
+        }
+    }
+    CUDA_OR_FAIL(cudaStreamEndCapture(args->stream, &graph));
+    CUDA_OR_FAIL(cudaGraphInstantiate(exec, graph, 0));
+    cudaGraphDestroy(graph);
+    return 0;
+fail:
+    if (graph) cudaGraphDestroy(graph);
+    return -1;
+}
+
+static int grow(time_result *out, size_t *cap)
+{
+    if (out->n < *cap) return 0;
+    size_t ncap = *cap ? 2 * *cap : 64;
+    double *s = realloc(out->samples_us, ncap * sizeof *s);
+    if (!s) return -1;
+    out->samples_us = s;
+    *cap = ncap;
+    return 0;
+}
+
+int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_mode mode,
+                 const time_config *cfg, time_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->mode = mode;
+    out->inner = 1;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    cudaGraphExec_t exec = NULL;
+    size_t cap = 0;
+    double est = 0;
+    CUDA_OR_FAIL(cudaEventCreate(&e0));
+    CUDA_OR_FAIL(cudaEventCreate(&e1));
+    if (estimate_us(ph, state, args, e0, e1, &est, err, errlen)) goto fail;
+
+    if (mode == MODE_GRAPH) {
+        int inner = (int)ceil(cfg->graph_target_us / (est > 0.1 ? est : 0.1));
+        out->inner = inner < 1 ? 1 : inner > cfg->inner_max ? cfg->inner_max : inner;
+        if (capture_graph(ph, state, args, out->inner, &exec, err, errlen)) goto fail;
+        /* warm-up replays: clocks up, instruction cache and TLBs warm */
+        int warm = (int)ceil(10e3 / (est * out->inner + 1.0));
+        warm = warm < 2 ? 2 : warm > 50 ? 50 : warm;
+        for (int i = 0; i < warm; i++) CUDA_OR_FAIL(cudaGraphLaunch(exec, args->stream));
+        CUDA_OR_FAIL(cudaStreamSynchronize(args->stream));
+    }
+
+    double t0 = now_s();
+    for (;;) {
+        if (grow(out, &cap)) {
+            snprintf(err, errlen, "out of host memory");
+            goto fail;
+        }
+        if (mode == MODE_COLD)
+            CUDA_OR_FAIL(cudaMemsetAsync(cfg->scrub, (int)(out->n & 0xff), cfg->scrub_bytes,
+                                         args->stream));
+        CUDA_OR_FAIL(cudaEventRecord(e0, args->stream));
+        if (mode == MODE_GRAPH) {
+            CUDA_OR_FAIL(cudaGraphLaunch(exec, args->stream));
+        } else if (run_once(ph, state, args, err, errlen)) {
+            goto fail;
+        }
+        CUDA_OR_FAIL(cudaEventRecord(e1, args->stream));
+        CUDA_OR_FAIL(cudaEventSynchronize(e1));
+        CUDA_OR_FAIL(cudaGetLastError());
+        float ms = 0;
+        CUDA_OR_FAIL(cudaEventElapsedTime(&ms, e0, e1));
+        out->samples_us[out->n++] = ms * 1e3 / out->inner;
+        out->stop = stats_should_stop(out->samples_us, out->n, now_s() - t0, &cfg->rule,
+                                      cfg->seed + out->n);
+        if (out->stop != STOP_CONTINUE) break;
+    }
+    if (stats_summarize(out->samples_us, out->n, cfg->resamples, cfg->seed, cfg->ci_level,
+                        &out->sum)) {
+        snprintf(err, errlen, "statistics failed on %zu samples", out->n);
+        goto fail;
+    }
+    if (exec) cudaGraphExecDestroy(exec);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return 0;
+fail:
+    if (exec) cudaGraphExecDestroy(exec);
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    time_result_free(out);
+    return -1;
+}
+
+void time_result_free(time_result *r)
+{
+    free(r->samples_us);
+    r->samples_us = NULL;
+    r->n = 0;
+}
+
+/* Samples keep 4 decimals (0.1 ns): event resolution is about 0.5 us per replay. */
+static double round4(double x) { return round(x * 1e4) / 1e4; }
+
+json_t *time_result_json(const time_result *r)
+{
+    json_t *samples = json_array();
+    for (size_t i = 0; i < r->n; i++)
+        json_array_append_new(samples, json_real(round4(r->samples_us[i])));
+    return json_pack("{s:i, s:I, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s}",
+                     "inner", r->inner, "n", (json_int_t)r->n, "samples_us", samples,
+                     "median_us", round4(r->sum.median), "p10_us", round4(r->sum.p10),
+                     "p90_us", round4(r->sum.p90), "ci_lo_us", round4(r->sum.ci_lo),
+                     "ci_hi_us", round4(r->sum.ci_hi), "mean_us", round4(r->sum.mean),
+                     "min_us", round4(r->sum.min), "max_us", round4(r->sum.max),
+                     "stop", stop_reason_name(r->stop));
+}

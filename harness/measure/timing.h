@@ -1,0 +1,50 @@
+/* timing.h: the measuring method. One implementation, one shape, one mode:
+ *  graph  - a CUDA graph of `inner` back-to-back run() calls, timed per replay with
+ *           events; a sample is replay time / inner (warm L2, launch gaps amortised);
+ *  single - one run() between two events, synchronised each time;
+ *  cold   - as single, after an L2-sized scrub (a memset outside the events).
+ * Sampling stops on the stop rule (stats.h); every mode reports why it stopped. */
+#ifndef ATTNLADDER_TIMING_H
+#define ATTNLADDER_TIMING_H
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include "attn_phase.h"
+#include "core/stats.h"
+
+typedef enum { MODE_GRAPH = 0, MODE_SINGLE, MODE_COLD, MODE_COUNT } time_mode;
+
+const char *time_mode_name(time_mode m);
+/* -1 when the name is not one of graph, single, cold */
+int time_mode_parse(const char *name);
+
+typedef struct {
+    stop_rule rule;
+    size_t resamples;          /* bootstrap resamples for the summary CI */
+    double ci_level;           /* 0.95 */
+    uint64_t seed;
+    int inner_max;             /* launches per graph (20) */
+    double graph_target_us;    /* slow kernels: fewer launches, so a replay stays near this */
+    void *scrub;               /* cold mode: device buffer written between samples */
+    size_t scrub_bytes;
+} time_config;
+
+typedef struct {
+    time_mode mode;
+    int inner;
+    double *samples_us;        /* per launch, in sampling order */
+    size_t n;
+    stop_reason stop;
+    stats_summary sum;
+} time_result;
+
+/* Measures ph->run(state, args) on args->stream (a non-default stream). 0, or -1 with
+ * err naming the failing call (a failed run() is reported through ph->error_string). */
+int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_mode mode,
+                 const time_config *cfg, time_result *out, char *err, size_t errlen);
+void time_result_free(time_result *r);
+
+/* The evidence object of one mode (SCHEMA.md: timing.<mode>). */
+json_t *time_result_json(const time_result *r);
+
+#endif

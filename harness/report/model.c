@@ -1,0 +1,185 @@
+/* report/model.c: the report model (model.h): runs grouped per GPU, the gates' verdicts,
+ * the phases in ladder order and what pages and plots derive from them alike. */
+#include "report/model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/shapes.h"
+#include "evidence/accepted.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void find_accepted(const char *root, report_gpu *g)
+{
+    char path[4096], err[1024];
+    int found = evidence_accepted(root, g->slug, g->accepted_name, sizeof g->accepted_name, path,
+                                  sizeof path, err, sizeof err);
+    if (found < 0) {
+        fprintf(stderr, "attnladder report: %s\n", err);
+        snprintf(g->accepted_name, sizeof g->accepted_name, "(invalid accepted.txt)");
+        return;
+    }
+    if (found == 0) {
+        g->accepted_name[0] = '\0';
+        return;
+    }
+    for (size_t i = 0; i < g->n_runs; i++)
+        if (strcmp(g->runs[i].base, g->accepted_name) == 0) g->accepted = &g->runs[i];
+}
+
+static void evaluate_gpu(const report_ctx *c, report_gpu *g)
+{
+    for (size_t i = g->n_runs; i-- > 0;)
+        if (!g->runs[i].partial) {
+            g->latest = &g->runs[i];
+            break;
+        }
+    if (!g->latest) return;
+    g->gate_ok = gate_ladder(c->cfg, g->latest, &g->ladder, g->gate_err, sizeof g->gate_err) == 0;
+    find_accepted(c->evidence_root, g);
+    if (g->accepted && g->accepted != g->latest && g->gate_ok)
+        g->reg_state = gate_regression(c->cfg, g->latest, g->accepted, &g->reg, g->reg_err,
+                                       sizeof g->reg_err) == 0 ? 1 : -1;
+}
+
+/* The phases of every run, sorted, each once. */
+static int collect_phases(report_ctx *c, run_data *runs, size_t n)
+{
+    size_t cap = 16;
+    c->phases = malloc(cap * sizeof *c->phases);
+    if (!c->phases) return -1;
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < runs[r].n_impls; i++) {
+            const run_impl *im = &runs[r].impls[i];
+            if (strcmp(im->kind, "phase") != 0) continue;
+            size_t k = 0;
+            while (k < c->n_phases && strcmp(c->phases[k], im->name) != 0) k++;
+            if (k < c->n_phases) continue;
+            if (c->n_phases == cap) {
+                const char **p = realloc(c->phases, 2 * cap * sizeof *p);
+                if (!p) return -1;
+                c->phases = p;
+                cap *= 2;
+            }
+            c->phases[c->n_phases++] = im->name;
+        }
+    qsort(c->phases, c->n_phases, sizeof *c->phases, cmp_str);
+    return 0;
+}
+
+int report_model_build(report_ctx *c, run_data *runs, size_t n_runs)
+{
+    c->gpus = calloc(n_runs + 1, sizeof *c->gpus);
+    if (!c->gpus || collect_phases(c, runs, n_runs)) return -1;
+    for (size_t i = 0; i < n_runs;) {
+        report_gpu *g = &c->gpus[c->n_gpus++];
+        g->slug = runs[i].slug;
+        g->gpu_name = runs[i].gpu_name;
+        g->runs = &runs[i];
+        while (i < n_runs && strcmp(runs[i].slug, g->slug) == 0) {
+            g->n_runs++;
+            i++;
+        }
+        evaluate_gpu(c, g);
+    }
+    return 0;
+}
+
+void report_model_free(report_ctx *c)
+{
+    for (size_t i = 0; c->gpus && i < c->n_gpus; i++) {
+        gate_outcome_free(&c->gpus[i].ladder);
+        gate_outcome_free(&c->gpus[i].reg);
+    }
+    free(c->gpus);
+    free(c->phases);
+    c->gpus = NULL;
+    c->phases = NULL;
+    c->n_gpus = c->n_phases = 0;
+}
+
+int report_phase_index(const report_ctx *c, const char *name)
+{
+    for (size_t i = 0; i < c->n_phases; i++)
+        if (strcmp(c->phases[i], name) == 0) return (int)i;
+    return -1;
+}
+
+double report_physical_floor_us(const run_data *r, const attn_shape *s)
+{
+    if (!(r->fp16_tflops > 0) || !(r->dram_gbps > 0)) return NAN;
+    double t = fmax(shape_flops(s) / (r->fp16_tflops * 1e12), shape_bytes(s) / (r->dram_gbps * 1e9)) * 1e6;
+    return t + (isfinite(r->launch_floor_us) ? r->launch_floor_us : 0.0);
+}
+
+const run_result *report_first_rung(const report_ctx *c, const run_data *r, const attn_shape *s)
+{
+    for (size_t i = 0; i < c->n_phases; i++) {
+        const run_result *x = run_find(r, c->phases[i], s);
+        if (x && x->timed) return x;
+    }
+    return NULL;
+}
+
+const run_result *report_previous_rung(const report_ctx *c, const run_data *r, const char *phase,
+                                       const attn_shape *s)
+{
+    int k = report_phase_index(c, phase);
+    for (int i = k - 1; i >= 0; i--) {
+        const run_result *x = run_find(r, c->phases[i], s);
+        if (x && x->timed) return x;
+    }
+    return NULL;
+}
+
+/* ---- plot names and colours --------------------------------------------------------- */
+
+/* Phases: distinct saturated colours in ladder order. Baselines: black and greys, drawn
+ * dashed with open symbols, so they never read as a rung. */
+static const char *const PHASE_COLOURS[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                             "#8c564b", "#e377c2", "#17becf", "#bcbd22" };
+static const char *const BASE_COLOURS[] = { "#000000", "#555555", "#888888", "#aaaaaa" };
+#define N_PHASE_COLOURS (sizeof PHASE_COLOURS / sizeof PHASE_COLOURS[0])
+
+void report_plot_name(char *buf, size_t len, const char *slug, const char *what)
+{
+    snprintf(buf, len, "%s-%s.svg", slug, what);
+}
+
+int report_baseline_index(const run_data *r, const char *name)
+{
+    int k = 0;
+    for (size_t i = 0; i < r->n_impls; i++) {
+        const char *kind = r->impls[i].kind;
+        if (strcmp(kind, "baseline") && strcmp(kind, "external")) continue;
+        if (strcmp(r->impls[i].name, name) == 0) return k;
+        k++;
+    }
+    return k;
+}
+
+const char *report_impl_colour(const report_ctx *c, const char *name, const char *kind)
+{
+    if (kind && strcmp(kind, "phase") == 0) {
+        int i = report_phase_index(c, name);
+        return PHASE_COLOURS[(i < 0 ? 0 : (size_t)i) % N_PHASE_COLOURS];
+    }
+    return strcmp(name, c->cfg->baseline) == 0 ? BASE_COLOURS[0] : BASE_COLOURS[1];
+}
+
+const char *report_baseline_colour(const report_ctx *c, const run_data *r, const char *name)
+{
+    if (strcmp(name, c->cfg->baseline) == 0) return BASE_COLOURS[0];
+    int k = report_baseline_index(r, name);
+    return BASE_COLOURS[1 + (size_t)k % 3];
+}
+
+const char *report_series_colour(size_t i)
+{
+    return PHASE_COLOURS[i % N_PHASE_COLOURS];
+}

@@ -1,0 +1,80 @@
+/* report/model.h: the report model, the ground the pages (pages.c) and the plots
+ * (plots.c) stand on: every run read from the evidence, grouped per GPU with the gate's
+ * verdicts on the newest complete run, the phases in ladder order, each rung's
+ * neighbours, the physical floor, and the names and colours of the plots. Pages and plots
+ * read only this model, the phase READMEs and ci/gate.json, iterated in sorted order, so
+ * the output is byte-for-byte reproducible; neither uses the other, and nothing here
+ * uses either. */
+#ifndef ATTNLADDER_REPORT_MODEL_H
+#define ATTNLADDER_REPORT_MODEL_H
+#include <stddef.h>
+#include <stdio.h>
+#include "gate/config.h"
+#include "gate/evaluate.h"
+#include "evidence/reader.h"
+
+typedef struct {
+    const char *slug, *gpu_name;
+    run_data *runs;              /* oldest first (file names start with a UTC stamp) */
+    size_t n_runs;
+    const run_data *latest;      /* newest complete run, NULL when there is none */
+    int gate_ok;                 /* ladder gate evaluated (else gate_err says why not) */
+    gate_outcome ladder;
+    char gate_err[600];
+    const run_data *accepted;    /* the run accepted.txt names, when it is among runs */
+    int reg_state;               /* 0 not run, 1 evaluated, -1 bad input (reg_err) */
+    gate_outcome reg;
+    char reg_err[600];
+    char accepted_name[256];     /* what accepted.txt says ("" when absent) */
+} report_gpu;
+
+typedef struct {
+    const gate_config *cfg;
+    const char *evidence_root;   /* as given on the command line, for links */
+    const char *phases_dir;      /* phase READMEs: <phases_dir>/<name>/README.md */
+    const char *out;             /* the directory being written (a temporary one) */
+    const char *gnuplot;         /* the program */
+    const char *keep_scripts;    /* a directory to keep the gnuplot scripts in, or NULL */
+    report_gpu *gpus;            /* sorted by slug */
+    size_t n_gpus;
+    const char **phases;         /* every phase in any run, sorted */
+    size_t n_phases;
+} report_ctx;
+
+/* Builds the model from runs (sorted by GPU slug, then file name; borrowed until
+ * report_model_free): one report_gpu per slug, the ladder gate on its newest complete run
+ * and the regression gate against its accepted run (accepted.txt under evidence_root),
+ * and the phases of every run, sorted. 0, or -1 when out of memory. */
+int report_model_build(report_ctx *c, run_data *runs, size_t n_runs);
+void report_model_free(report_ctx *c);
+
+/* Plot file names (relative to reports/plots/), for the pages to link. */
+void report_plot_name(char *buf, size_t len, const char *slug, const char *what);
+
+/* The colour of an implementation in every plot: phases by their place in the ladder,
+ * baselines in greys, so the two read apart. */
+const char *report_impl_colour(const report_ctx *c, const char *name, const char *kind);
+/* The i-th of the distinct colours (series that are not implementations, e.g. GPUs). */
+const char *report_series_colour(size_t i);
+/* A baseline's place among the run's baselines and external baselines (their count
+ * when it is not one). */
+int report_baseline_index(const run_data *r, const char *name);
+/* A baseline's colour in a run's plots: the gate's baseline black, the others greys in
+ * the order the run lists them. */
+const char *report_baseline_colour(const report_ctx *c, const run_data *r, const char *name);
+
+/* A phase's position among c->phases, or -1. */
+int report_phase_index(const report_ctx *c, const char *name);
+
+/* The physical floor of a shape on a run's GPU: max(flops / fp16 ceiling, bytes / DRAM
+ * ceiling) plus the launch floor, in us, with the FLOPs and bytes of core/shapes.h;
+ * NAN when the ceilings are unknown. */
+double report_physical_floor_us(const run_data *r, const attn_shape *s);
+
+/* The first phase (in ladder order) of a run with a graph timing at s, and the last
+ * one before `phase`; NULL when none. */
+const run_result *report_first_rung(const report_ctx *c, const run_data *r, const attn_shape *s);
+const run_result *report_previous_rung(const report_ctx *c, const run_data *r, const char *phase,
+                                       const attn_shape *s);
+
+#endif

@@ -1,0 +1,565 @@
+/* report/pages.c: the markdown pages of the report: reports/README.md (per GPU: the
+ * run's context, the ladder table at each headline shape, the baselines, the gates,
+ * the plots) and reports/phases/<phase>.md (technique, prediction against outcome,
+ * profiler metrics, the sweep, the history). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/pages.h"
+#include "core/numfmt.h"
+#include "report/phase_doc.h"
+
+
+static FILE *open_page(const report_ctx *c, const char *rel, char *path, size_t len)
+{
+    snprintf(path, len, "%s/%s", c->out, rel);
+    FILE *f = fopen(path, "wb");
+    if (!f) fprintf(stderr, "attnladder report: cannot write %s\n", path);
+    return f;
+}
+
+static int close_page(FILE *f, const char *path)
+{
+    if (ferror(f) | fclose(f)) {
+        fprintf(stderr, "attnladder report: writing %s failed\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Markdown cells cannot hold '|' or newlines. */
+static const char *cell(const char *s, char *buf, size_t len)
+{
+    size_t k = 0;
+    for (; s && *s && k + 2 < len; s++)
+        buf[k++] = *s == '|' ? '/' : (*s == '\n' || *s == '\r') ? ' ' : *s;
+    buf[k] = '\0';
+    return buf;
+}
+
+static void version_text(char *buf, size_t len, long v, int cudnn_style)
+{
+    if (v <= 0) snprintf(buf, len, "-");
+    else if (cudnn_style) snprintf(buf, len, "%ld.%ld.%ld", v / 10000, (v / 100) % 100, v % 100);
+    else snprintf(buf, len, "%ld.%ld", v / 1000, (v % 1000) / 10);
+}
+
+static long jint(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_integer(v) ? (long)json_integer_value(v) : -1;
+}
+
+/* Links from reports/ (depth 0) or reports/phases/ (depth 1) to an evidence file. */
+static void evidence_link(const run_data *r, int depth, char *buf, size_t len)
+{
+    if (r->path[0] == '/') snprintf(buf, len, "%s", r->path);
+    else snprintf(buf, len, "%s%s", depth ? "../../" : "../", r->path);
+}
+
+static void context_paragraph(FILE *f, const run_data *r)
+{
+    json_t *ctx = json_object_get(r->doc, "context");
+    json_t *gpu = json_object_get(ctx, "gpu"), *ver = json_object_get(ctx, "versions");
+    char link[2048], rt[32], drv[32], cublas[32], cudnn[32], b1[32], b2[32], b3[32];
+    evidence_link(r, 0, link, sizeof link);
+    version_text(rt, sizeof rt, jint(ver, "cuda_runtime"), 0);
+    version_text(drv, sizeof drv, jint(ver, "cuda_driver"), 0);
+    version_text(cublas, sizeof cublas, jint(ver, "cublas"), 1);
+    version_text(cudnn, sizeof cudnn, jint(ver, "cudnn"), 1);
+    const char *driver = json_string_value(json_object_get(ver, "driver"));
+    const char *nvcc = json_string_value(json_object_get(ver, "nvcc"));
+    fprintf(f, "Newest complete run: [`%s`](%s), %s, commit `%.12s`%s.  \n", r->base, link,
+            r->created_utc, r->commit, r->dirty ? " (**dirty tree**: uncommitted changes)" : "");
+    fprintf(f, "GPU: %s, %ld SMs, compute capability %ld.%ld. Driver %s (CUDA %s), CUDA runtime %s, "
+            "cuBLAS %s, cuDNN %s, nvcc %s.  \n", r->gpu_name, jint(gpu, "sm_count"), jint(gpu, "cc_major"),
+            jint(gpu, "cc_minor"), driver ? driver : "-", drv, rt, cublas, cudnn, nvcc ? nvcc : "-");
+    fprintf(f, "Measured ceilings: fp16 GEMM %s TFLOP/s, device copy %s GB/s, launch floor %s us. "
+            "Clocks: %s.\n\n", fmt_num(b1, sizeof b1, r->fp16_tflops), fmt_num(b2, sizeof b2, r->dram_gbps),
+            fmt_num(b3, sizeof b3, r->launch_floor_us),
+            r->throttled ? "**throttled** during the run (the numbers may be low)" : "not throttled");
+}
+
+static void resources_cells(const run_data *r, const run_impl *im, const attn_shape *s,
+                            char *regs, char *smem, char *spills, size_t len)
+{
+    snprintf(regs, len, "-");
+    snprintf(smem, len, "-");
+    snprintf(spills, len, "-");
+    if (im && im->has_resources) {
+        if (im->registers >= 0) snprintf(regs, len, "%ld", im->registers);
+        if (im->smem_static >= 0) snprintf(smem, len, "%ld", im->smem_static);
+        if (im->spill_stores >= 0 && im->spill_loads >= 0)
+            snprintf(spills, len, "%ld", im->spill_stores + im->spill_loads);
+    }
+    /* Dynamic shared memory is known only from a profile at that shape. */
+    json_t *prof = json_object_get(r->doc, "profile");
+    size_t i;
+    json_t *p;
+    double dyn = -1;
+    json_array_foreach(prof, i, p) {
+        const char *name = json_string_value(json_object_get(p, "impl"));
+        json_t *js = json_object_get(p, "shape");
+        attn_shape ps = { (int)jint(js, "batch"), (int)jint(js, "heads"), (int)jint(js, "seq_q"),
+                          (int)jint(js, "seq_kv"), (int)jint(js, "head_dim"), (int)jint(js, "causal"), 0 };
+        if (!name || !im || strcmp(name, im->name) != 0 || !run_same_shape(&ps, s)) continue;
+        size_t k;
+        json_t *kv;
+        json_array_foreach(json_object_get(p, "kernels"), k, kv) {
+            json_t *d = json_object_get(json_object_get(kv, "metrics"), "launch__shared_mem_per_block_dynamic");
+            if (json_is_number(d) && json_number_value(d) > dyn) dyn = json_number_value(d);
+        }
+    }
+    if (dyn >= 0) {
+        char st[32];
+        snprintf(st, sizeof st, "%.20s", smem);
+        snprintf(smem, len, "%.20s + %.0f dyn", st, dyn);
+    }
+}
+
+static void ladder_table(FILE *f, const report_ctx *c, const report_gpu *g, const attn_shape *s)
+{
+    const run_data *r = g->latest;
+    char text[96];
+    run_shape_text(s, text, sizeof text);
+    const run_result *first = report_first_rung(c, r, s);
+    fprintf(f, "#### %s\n\n", text);
+    fprintf(f, "| phase | median us [95%% CI] | ratio to %s [95%% CI] | vs previous rung | vs %s | "
+            "TFLOP/s | %% of fp16 ceiling | %% of DRAM ceiling | registers | smem bytes | spill bytes | gate |\n",
+            c->cfg->baseline, first ? first->impl : "first rung");
+    fprintf(f, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    for (size_t i = 0; i < c->n_phases; i++) {
+        const char *ph = c->phases[i];
+        const run_impl *im = run_find_impl(r, ph);
+        if (!im || strcmp(im->kind, "phase") != 0) continue;
+        const run_result *x = run_find(r, ph, s);
+        char verdict[256], vcell[260], med[32], ci[64], rat[32], rci[64], prev[32], sc[32], tf[32],
+             fp[32], fd[32], regs[48], smem[96], spills[48], why[200];
+        if (g->gate_ok) gate_phase_verdict(&g->ladder, ph, s, verdict, sizeof verdict);
+        else snprintf(verdict, sizeof verdict, "-");
+        cell(verdict, vcell, sizeof vcell);
+        resources_cells(r, im, s, regs, smem, spills, 48);
+        if (!x || !x->timed) {
+            const char *reason = !x ? "not measured" : !x->supported ? (x->reason ? x->reason : "unsupported")
+                               : x->checked && !x->correct ? "**failed correctness**" : "not timed";
+            fprintf(f, "| [%s](phases/%s.md) | %s | - | - | - | - | - | - | %s | %s | %s | %s |\n", ph, ph,
+                    cell(reason, why, sizeof why), regs, smem, spills, vcell);
+            continue;
+        }
+        double ratio = NAN, lo = NAN, hi = NAN;
+        gate_result_ratio(c->cfg, r, x, &ratio, &lo, &hi);
+        const run_result *p = report_previous_rung(c, r, ph, s);
+        fprintf(f, "| [%s](phases/%s.md) | %s %s | %s %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                ph, ph, fmt_num(med, sizeof med, x->median_us),
+                fmt_ci(ci, sizeof ci, x->ci_lo_us, x->ci_hi_us), fmt_num(rat, sizeof rat, ratio),
+                fmt_ci(rci, sizeof rci, lo, hi),
+                p ? fmt_speedup(prev, sizeof prev, p->median_us / x->median_us) : "-",
+                first && first != x ? fmt_speedup(sc, sizeof sc, first->median_us / x->median_us) : "-",
+                fmt_num(tf, sizeof tf, x->tflops), fmt_pct(fp, sizeof fp, x->frac_fp16_peak),
+                fmt_pct(fd, sizeof fd, x->frac_dram), regs, smem, spills, vcell);
+    }
+    fprintf(f, "\n");
+}
+
+static void baselines_table(FILE *f, const report_ctx *c, const run_data *r)
+{
+    fprintf(f, "#### Baselines at the headline shapes\n\n");
+    fprintf(f, "| implementation | kind | shape | median us [95%% CI] | ratio to %s [95%% CI] | TFLOP/s | "
+            "%% of fp16 ceiling | what |\n", c->cfg->baseline);
+    fprintf(f, "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |\n");
+    for (size_t h = 0; h < c->cfg->n_headline; h++) {
+        const attn_shape *s = &c->cfg->headline[h];
+        char text[96], med[32], ci[64], rat[32], rci[64], tf[32], fp[32], title[256];
+        run_shape_text(s, text, sizeof text);
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t i = 0; i < r->n_impls; i++) {
+                const run_impl *im = &r->impls[i];
+                int is_base = strcmp(im->kind, "baseline") == 0, is_ext = strcmp(im->kind, "external") == 0;
+                if (pass == 0 ? !is_base : !is_ext) continue;
+                const run_result *x = run_find(r, im->name, s);
+                if (!x) continue;
+                cell(im->title, title, sizeof title);
+                if (!x->timed) {
+                    char why[200];
+                    fprintf(f, "| %s | %s | %s | %s | - | - | - | %s |\n", im->name, im->kind, text,
+                            cell(!x->supported ? (x->reason ? x->reason : "unsupported") : "not timed",
+                                 why, sizeof why), title);
+                    continue;
+                }
+                double ratio = NAN, lo = NAN, hi = NAN;
+                gate_result_ratio(c->cfg, r, x, &ratio, &lo, &hi);
+                fprintf(f, "| %s | %s | %s | %s %s | %s %s | %s | %s | %s |\n", im->name, im->kind, text,
+                        fmt_num(med, sizeof med, x->median_us), fmt_ci(ci, sizeof ci, x->ci_lo_us, x->ci_hi_us),
+                        fmt_num(rat, sizeof rat, ratio), fmt_ci(rci, sizeof rci, lo, hi),
+                        fmt_num(tf, sizeof tf, x->tflops), fmt_pct(fp, sizeof fp, x->frac_fp16_peak), title);
+            }
+        double fl = report_physical_floor_us(r, s);
+        fprintf(f, "| physical floor | model | %s | %s | - | - | - | max(FLOPs / fp16 ceiling, "
+                "bytes / DRAM ceiling) + launch floor |\n", text, fmt_num(med, sizeof med, fl));
+    }
+    fprintf(f, "\n");
+}
+
+static void gate_section(FILE *f, const report_ctx *c, const report_gpu *g)
+{
+    fprintf(f, "#### Gate\n\n");
+    if (!g->gate_ok) {
+        char e[700];
+        fprintf(f, "Ladder gate: **not evaluated**: %s\n\n", cell(g->gate_err, e, sizeof e));
+    } else {
+        fprintf(f, "Ladder gate (bounds in `%s` on the ratio's CI upper end at the headline shapes, and "
+                "correctness on every claimed shape): **%s** (%zu checks).\n", c->cfg->path,
+                g->ladder.failures ? "FAIL" : "pass", g->ladder.n);
+        for (size_t i = 0; i < g->ladder.n; i++) {
+            const gate_check *k = &g->ladder.checks[i];
+            if (k->pass) continue;
+            char text[96] = "", m[400];
+            if (k->has_shape) run_shape_text(&k->shape, text, sizeof text);
+            fprintf(f, "- %s%s%s: %s\n", k->phase, text[0] ? " at " : "", text, cell(k->message, m, sizeof m));
+        }
+        fprintf(f, "\n");
+    }
+    if (!g->accepted_name[0]) {
+        fprintf(f, "Regression gate: no accepted reference run yet (`%s/%s/accepted.txt`).\n\n",
+                c->evidence_root, g->slug);
+    } else if (!g->accepted) {
+        fprintf(f, "Regression gate: the accepted run `%s` is not among the readable evidence of this GPU.\n\n",
+                g->accepted_name);
+    } else if (g->accepted == g->latest) {
+        fprintf(f, "Regression gate: this run is the accepted reference run.\n\n");
+    } else if (g->reg_state < 0) {
+        char e[700];
+        fprintf(f, "Regression gate against `%s`: **not evaluated**: %s\n\n", g->accepted_name,
+                cell(g->reg_err, e, sizeof e));
+    } else if (g->reg_state == 0) {
+        fprintf(f, "Regression gate against the accepted run `%s`: not evaluated (the ladder gate "
+                "could not be).\n\n", g->accepted_name);
+    } else if (g->reg_state > 0) {
+        size_t counts[4] = { 0 };
+        for (size_t i = 0; i < g->reg.n; i++)
+            if (g->reg.checks[i].kind == CHECK_REGRESSION && g->reg.checks[i].has_shape)
+                counts[g->reg.checks[i].verdict]++;
+        fprintf(f, "Regression gate against the accepted run `%s`: **%s** (%zu regressed, %zu improved, "
+                "%zu inconclusive, %zu unchanged).\n", g->accepted_name, g->reg.failures ? "FAIL" : "pass",
+                counts[REG_REGRESSED], counts[REG_IMPROVED], counts[REG_INCONCLUSIVE], counts[REG_UNCHANGED]);
+        for (size_t i = 0; i < g->reg.n; i++) {
+            const gate_check *k = &g->reg.checks[i];
+            if (k->pass) continue;
+            char text[96] = "", m[400];
+            if (k->has_shape) run_shape_text(&k->shape, text, sizeof text);
+            fprintf(f, "- %s%s%s: %s\n", k->phase, text[0] ? " at " : "", text, cell(k->message, m, sizeof m));
+        }
+        fprintf(f, "\n");
+    }
+}
+
+static void plot_img(FILE *f, const char *dir, const char *slug, const char *what, const char *alt)
+{
+    char name[512];
+    report_plot_name(name, sizeof name, slug, what);
+    fprintf(f, "![%s](%splots/%s)\n\n", alt, dir, name);
+}
+
+int report_write_readme(const report_ctx *c)
+{
+    char path[4096];
+    FILE *f = open_page(c, "README.md", path, sizeof path);
+    if (!f) return -1;
+    size_t runs = 0;
+    for (size_t i = 0; i < c->n_gpus; i++) runs += c->gpus[i].n_runs;
+    fprintf(f, "# attnladder: results\n\n");
+    fprintf(f, "Generated by `attnladder report` from the %zu evidence run%s under `%s/` and the phase "
+            "READMEs; do not edit by hand (`make test` regenerates it and fails on any difference). "
+            "Latencies are per launch, CUDA-graph mode; every CI is a 95%% bootstrap interval; ratios are "
+            "to `%s` measured in the same run.\n\n", runs, runs == 1 ? "" : "s", c->evidence_root,
+            c->cfg->baseline);
+    if (!c->n_gpus) {
+        fprintf(f, "No evidence yet: run `make run` on a GPU machine and commit the file it writes under "
+                "`evidence/<gpu>/`.\n");
+        return close_page(f, path);
+    }
+    fprintf(f, "GPUs:");
+    for (size_t i = 0; i < c->n_gpus; i++)
+        fprintf(f, "%s [%s](#%s)", i ? "," : "", c->gpus[i].gpu_name, c->gpus[i].slug);
+    fprintf(f, ". Phases:");
+    for (size_t i = 0; i < c->n_phases; i++)
+        fprintf(f, "%s [%s](phases/%s.md)", i ? "," : "", c->phases[i], c->phases[i]);
+    fprintf(f, ".\n\n");
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        const report_gpu *g = &c->gpus[i];
+        fprintf(f, "## %s\n\n", g->gpu_name);
+        if (!g->latest) {
+            fprintf(f, "Only partial (interrupted) runs so far.\n\n");
+            continue;
+        }
+        context_paragraph(f, g->latest);
+        plot_img(f, "", g->slug, "ladder", "the ladder: median latency per rung against the baseline and the physical floor");
+        fprintf(f, "### Ladder\n\n");
+        for (size_t h = 0; h < c->cfg->n_headline; h++) ladder_table(f, c, g, &c->cfg->headline[h]);
+        baselines_table(f, c, g->latest);
+        gate_section(f, c, g);
+        fprintf(f, "### Plots\n\n");
+        plot_img(f, "", g->slug, "waterfall", "speedup waterfall over the first rung");
+        plot_img(f, "", g->slug, "roofline", "roofline: achieved TFLOP/s against arithmetic intensity");
+        plot_img(f, "", g->slug, "latency-d64", "latency against sequence length, D = 64");
+        plot_img(f, "", g->slug, "latency-d128", "latency against sequence length, D = 128");
+        plot_img(f, "", g->slug, "tflops-d64", "TFLOP/s against sequence length, D = 64");
+        plot_img(f, "", g->slug, "tflops-d128", "TFLOP/s against sequence length, D = 128");
+        fprintf(f, "History: %zu run%s of this GPU (", g->n_runs, g->n_runs == 1 ? "" : "s");
+        for (size_t k = 0; k < g->n_runs; k++) {
+            char link[2048];
+            evidence_link(&g->runs[k], 0, link, sizeof link);
+            fprintf(f, "%s[`%s`](%s)%s", k ? ", " : "", g->runs[k].base, link, g->runs[k].partial ? " (partial)" : "");
+        }
+        fprintf(f, "); each phase page plots its ratio across them.\n\n");
+    }
+    return close_page(f, path);
+}
+
+/* ---- phase pages ------------------------------------------------------------------------- */
+
+static void quote_section(FILE *f, const char *text, const char *heading, const char *phase,
+                          const char *phases_dir)
+{
+    if (text) fprintf(f, "%s\n", text);
+    else fprintf(f, "_`%s/%s/README.md` has no \"## %s\" section._\n\n", phases_dir, phase, heading);
+}
+
+static void measured_table(FILE *f, const report_ctx *c, const char *phase)
+{
+    fprintf(f, "| GPU | shape | median us [95%% CI] | ratio to %s [95%% CI] | vs previous rung | TFLOP/s | gate |\n",
+            c->cfg->baseline);
+    fprintf(f, "| --- | --- | ---: | ---: | ---: | ---: | --- |\n");
+    size_t rows = 0;
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        const report_gpu *g = &c->gpus[i];
+        if (!g->latest || !run_find_impl(g->latest, phase)) continue;
+        for (size_t h = 0; h < c->cfg->n_headline; h++) {
+            const attn_shape *s = &c->cfg->headline[h];
+            const run_result *x = run_find(g->latest, phase, s);
+            char text[96], med[32], ci[64], rat[32], rci[64], prev[32], tf[32], v[256], vc[260];
+            run_shape_text(s, text, sizeof text);
+            if (g->gate_ok) gate_phase_verdict(&g->ladder, phase, s, v, sizeof v);
+            else snprintf(v, sizeof v, "-");
+            rows++;
+            if (!x || !x->timed) {
+                fprintf(f, "| %s | %s | - | - | - | - | %s |\n", g->gpu_name, text, cell(v, vc, sizeof vc));
+                continue;
+            }
+            double ratio = NAN, lo = NAN, hi = NAN;
+            gate_result_ratio(c->cfg, g->latest, x, &ratio, &lo, &hi);
+            const run_result *p = report_previous_rung(c, g->latest, phase, s);
+            fprintf(f, "| %s | %s | %s %s | %s %s | %s | %s | %s |\n", g->gpu_name, text,
+                    fmt_num(med, sizeof med, x->median_us), fmt_ci(ci, sizeof ci, x->ci_lo_us, x->ci_hi_us),
+                    fmt_num(rat, sizeof rat, ratio), fmt_ci(rci, sizeof rci, lo, hi),
+                    p ? fmt_speedup(prev, sizeof prev, p->median_us / x->median_us) : "-",
+                    fmt_num(tf, sizeof tf, x->tflops), cell(v, vc, sizeof vc));
+        }
+    }
+    if (!rows) fprintf(f, "| - | - | - | - | - | - | not in any complete run |\n");
+    fprintf(f, "\n");
+}
+
+static const struct {
+    const char *metric, *label;
+} PROFILE_COLUMNS[] = {
+    { "sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy %" },
+    { "sm__maximum_warps_per_active_cycle_pct", "theoretical occupancy %" },
+    { "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", "tensor pipe active %" },
+    { "sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM throughput %" },
+    { "dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput %" },
+    { "lts__throughput.avg.pct_of_peak_sustained_elapsed", "L2 throughput %" },
+    { "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "smem bank conflicts (ld)" },
+    { "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "smem bank conflicts (st)" },
+    { "launch__registers_per_thread", "registers / thread" },
+    { "launch__shared_mem_per_block_dynamic", "dynamic smem / block" },
+    { "launch__grid_size", "grid" },
+    { "launch__block_size", "block" },
+};
+#define N_PROFILE_COLUMNS (sizeof PROFILE_COLUMNS / sizeof PROFILE_COLUMNS[0])
+
+static void metric_cell(json_t *metrics, const char *name, char *buf, size_t len)
+{
+    json_t *v = json_object_get(metrics, name);
+    char tmp[200];
+    double x = json_is_number(v) ? json_number_value(v) : NAN;
+    if (isfinite(x) && fabs(x) < 1e15 && x == floor(x)) snprintf(buf, len, "%.0f", x);
+    else if (json_is_number(v)) fmt_num(buf, len, x);
+    else if (json_is_string(v)) snprintf(buf, len, "%.60s", cell(json_string_value(v), tmp, sizeof tmp));
+    else snprintf(buf, len, "-");
+}
+
+static void profile_tables(FILE *f, const report_ctx *c, const char *phase)
+{
+    size_t shown = 0;
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        const report_gpu *g = &c->gpus[i];
+        if (!g->latest) continue;
+        json_t *prof = json_object_get(g->latest->doc, "profile");
+        size_t k;
+        json_t *p;
+        json_array_foreach(prof, k, p) {
+            const char *name = json_string_value(json_object_get(p, "impl"));
+            if (!name || strcmp(name, phase) != 0) continue;
+            json_t *js = json_object_get(p, "shape");
+            attn_shape s = { (int)jint(js, "batch"), (int)jint(js, "heads"), (int)jint(js, "seq_q"),
+                             (int)jint(js, "seq_kv"), (int)jint(js, "head_dim"), (int)jint(js, "causal"), 0 };
+            char text[96];
+            run_shape_text(&s, text, sizeof text);
+            json_t *kernels = json_object_get(p, "kernels");
+            size_t kk;
+            json_t *kv;
+            json_array_foreach(kernels, kk, kv) {
+                char kname[300], tmp[300];
+                cell(json_string_value(json_object_get(kv, "kernel")), tmp, sizeof tmp);
+                snprintf(kname, sizeof kname, "%.80s%s", tmp, strlen(tmp) > 80 ? "..." : "");
+                fprintf(f, "%s (%s), %s, kernel `%s`:\n\n| metric | value |\n| --- | ---: |\n", g->gpu_name,
+                        json_string_value(json_object_get(p, "tool")) ? json_string_value(json_object_get(p, "tool")) : "ncu",
+                        text, kname);
+                json_t *metrics = json_object_get(kv, "metrics");
+                for (size_t m = 0; m < N_PROFILE_COLUMNS; m++) {
+                    char v[64];
+                    metric_cell(metrics, PROFILE_COLUMNS[m].metric, v, sizeof v);
+                    if (strcmp(v, "-") != 0) fprintf(f, "| %s | %s |\n", PROFILE_COLUMNS[m].label, v);
+                }
+                size_t si;
+                json_t *st;
+                json_array_foreach(json_object_get(kv, "stall_top"), si, st) {
+                    char v[32], r[128];
+                    fprintf(f, "| stall #%zu: %s (cycles per issue) | %s |\n", si + 1,
+                            cell(json_string_value(json_object_get(st, "reason")), r, sizeof r),
+                            fmt_num(v, sizeof v, json_number_value(json_object_get(st, "per_issue"))));
+                }
+                fprintf(f, "\n");
+                shown++;
+            }
+        }
+    }
+    if (!shown) fprintf(f, "No profiler metrics in the newest runs (`attnladder profile --into EVIDENCE`).\n\n");
+}
+
+static int cmp_results(const void *pa, const void *pb, void *ctx)
+{
+    const report_ctx *c = ctx;
+    const run_result *a = *(const run_result *const *)pa, *b = *(const run_result *const *)pb;
+    return run_shape_order(&a->shape, &b->shape, c->cfg->headline, c->cfg->n_headline);
+}
+
+static void sweep_tables(FILE *f, const report_ctx *c, const char *phase)
+{
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        const report_gpu *g = &c->gpus[i];
+        const run_data *r = g->latest;
+        if (!r || !run_find_impl(r, phase)) continue;
+        const run_result **rows = malloc((r->n_results + 1) * sizeof *rows);
+        if (!rows) return;
+        size_t n = 0;
+        for (size_t k = 0; k < r->n_results; k++)
+            if (strcmp(r->results[k].impl, phase) == 0) rows[n++] = &r->results[k];
+        qsort_r(rows, n, sizeof *rows, cmp_results, (void *)c);
+        fprintf(f, "%s, run `%s`:\n\n", g->gpu_name, r->base);
+        fprintf(f, "| shape | tag | median us [95%% CI] | ratio to %s [95%% CI] | TFLOP/s | %% of fp16 ceiling | "
+                "rel L2 error | max abs error | status |\n", c->cfg->baseline);
+        fprintf(f, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+        for (size_t k = 0; k < n; k++) {
+            const run_result *x = rows[k];
+            char text[96], med[32], ci[64], rat[32], rci[64], tf[32], fp[32], rl[32], ma[32], why[200];
+            run_shape_text(&x->shape, text, sizeof text);
+            const char *status = !x->supported ? cell(x->reason ? x->reason : "unsupported", why, sizeof why)
+                               : !x->checked ? "not checked" : !x->correct ? "**FAILED correctness**" : "ok";
+            double ratio = NAN, lo = NAN, hi = NAN;
+            if (x->timed) gate_result_ratio(c->cfg, r, x, &ratio, &lo, &hi);
+            fprintf(f, "| %s | %s | %s %s | %s %s | %s | %s | %s | %s | %s |\n", text, x->tag,
+                    x->timed ? fmt_num(med, sizeof med, x->median_us) : "-",
+                    x->timed ? fmt_ci(ci, sizeof ci, x->ci_lo_us, x->ci_hi_us) : "",
+                    fmt_num(rat, sizeof rat, ratio), x->timed ? fmt_ci(rci, sizeof rci, lo, hi) : "",
+                    x->timed ? fmt_num(tf, sizeof tf, x->tflops) : "-",
+                    x->timed ? fmt_pct(fp, sizeof fp, x->frac_fp16_peak) : "-",
+                    fmt_sci(rl, sizeof rl, x->rel_l2), fmt_sci(ma, sizeof ma, x->max_abs), status);
+        }
+        fprintf(f, "\n");
+        free(rows);
+    }
+}
+
+static void history_table(FILE *f, const report_ctx *c, const char *phase)
+{
+    fprintf(f, "| GPU | run | commit |");
+    for (size_t h = 0; h < c->cfg->n_headline; h++) {
+        char text[96];
+        run_shape_text(&c->cfg->headline[h], text, sizeof text);
+        fprintf(f, " ratio at %s [95%% CI] |", text);
+    }
+    fprintf(f, "\n| --- | --- | --- |");
+    for (size_t h = 0; h < c->cfg->n_headline; h++) fprintf(f, " ---: |");
+    fprintf(f, "\n");
+    for (size_t i = 0; i < c->n_gpus; i++)
+        for (size_t k = 0; k < c->gpus[i].n_runs; k++) {
+            const run_data *r = &c->gpus[i].runs[k];
+            if (!run_find_impl(r, phase)) continue;
+            char link[2048];
+            evidence_link(r, 1, link, sizeof link);
+            fprintf(f, "| %s | [`%s`](%s)%s | `%.12s` |", c->gpus[i].gpu_name, r->base, link,
+                    r->partial ? " (partial)" : "", r->commit);
+            for (size_t h = 0; h < c->cfg->n_headline; h++) {
+                const run_result *x = run_find(r, phase, &c->cfg->headline[h]);
+                double ratio = NAN, lo = NAN, hi = NAN;
+                char rat[32], rci[64];
+                if (x && x->timed) gate_result_ratio(c->cfg, r, x, &ratio, &lo, &hi);
+                fprintf(f, " %s %s |", fmt_num(rat, sizeof rat, ratio),
+                        isfinite(ratio) ? fmt_ci(rci, sizeof rci, lo, hi) : "");
+            }
+            fprintf(f, "\n");
+        }
+    fprintf(f, "\n");
+}
+
+int report_write_phase(const report_ctx *c, const char *phase)
+{
+    char rel[512], path[4096];
+    snprintf(rel, sizeof rel, "phases/%s.md", phase);
+    phase_doc doc;
+    int found = phase_doc_load(c->phases_dir, phase, &doc);
+    if (found < 0) {
+        fprintf(stderr, "attnladder report: out of memory reading %s/%s/README.md\n", c->phases_dir, phase);
+        return -1;
+    }
+    FILE *f = open_page(c, rel, path, sizeof path);
+    if (!f) {
+        phase_doc_free(&doc);
+        return -1;
+    }
+    const char *title = NULL;
+    for (size_t i = 0; i < c->n_gpus && !title; i++)
+        for (size_t k = 0; k < c->gpus[i].n_runs && !title; k++) {
+            const run_impl *im = run_find_impl(&c->gpus[i].runs[k], phase);
+            if (im && im->title[0]) title = im->title;
+        }
+    char t[300];
+    fprintf(f, "# %s\n\n", doc.title ? doc.title : phase);
+    if (title) fprintf(f, "%s.\n\n", cell(title, t, sizeof t));
+    fprintf(f, "Generated by `attnladder report`; the text sections are quoted from "
+            "[`%s/%s/README.md`](../../%s/%s/README.md). [Back to the ladder](../README.md).\n\n",
+            c->phases_dir, phase, c->phases_dir, phase);
+    if (found == 1) fprintf(f, "_There is no `%s/%s/README.md`._\n\n", c->phases_dir, phase);
+    fprintf(f, "## Technique\n\n");
+    quote_section(f, doc.technique, "Technique", phase, c->phases_dir);
+    fprintf(f, "## Prediction and outcome\n\n### Prediction (written before measuring)\n\n");
+    quote_section(f, doc.prediction, "Prediction", phase, c->phases_dir);
+    fprintf(f, "### Outcome\n\n");
+    quote_section(f, doc.outcome, "Outcome", phase, c->phases_dir);
+    fprintf(f, "### Measured at the headline shapes (newest complete run per GPU)\n\n");
+    measured_table(f, c, phase);
+    fprintf(f, "## Profiler metrics\n\n");
+    profile_tables(f, c, phase);
+    fprintf(f, "## Sweep\n\n");
+    sweep_tables(f, c, phase);
+    fprintf(f, "## History\n\n");
+    char name[512];
+    snprintf(name, sizeof name, "history-%s.svg", phase);
+    fprintf(f, "![ratio to %s across the evidence runs](../plots/%s)\n\n", c->cfg->baseline, name);
+    history_table(f, c, phase);
+    phase_doc_free(&doc);
+    return close_page(f, path);
+}

@@ -1,0 +1,527 @@
+/* report/plots.c: the report's plots, drawn by gnuplot's svg terminal.
+ * Each plot is one gnuplot script with its data inline (data blocks), written out and
+ * run with LC_ALL=C, so the same model gives the same bytes: numbers are printed with
+ * fixed formats, nothing depends on the time or the locale, and gnuplot's version line
+ * in the SVG header is replaced by the plot's title. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "report/plots.h"
+#include "core/files.h"
+
+
+/* ---- one script ------------------------------------------------------------------------ */
+
+typedef struct {
+    char *text;
+    size_t len;
+    FILE *f;
+    char name[512];      /* file name under plots/ */
+    char title[512];
+} script;
+
+static int script_begin(script *s, const report_ctx *c, const char *name, const char *title,
+                        int width, int height)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    snprintf(s->title, sizeof s->title, "%s", title);
+    s->f = open_memstream(&s->text, &s->len);
+    if (!s->f) return -1;
+    fprintf(s->f, "set terminal svg size %d,%d fixed font \"sans-serif,13\" noenhanced "
+            "background rgb \"white\"\n", width, height);
+    fprintf(s->f, "set output \"%s/plots/%s\"\n", c->out, name);
+    fprintf(s->f, "set datafile missing \"NaN\"\nset grid lc rgb \"#e0e0e0\" lw 1\n"
+            "set border lc rgb \"#404040\"\nset key box lc rgb \"#c0c0c0\" opaque samplen 2.5\n");
+    return 0;
+}
+
+/* Strings in gnuplot's double quotes: no quotes or backslashes from evidence. */
+static const char *q(const char *s, char *buf, size_t len)
+{
+    size_t k = 0;
+    for (; s && *s && k + 1 < len; s++) buf[k++] = (*s == '"' || *s == '\\') ? '\'' : *s;
+    buf[k] = '\0';
+    return buf;
+}
+
+/* Runs gnuplot on the script, then replaces its version line in the SVG header. */
+static int script_run(script *s, const report_ctx *c)
+{
+    if (fclose(s->f)) {
+        free(s->text);
+        return -1;
+    }
+    char gp[4096], err[4096], svg[4096];
+    snprintf(gp, sizeof gp, "%s/plots/.%s.gp", c->out, s->name);
+    snprintf(err, sizeof err, "%s/plots/.%s.err", c->out, s->name);
+    snprintf(svg, sizeof svg, "%s/plots/%s", c->out, s->name);
+    int rc = files_write(gp, s->text, s->len);
+    if (rc == 0 && c->keep_scripts) {
+        char keep[4096];
+        snprintf(keep, sizeof keep, "%s/%.*s.gp", c->keep_scripts, (int)(strlen(s->name) - 4), s->name);
+        if (files_mkdirs(c->keep_scripts) || files_write(keep, s->text, s->len)) rc = -1;
+    }
+    free(s->text);
+    if (rc) return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "attnladder report: cannot start %s\n", c->gnuplot);
+        return -1;
+    }
+    if (pid == 0) {
+        setenv("LC_ALL", "C", 1);
+        FILE *e = freopen(err, "w", stderr);
+        (void)e;
+        execlp(c->gnuplot, c->gnuplot, gp, (char *)NULL);
+        fprintf(stderr, "cannot run it (install gnuplot-nox, or name it with --gnuplot)\n");
+        fflush(stderr);   /* stderr is a file now, buffered, and _exit does not flush */
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    size_t elen = 0;
+    char *etext = files_read(err, &elen);
+    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!ok)
+        fprintf(stderr, "attnladder report: %s failed on plots/%s: %s\n", c->gnuplot, s->name,
+                etext && elen ? etext : "(no message)");
+    free(etext);
+    unlink(gp);
+    unlink(err);
+    if (!ok) return -1;
+    size_t len = 0;
+    char *text = files_read(svg, &len);
+    if (!text) {
+        fprintf(stderr, "attnladder report: gnuplot wrote no plots/%s\n", s->name);
+        return -1;
+    }
+    const char *a = strstr(text, "<title>Gnuplot</title>");
+    const char *b = a ? strstr(a, "</desc>") : NULL;
+    FILE *f = fopen(svg, "wb");
+    if (!f) {
+        free(text);
+        return -1;
+    }
+    if (a && b) {
+        char t[600];
+        size_t k = 0;
+        for (const char *p = s->title; *p && k + 6 < sizeof t; p++) {
+            if (*p == '<') { memcpy(t + k, "&lt;", 4); k += 4; }
+            else if (*p == '&') { memcpy(t + k, "&amp;", 5); k += 5; }
+            else t[k++] = *p;
+        }
+        t[k] = '\0';
+        b += strlen("</desc>");
+        fwrite(text, 1, (size_t)(a - text), f);
+        fprintf(f, "<title>%s</title>\n<desc>attnladder report</desc>", t);
+        fwrite(b, 1, len - (size_t)(b - text), f);
+    } else {
+        fwrite(text, 1, len, f);
+    }
+    free(text);
+    if (ferror(f) | fclose(f)) return -1;
+    return 0;
+}
+
+static void num(FILE *f, double x)
+{
+    if (isfinite(x)) fprintf(f, " %.6g", x);
+    else fprintf(f, " NaN");
+}
+
+/* ---- the ladder ------------------------------------------------------------------------ */
+
+static int plot_ladder(const report_ctx *c, const report_gpu *g)
+{
+    const run_data *r = g->latest;
+    const gate_config *cfg = c->cfg;
+    script s;
+    char name[512], title[512], t1[300], t2[96];
+    report_plot_name(name, sizeof name, g->slug, "ladder");
+    run_shape_text(&cfg->headline[0], t2, sizeof t2);
+    snprintf(title, sizeof title, "%s: median latency per rung, %s", g->gpu_name, t2);
+    if (script_begin(&s, c, name, title, 960, 540)) return -1;
+    FILE *f = s.f;
+    size_t nh = cfg->n_headline < 2 ? cfg->n_headline : 2;   /* two series read; more clutter */
+    fprintf(f, "set title \"%s: median latency per rung (B x H x S x D = %s%s)\"\n", q(g->gpu_name, t1, sizeof t1),
+            t2, nh > 1 ? ", non-causal and causal" : "");
+    fprintf(f, "set ylabel \"median latency per launch (us, log scale)\"\nset logscale y\n"
+            "set xtics rotate by -25 nomirror\nset key inside top right vertical\n"
+            "set bmargin 5\nset format y \"%%.10g\"\n");
+    fprintf(f, "$rungs << EOD\n");
+    int n = 0;
+    for (size_t i = 0; i < c->n_phases; i++) {
+        const run_impl *im = run_find_impl(r, c->phases[i]);
+        if (!im || strcmp(im->kind, "phase") != 0) continue;
+        fprintf(f, "%d \"%s\"", n++, c->phases[i]);
+        for (size_t h = 0; h < nh; h++) {
+            const run_result *x = run_find(r, c->phases[i], &cfg->headline[h]);
+            int t = x && x->timed;
+            num(f, t ? x->median_us : NAN);
+            num(f, t ? x->ci_lo_us : NAN);
+            num(f, t ? x->ci_hi_us : NAN);
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "EOD\nset xrange [-0.5:%f]\n", n > 0 ? n - 0.5 : 0.5);
+    static const char *const SERIES_COLOUR[] = { "#1f77b4", "#d62728" };
+    static const char *const SERIES_NAME[] = { "non-causal", "causal" };
+    fprintf(f, "plot ");
+    for (size_t h = 0; h < nh; h++) {
+        const char *sname = cfg->headline[h].causal ? SERIES_NAME[1] : SERIES_NAME[0];
+        const char *col = SERIES_COLOUR[h];
+        fprintf(f, "%s$rungs using 1:%zu:%zu:%zu%s with yerrorlines lw 2 pt %d ps 1.2 lc rgb \"%s\" "
+                "title \"phases, %s\"", h ? ", \\\n     " : "", 3 + 3 * h, 4 + 3 * h, 5 + 3 * h,
+                h == 0 ? ":xtic(2)" : "", h ? 5 : 7, col, sname);
+        const run_result *b = run_find(r, cfg->baseline, &cfg->headline[h]);
+        if (b && b->timed)
+            fprintf(f, ", \\\n     %.6g with lines dt 2 lw 2 lc rgb \"%s\" title \"%s, %s\"", b->median_us,
+                    col, cfg->baseline, sname);
+        double fl = report_physical_floor_us(r, &cfg->headline[h]);
+        if (isfinite(fl))
+            fprintf(f, ", \\\n     %.6g with lines dt 3 lw 2 lc rgb \"%s\" title \"physical floor, %s\"", fl,
+                    col, sname);
+    }
+    fprintf(f, "\n");
+    return script_run(&s, c);
+}
+
+/* ---- the speedup waterfall -------------------------------------------------------------- */
+
+static void waterfall_panel(FILE *f, const report_ctx *c, const run_data *r, const attn_shape *s,
+                            const char *block)
+{
+    const run_result *first = report_first_rung(c, r, s);
+    char text[96];
+    run_shape_text(s, text, sizeof text);
+    fprintf(f, "$%s << EOD\n", block);
+    int n = 0;
+    double prev = 1.0, ymin = 1.0, ymax = 1.0;
+    for (size_t i = 0; first && i < c->n_phases; i++) {
+        const run_result *x = run_find(r, c->phases[i], s);
+        if (!x || !x->timed) continue;
+        double cum = first->median_us / x->median_us;
+        double lo = x == first ? 0.985 : fmin(prev, cum), hi = x == first ? 1.015 : fmax(prev, cum);
+        char label[48];
+        if (x == first) snprintf(label, sizeof label, "1");
+        else snprintf(label, sizeof label, "x%.2f", cum / prev);
+        fprintf(f, "%d \"%s\" %.6g %.6g %s \"%s\" %.6g\n", n++, c->phases[i], lo, hi,
+                x == first ? "0x555555" : cum >= prev ? "0x2ca02c" : "0xd62728", label, hi);
+        prev = cum;
+        ymin = fmin(ymin, lo);
+        ymax = fmax(ymax, hi);
+    }
+    const run_result *b = run_find(r, c->cfg->baseline, s);
+    if (first && b && b->timed) {
+        double sp = first->median_us / b->median_us;
+        fprintf(f, "%d \"%s\" %.6g %.6g 0x888888 \"x%.3g\" %.6g\n", n++, c->cfg->baseline, fmin(1.0, sp),
+                fmax(1.0, sp), sp, fmax(1.0, sp));
+        ymin = fmin(ymin, sp);
+        ymax = fmax(ymax, sp);
+    }
+    fprintf(f, "EOD\n");
+    double fl = first ? first->median_us / report_physical_floor_us(r, s) : NAN;
+    if (isfinite(fl)) ymax = fmax(ymax, fl);
+    fprintf(f, "set title \"%s\"\nset xrange [-0.6:%f]\nset yrange [%.6g:%.6g]\n", text,
+            n > 0 ? n - 0.4 : 0.4, ymin / 2, ymax * 3);
+    fprintf(f, "plot $%s using 1:(sqrt($3*$4)):($1-0.35):($1+0.35):3:4:5:xtic(2) with boxxyerror "
+            "fs solid 0.75 lc rgb variable notitle, \\\n     $%s using 1:7:6 with labels offset 0,0.7 "
+            "font \",11\" notitle", block, block);
+    if (isfinite(fl))
+        fprintf(f, ", \\\n     %.6g with lines dt 3 lw 2 lc rgb \"#404040\" title \"physical floor\"", fl);
+    fprintf(f, "\n");
+}
+
+static int plot_waterfall(const report_ctx *c, const report_gpu *g)
+{
+    const run_data *r = g->latest;
+    script s;
+    char name[512], title[512], t1[300];
+    report_plot_name(name, sizeof name, g->slug, "waterfall");
+    const run_result *first = report_first_rung(c, r, &c->cfg->headline[0]);
+    snprintf(title, sizeof title, "%s: speedup waterfall over %s", g->gpu_name, first ? first->impl : "the first rung");
+    size_t nh = c->cfg->n_headline < 2 ? c->cfg->n_headline : 2;
+    if (script_begin(&s, c, name, title, 1100, 520)) return -1;
+    FILE *f = s.f;
+    fprintf(f, "set multiplot layout 1,%zu title \"%s: cumulative speedup over %s, each rung's own "
+            "factor on its bar\"\n", nh, q(g->gpu_name, t1, sizeof t1), first ? first->impl : "the first rung");
+    fprintf(f, "set logscale y\nset format y \"x%%g\"\nset ylabel \"speedup over %s (log scale)\"\n"
+            "set xtics rotate by -25 nomirror\nset key top left\nset bmargin 6\n",
+            first ? first->impl : "the first rung");
+    for (size_t h = 0; h < nh; h++) {
+        char block[16];
+        snprintf(block, sizeof block, "w%zu", h);
+        waterfall_panel(f, c, r, &c->cfg->headline[h], block);
+    }
+    fprintf(f, "unset multiplot\n");
+    return script_run(&s, c);
+}
+
+/* ---- the roofline ---------------------------------------------------------------------- */
+
+static int plot_roofline(const report_ctx *c, const report_gpu *g)
+{
+    const run_data *r = g->latest;
+    script s;
+    char name[512], title[512], t1[300];
+    report_plot_name(name, sizeof name, g->slug, "roofline");
+    snprintf(title, sizeof title, "%s: roofline", g->gpu_name);
+    if (script_begin(&s, c, name, title, 960, 600)) return -1;
+    FILE *f = s.f;
+    double amin = INFINITY, amax = 0, tmax = 0;
+    fprintf(f, "set title \"%s: roofline, every timed shape of the newest run\"\n", q(g->gpu_name, t1, sizeof t1));
+    fprintf(f, "set logscale xy\nset xlabel \"arithmetic intensity (FLOPs per compulsory byte of Q, K, V, O; "
+            "log scale)\"\nset ylabel \"achieved TFLOP/s (log scale)\"\nset format x \"%%g\"\nset format y \"%%g\"\n"
+            "set key outside right top vertical\n");
+    int series = 0;
+    char plot[16384];
+    size_t pl = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < r->n_impls; i++) {
+            const run_impl *im = &r->impls[i];
+            int is_phase = strcmp(im->kind, "phase") == 0;
+            if (pass == 0 ? !is_phase : (strcmp(im->kind, "baseline") && strcmp(im->kind, "external")))
+                continue;
+            fprintf(f, "$r%d << EOD\n", series);
+            int any = 0;
+            for (size_t k = 0; k < r->n_results; k++) {
+                const run_result *x = &r->results[k];
+                if (strcmp(x->impl, im->name) != 0 || !x->timed || !(x->bytes > 0)) continue;
+                double ai = x->flops / x->bytes;
+                fprintf(f, "%.6g %.6g\n", ai, x->tflops);
+                amin = fmin(amin, ai);
+                amax = fmax(amax, ai);
+                tmax = fmax(tmax, x->tflops);
+                any = 1;
+            }
+            fprintf(f, "EOD\n");
+            if (!any) continue;
+            const char *col = is_phase ? report_impl_colour(c, im->name, im->kind) : report_baseline_colour(c, r, im->name);
+            pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%s$r%d using 1:2 with points pt %d ps 1.1 "
+                                   "lc rgb \"%s\" title \"%s\"", pl ? ", \\\n     " : "", series,
+                                   is_phase ? 7 : 6 + 2 * (report_baseline_index(r, im->name) % 4), col, im->name);
+            series++;
+            if (pl >= sizeof plot) return -1;
+        }
+    int roof = r->fp16_tflops > 0 && r->dram_gbps > 0;
+    if (!isfinite(amin)) {
+        amin = 1;
+        amax = 1000;
+    }
+    double xlo = amin / 2, xhi = amax * 2;
+    if (roof) {
+        double ridge = r->fp16_tflops * 1000.0 / r->dram_gbps;
+        xlo = fmin(xlo, ridge / 4);
+        xhi = fmax(xhi, ridge * 2);
+        fprintf(f, "set xrange [%.6g:%.6g]\nset yrange [*:%.6g]\n", xlo, xhi, r->fp16_tflops * 2);
+        fprintf(f, "roof(x) = (x * %.6g / 1000.0 < %.6g) ? x * %.6g / 1000.0 : %.6g\n", r->dram_gbps,
+                r->fp16_tflops, r->dram_gbps, r->fp16_tflops);
+        fprintf(f, "set label 1 \"ridge: %.0f FLOP/B\" at %.6g,%.6g right offset -0.8,0 tc rgb \"#404040\"\n",
+                ridge, ridge, r->fp16_tflops);
+        fprintf(f, "set label 2 \"roof: device copy %.0f GB/s, fp16 GEMM %.0f TFLOP/s\" at graph 0.98,0.04 "
+                "right tc rgb \"#404040\"\n", r->dram_gbps, r->fp16_tflops);
+        pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%sroof(x) with lines lw 2 lc rgb \"#404040\" "
+                               "title \"roof\"", pl ? ", \\\n     " : "");
+    } else {
+        fprintf(f, "set xrange [%.6g:%.6g]\nset label 1 \"ceilings not measured in this run\" at graph 0.5,0.95 "
+                "center\n", xlo, xhi);
+    }
+    if (!pl) pl += (size_t)snprintf(plot, sizeof plot, "1 with lines lc rgb \"white\" notitle");
+    (void)tmax;
+    fprintf(f, "plot %s\n", plot);
+    return script_run(&s, c);
+}
+
+/* ---- against sequence length ------------------------------------------------------------- */
+
+/* The standard sweep: square, 16384 tokens per batch, model width 2048. */
+static int is_sweep_point(const attn_shape *s, int d, int causal)
+{
+    return s->seq_q == s->seq_kv && s->head_dim == d && s->causal == causal &&
+           s->batch * s->seq_q == 16384 && s->heads * s->head_dim == 2048;
+}
+
+static void seq_panel(FILE *f, const report_ctx *c, const run_data *r, int d, int causal, int tflops,
+                      int *block)
+{
+    char plot[16384];
+    size_t pl = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < r->n_impls; i++) {
+            const run_impl *im = &r->impls[i];
+            int is_phase = strcmp(im->kind, "phase") == 0;
+            if (pass == 0 ? !is_phase : (strcmp(im->kind, "baseline") && strcmp(im->kind, "external")))
+                continue;
+            const run_result **pts = malloc((r->n_results + 1) * sizeof *pts);
+            if (!pts) return;
+            size_t n = 0;
+            for (size_t k = 0; k < r->n_results; k++) {
+                const run_result *x = &r->results[k];
+                if (strcmp(x->impl, im->name) == 0 && x->timed && is_sweep_point(&x->shape, d, causal))
+                    pts[n++] = x;
+            }
+            /* in order of S (insertion sort: a handful of points) */
+            for (size_t a = 1; a < n; a++)
+                for (size_t b = a; b > 0 && pts[b - 1]->shape.seq_q > pts[b]->shape.seq_q; b--) {
+                    const run_result *t = pts[b];
+                    pts[b] = pts[b - 1];
+                    pts[b - 1] = t;
+                }
+            if (n) {
+                fprintf(f, "$s%d << EOD\n", *block);
+                for (size_t k = 0; k < n; k++) {
+                    fprintf(f, "%d", pts[k]->shape.seq_q);
+                    num(f, tflops ? pts[k]->tflops : pts[k]->median_us);
+                    num(f, tflops ? NAN : pts[k]->ci_lo_us);
+                    num(f, tflops ? NAN : pts[k]->ci_hi_us);
+                    fprintf(f, "\n");
+                }
+                fprintf(f, "EOD\n");
+                const char *col = is_phase ? report_impl_colour(c, im->name, im->kind) : report_baseline_colour(c, r, im->name);
+                pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%s$s%d using 1:2 with linespoints lw 2 "
+                                       "pt %d ps 1.0 dt %d lc rgb \"%s\" title \"%s\"", pl ? ", \\\n     " : "",
+                                       *block, is_phase ? 7 : 6 + 2 * (report_baseline_index(r, im->name) % 4),
+                                       is_phase ? 1 : 2, col, im->name);
+                (*block)++;
+            }
+            free(pts);
+        }
+    if (!tflops && r->fp16_tflops > 0 && r->dram_gbps > 0) {
+        fprintf(f, "$s%d << EOD\n", *block);
+        for (int sq = 128; sq <= 16384; sq *= 2) {
+            attn_shape s = { 16384 / sq, 2048 / d, sq, sq, d, causal, 0 };
+            fprintf(f, "%d %.6g\n", sq, report_physical_floor_us(r, &s));
+        }
+        fprintf(f, "EOD\n");
+        pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%s$s%d using 1:2 with lines dt 3 lw 2 "
+                               "lc rgb \"#404040\" title \"physical floor\"", pl ? ", \\\n     " : "", *block);
+        (*block)++;
+    }
+    if (tflops && r->fp16_tflops > 0)
+        pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%s%.6g with lines dt 3 lw 2 lc rgb \"#404040\" "
+                               "title \"fp16 GEMM ceiling\"", pl ? ", \\\n     " : "", r->fp16_tflops);
+    fprintf(f, "set title \"%s\"\n", causal ? "causal" : "non-causal");
+    if (!pl) {
+        fprintf(f, "set label 1 \"no sweep points in this run\" at graph 0.5,0.5 center\n");
+        snprintf(plot, sizeof plot, "1 with lines lc rgb \"white\" notitle");
+    } else {
+        fprintf(f, "unset label 1\n");
+    }
+    fprintf(f, "plot %s\n", plot);
+}
+
+static int plot_seq(const report_ctx *c, const report_gpu *g, int d, int tflops)
+{
+    const run_data *r = g->latest;
+    script s;
+    char name[512], what[32], title[512], t1[300];
+    snprintf(what, sizeof what, "%s-d%d", tflops ? "tflops" : "latency", d);
+    report_plot_name(name, sizeof name, g->slug, what);
+    snprintf(title, sizeof title, "%s: %s against sequence length, D = %d", g->gpu_name,
+             tflops ? "TFLOP/s" : "latency", d);
+    if (script_begin(&s, c, name, title, 1200, 640)) return -1;
+    FILE *f = s.f;
+    fprintf(f, "set multiplot layout 1,2 title \"%s: %s against S at D = %d (B = 16384/S, H = 2048/D; "
+            "phases solid, baselines dashed)\"\n", q(g->gpu_name, t1, sizeof t1),
+            tflops ? "achieved TFLOP/s" : "median latency", d);
+    fprintf(f, "set logscale x 2\nset xrange [96:21000]\nset xtics (\"128\" 128, \"256\" 256, \"512\" 512, "
+            "\"1k\" 1024, \"2k\" 2048, \"4k\" 4096, \"8k\" 8192, \"16k\" 16384)\n"
+            "set xlabel \"sequence length S (log scale)\"\n"
+            "set key outside below center horizontal maxrows 4 samplen 2.5\nset bmargin 10\n");
+    if (tflops && r->fp16_tflops > 0)
+        fprintf(f, "set ylabel \"achieved TFLOP/s\"\nset yrange [0:%.6g]\n", r->fp16_tflops * 1.08);
+    else if (tflops)
+        fprintf(f, "set ylabel \"achieved TFLOP/s\"\nset yrange [0:*]\n");
+    else
+        fprintf(f, "set ylabel \"median latency per launch (us, log scale)\"\nset logscale y\n"
+                "set format y \"%%.10g\"\n");
+    int block = 0;
+    seq_panel(f, c, r, d, 0, tflops, &block);
+    seq_panel(f, c, r, d, 1, tflops, &block);
+    fprintf(f, "unset multiplot\n");
+    return script_run(&s, c);
+}
+
+int report_plots_gpu(const report_ctx *c, const report_gpu *g)
+{
+    if (plot_ladder(c, g) || plot_waterfall(c, g) || plot_roofline(c, g)) return -1;
+    for (int d = 64; d <= 128; d *= 2)
+        if (plot_seq(c, g, d, 0) || plot_seq(c, g, d, 1)) return -1;
+    return 0;
+}
+
+/* ---- a phase's history ------------------------------------------------------------------- */
+
+int report_plot_history(const report_ctx *c, const char *phase)
+{
+    script s;
+    char name[512], title[512];
+    snprintf(name, sizeof name, "history-%s.svg", phase);
+    snprintf(title, sizeof title, "%s: ratio to %s across evidence runs", phase, c->cfg->baseline);
+    if (script_begin(&s, c, name, title, 960, 560)) return -1;
+    FILE *f = s.f;
+    fprintf(f, "set title \"%s: ratio to %s at the headline shapes across the evidence runs\"\n", phase,
+            c->cfg->baseline);
+    fprintf(f, "set xdata time\nset timefmt \"%%Y-%%m-%%dT%%H:%%M:%%SZ\"\nset format x \"%%Y-%%m-%%d\"\n"
+            "set xtics rotate by -25 nomirror\nset xlabel \"run date (UTC)\"\n"
+            "set ylabel \"ratio to %s (median, 95%% CI)\"\n"
+            "set key outside below center horizontal maxcols 2 samplen 2.5\n", c->cfg->baseline);
+    char plot[16384], first[32] = "", last[32] = "";
+    size_t pl = 0;
+    double ymax = 0;
+    int block = 0;
+    size_t nh = c->cfg->n_headline < 2 ? c->cfg->n_headline : 2;
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        const report_gpu *g = &c->gpus[i];
+        for (size_t h = 0; h < nh; h++) {
+            const attn_shape *hs = &c->cfg->headline[h];
+            int any = 0;
+            for (size_t k = 0; k < g->n_runs; k++) {
+                const run_data *r = &g->runs[k];
+                const run_result *x = run_find(r, phase, hs);
+                double ratio, lo, hi;
+                if (!x || !x->timed || strlen(r->created_utc) != 20 ||
+                    gate_result_ratio(c->cfg, r, x, &ratio, &lo, &hi))
+                    continue;
+                if (!any) fprintf(f, "$h%d << EOD\n", block);
+                any = 1;
+                fprintf(f, "%s %.6g %.6g %.6g\n", r->created_utc, ratio, lo, hi);
+                ymax = fmax(ymax, hi);
+                if (!first[0] || strcmp(r->created_utc, first) < 0) snprintf(first, sizeof first, "%s", r->created_utc);
+                if (!last[0] || strcmp(r->created_utc, last) > 0) snprintf(last, sizeof last, "%s", r->created_utc);
+            }
+            if (!any) continue;
+            fprintf(f, "EOD\n");
+            char t1[300], text[96];
+            run_shape_text(hs, text, sizeof text);
+            pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%s$h%d using 1:2:3:4 with yerrorlines lw 2 "
+                                   "pt %d dt %d lc rgb \"%s\" title \"%s, %s\"", pl ? ", \\\n     " : "", block,
+                                   hs->causal ? 5 : 7, hs->causal ? 2 : 1, report_series_colour(i),
+                                   q(g->gpu_name, t1, sizeof t1), text);
+            block++;
+            if (pl >= sizeof plot) return -1;
+        }
+    }
+    const gate_bound *b = gate_config_bound(c->cfg, phase);
+    if (b)
+        pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%s%.6g with lines dt 4 lw 2 lc rgb \"#d62728\" "
+                               "title \"ladder bound (%s)\"", pl ? ", \\\n     " : "", b->ratio_max, c->cfg->path);
+    if (first[0]) {
+        /* a day either side, so a single run still has an x range */
+        fprintf(f, "set xrange [strptime(\"%%Y-%%m-%%dT%%H:%%M:%%SZ\", \"%s\") - 86400 : "
+                "strptime(\"%%Y-%%m-%%dT%%H:%%M:%%SZ\", \"%s\") + 86400]\n", first, last);
+        fprintf(f, "set yrange [0:%.6g]\n", fmax(ymax, b ? b->ratio_max : 0) * 1.12);
+    } else {
+        fprintf(f, "set xrange [0:86400]\nset yrange [0:1]\n"
+                "set label 1 \"no timed headline results in any run\" at graph 0.5,0.5 center\n");
+    }
+    if (!pl) snprintf(plot, sizeof plot, "-1 with lines lc rgb \"white\" notitle");
+    /* the key sits below the axis label; its rows need the room made explicit */
+    fprintf(f, "set bmargin %d\n", 7 + (block + (b != NULL) + 1) / 2);
+    fprintf(f, "plot %s\n", plot);
+    return script_run(&s, c);
+}
