@@ -19,6 +19,7 @@
 #include "measure/kernel_resources.h"
 #include "measure/run_options.h"
 #include "core/shapes.h"
+#include "evidence/reader.h"
 #include "evidence/text_table.h"
 
 static volatile sig_atomic_t g_stop = 0;
@@ -144,8 +145,32 @@ static int recompute_mode(json_t *mode, const time_config *tc)
     return rc;
 }
 
-static int import_external(const char *path, json_t *impls, json_t *results, const time_config *tc)
+/* An external result's derived figures, from its own (input) samples and shape. */
+static int external_derive(json_t *res, json_t *graph, const measure_ctx *mc)
 {
+    json_t *js = json_object_get(res, "shape"), *arr = json_object_get(graph, "samples_us");
+    attn_shape s = { (int)json_integer_value(json_object_get(js, "batch")),
+                     (int)json_integer_value(json_object_get(js, "heads")),
+                     (int)json_integer_value(json_object_get(js, "seq_q")),
+                     (int)json_integer_value(json_object_get(js, "seq_kv")),
+                     (int)json_integer_value(json_object_get(js, "head_dim")),
+                     (int)json_integer_value(json_object_get(js, "causal")),
+                     (float)json_number_value(json_object_get(js, "scale")) };
+    size_t n = json_array_size(arr);
+    char err[256];
+    if (!n || shape_validate(&s, err, sizeof err)) return -1;
+    double *x = malloc(n * sizeof *x);
+    if (!x) return -1;
+    for (size_t i = 0; i < n; i++) x[i] = json_number_value(json_array_get(arr, i));
+    json_object_set_new(res, "derived",
+                        measure_derived(mc, &s, x, n, json_number_value(json_object_get(graph, "median_us"))));
+    free(x);
+    return 0;
+}
+
+static int import_external(const char *path, json_t *impls, json_t *results, const measure_ctx *mc)
+{
+    const time_config *tc = &mc->tc;
     json_error_t je;
     json_t *ext = json_load_file(path, 0, &je);
     if (!ext) {
@@ -172,6 +197,11 @@ static int import_external(const char *path, json_t *impls, json_t *results, con
             return -1;
         }
         json_object_set_new(v, "tag", json_string("external"));
+        if (graph && external_derive(v, graph, mc)) {
+            fprintf(stderr, "attnladder run: --external %s: results[%zu]: bad shape or samples\n", path, i);
+            json_decref(ext);
+            return -1;
+        }
         json_array_append(results, v);
     }
     json_decref(ext);
@@ -285,7 +315,8 @@ static int run_main(run_opts *o, int argc, char **argv)
                        .bounds = compare_default_bounds(), .seed = o->seed,
                        .full_ref_max_flops = o->full_ref_gflop * 1e9,
                        .sample_rows = (size_t)o->sample_rows, .ref_threads = (int)o->ref_threads,
-                       .stop = &g_stop, .progress_total = count_measurements(o, n_sel) };
+                       .stop = &g_stop, .progress_total = count_measurements(o, n_sel),
+                       .fp16_tflops = ce.fp16_tflops, .dram_gbps = ce.dram_gbps };
     memcpy(mc.modes, o->modes, sizeof mc.modes);
     memcpy(mc.sweep_modes, o->sweep_modes, sizeof mc.sweep_modes);
 
@@ -321,9 +352,9 @@ static int run_main(run_opts *o, int argc, char **argv)
         }
         if (f > 0) exit_code = EXIT_GATE;
     }
-    if (o->external && !g_stop && import_external(o->external, impls, results, &o->tc))
+    if (o->external && !g_stop && import_external(o->external, impls, results, &mc))
         exit_code = EXIT_GATE;
-    measure_derive(results, 0, o->baseline, ce.fp16_tflops, ce.dram_gbps, &o->tc);
+    measure_ctx_free(&mc);
 
 write:;
     json_t *after = device_clocks_json(why, sizeof why);
@@ -350,7 +381,15 @@ write:;
         fprintf(stderr, "attnladder run: evidence not written: %s\n", err);
         exit_code = EXIT_GATE;
     } else {
-        table_print(stdout, results, NULL);
+        /* the table reads the file back through the one reader, as show and report will */
+        run_data written;
+        if (run_open(&written, path, err, sizeof err) == 0) {
+            table_print(stdout, &written, NULL);
+            run_close(&written);
+        } else {
+            fprintf(stderr, "attnladder run: the evidence written does not read back: %s\n", err);
+            exit_code = EXIT_GATE;
+        }
         printf("\nevidence: %s%s\n", path, g_stop ? " (partial: interrupted)" : "");
     }
     json_decref(doc);

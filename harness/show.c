@@ -5,6 +5,7 @@
 #include "core/args.h"
 #include "commands.h"
 #include "evidence/evidence_file.h"
+#include "evidence/reader.h"
 #include "evidence/text_table.h"
 
 /* File names start with a UTC stamp, so the newest run sorts last by base name. */
@@ -51,22 +52,17 @@ int cmd_show(int argc, char **argv)
             return EXIT_BAD_INPUT;
         }
     }
-    json_t *doc = evidence_load(file, err, sizeof err);
-    if (!doc) {
+    run_data run;
+    if (run_open(&run, file, err, sizeof err)) {
         fprintf(stderr, "attnladder show: %s\n", err);
         evidence_free_list(paths, n);
         return EXIT_BAD_INPUT;
     }
-    json_t *ctx = json_object_get(doc, "context");
-    json_t *git = json_object_get(ctx, "git");
-    printf("evidence: %s\nGPU: %s   date: %s   commit: %.12s%s%s\n", file,
-           json_string_value(json_object_get(json_object_get(ctx, "gpu"), "name")),
-           json_string_value(json_object_get(doc, "created_utc")),
-           json_string_value(json_object_get(git, "commit")),
-           json_is_true(json_object_get(git, "dirty")) ? " (dirty tree)" : "",
-           json_is_true(json_object_get(ctx, "throttled")) ? "   THROTTLED" : "");
-    table_print(stdout, json_object_get(doc, "results"), all ? NULL : "headline");
-    json_decref(doc);
+    printf("evidence: %s\nGPU: %s   date: %s   commit: %.12s%s%s\n", file, run.gpu_name,
+           run.created_utc, run.commit, run.dirty ? " (dirty tree)" : "",
+           run.throttled ? "   THROTTLED" : "");
+    table_print(stdout, &run, all ? NULL : "headline");
+    run_close(&run);
     evidence_free_list(paths, n);
     return EXIT_OK;
 }

@@ -1,4 +1,4 @@
-/* gate_runs.c: an evidence run read into structs (see gate_runs.h). */
+/* evidence/reader.c: an evidence run read into structs (see reader.h). */
 #include "evidence/reader.h"
 
 #include <math.h>
@@ -158,6 +158,99 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
     return 0;
 }
 
+static void read_context(run_data *r, json_t *ctx)
+{
+    json_t *gpu = json_object_get(ctx, "gpu"), *ver = json_object_get(ctx, "versions");
+    r->ctx = (run_context){
+        .sm_count = int_or(json_object_get(gpu, "sm_count"), -1),
+        .cc_major = int_or(json_object_get(gpu, "cc_major"), -1),
+        .cc_minor = int_or(json_object_get(gpu, "cc_minor"), -1),
+        .cuda_runtime = int_or(json_object_get(ver, "cuda_runtime"), -1),
+        .cuda_driver = int_or(json_object_get(ver, "cuda_driver"), -1),
+        .cublas = int_or(json_object_get(ver, "cublas"), -1),
+        .cudnn = int_or(json_object_get(ver, "cudnn"), -1),
+        .driver = str_or(json_object_get(ver, "driver"), NULL),
+        .nvcc = str_or(json_object_get(ver, "nvcc"), NULL),
+    };
+}
+
+static int read_kernel_profile(run_data *r, size_t i, size_t k, json_t *kv, run_kernel_profile *o,
+                               char *err, size_t errlen)
+{
+    o->kernel = str_or(json_object_get(kv, "kernel"), NULL);
+    if (!o->kernel)
+        return fail(err, errlen, r->path, "profile[%zu].kernels[%zu].kernel: missing or not a string", i, k);
+    json_t *metrics = json_object_get(kv, "metrics");
+    if (metrics && !json_is_object(metrics))
+        return fail(err, errlen, r->path, "profile[%zu].kernels[%zu].metrics: not an object", i, k);
+    o->metrics = calloc(json_object_size(metrics) + 1, sizeof *o->metrics);
+    json_t *stalls = json_object_get(kv, "stall_top");
+    if (stalls && !json_is_array(stalls))
+        return fail(err, errlen, r->path, "profile[%zu].kernels[%zu].stall_top: not an array", i, k);
+    o->stalls = calloc(json_array_size(stalls) + 1, sizeof *o->stalls);
+    if (!o->metrics || !o->stalls) return fail(err, errlen, r->path, "out of memory");
+    const char *name;
+    json_t *v;
+    json_object_foreach(metrics, name, v) {
+        run_metric *m = &o->metrics[o->n_metrics++];
+        m->name = name;
+        m->is_number = json_is_number(v);
+        m->number = m->is_number ? json_number_value(v) : NAN;
+        m->text = json_is_string(v) ? json_string_value(v) : NULL;
+    }
+    size_t s;
+    json_array_foreach(stalls, s, v) {
+        run_stall *st = &o->stalls[o->n_stalls++];
+        st->reason = str_or(json_object_get(v, "reason"), NULL);
+        json_t *pi = json_object_get(v, "per_issue");
+        if (!st->reason || !json_is_number(pi))
+            return fail(err, errlen, r->path, "profile[%zu].kernels[%zu].stall_top[%zu]: needs a string "
+                        "'reason' and a number 'per_issue'", i, k, s);
+        st->per_issue = json_number_value(pi);
+    }
+    return 0;
+}
+
+/* The `profile` rows (written by `attnladder profile`); absent is none. */
+static int read_profiles(run_data *r, char *err, size_t errlen)
+{
+    json_t *arr = json_object_get(r->doc, "profile");
+    if (!arr) return 0;
+    if (!json_is_array(arr)) return fail(err, errlen, r->path, "profile: not an array");
+    r->profiles = calloc(json_array_size(arr) + 1, sizeof *r->profiles);
+    if (!r->profiles) return fail(err, errlen, r->path, "out of memory");
+    size_t i;
+    json_t *p;
+    json_array_foreach(arr, i, p) {
+        run_profile *o = &r->profiles[r->n_profiles++];
+        o->impl = str_or(json_object_get(p, "impl"), NULL);
+        if (!o->impl) return fail(err, errlen, r->path, "profile[%zu].impl: missing or not a string", i);
+        o->tool = str_or(json_object_get(p, "tool"), "ncu");
+        static const char *const shape_keys[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim", "causal" };
+        int bad = read_shape(json_object_get(p, "shape"), &o->shape);
+        if (bad >= 0)
+            return fail(err, errlen, r->path, "profile[%zu].shape.%s: missing or not an integer", i,
+                        shape_keys[bad]);
+        json_t *kernels = json_object_get(p, "kernels");
+        if (kernels && !json_is_array(kernels))
+            return fail(err, errlen, r->path, "profile[%zu].kernels: not an array", i);
+        o->kernels = calloc(json_array_size(kernels) + 1, sizeof *o->kernels);
+        if (!o->kernels) return fail(err, errlen, r->path, "out of memory");
+        size_t k;
+        json_t *kv;
+        json_array_foreach(kernels, k, kv)
+            if (read_kernel_profile(r, i, k, kv, &o->kernels[o->n_kernels++], err, errlen)) return -1;
+    }
+    return 0;
+}
+
+const run_metric *run_metric_find(const run_kernel_profile *k, const char *name)
+{
+    for (size_t i = 0; i < k->n_metrics; i++)
+        if (strcmp(k->metrics[i].name, name) == 0) return &k->metrics[i];
+    return NULL;
+}
+
 int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
@@ -180,6 +273,7 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     r->dirty = json_is_true(json_object_get(git, "dirty"));
     r->partial = json_is_true(json_object_get(doc, "partial"));
     r->throttled = json_is_true(json_object_get(ctx, "throttled"));
+    read_context(r, ctx);
     json_t *method = json_object_get(doc, "method");
     r->baseline = str_or(json_object_get(method, "baseline"), "");
     r->ci_level = json_is_number(json_object_get(method, "ci_level"))
@@ -203,6 +297,7 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     }
     for (size_t i = 0; i < r->n_results; i++)
         if (read_result(r, i, &r->results[i], err, errlen)) goto bad;
+    if (read_profiles(r, err, errlen)) goto bad;
     return 0;
 bad:
     run_close(r);
@@ -224,6 +319,14 @@ void run_close(run_data *r)
     for (size_t i = 0; r->results && i < r->n_results; i++) free(r->results[i].samples);
     free(r->results);
     free(r->impls);
+    for (size_t i = 0; r->profiles && i < r->n_profiles; i++) {
+        for (size_t k = 0; k < r->profiles[i].n_kernels; k++) {
+            free(r->profiles[i].kernels[k].metrics);
+            free(r->profiles[i].kernels[k].stalls);
+        }
+        free(r->profiles[i].kernels);
+    }
+    free(r->profiles);
     free(r->path);
     json_decref(r->doc);
     memset(r, 0, sizeof *r);

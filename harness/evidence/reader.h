@@ -1,9 +1,10 @@
-/* gate_runs.h: one evidence run read into plain structs for the gate, `compare` and the
- * reports: its context, implementations and per-shape results (graph-mode timing).
- * Everything the three readers need is checked here once, so a malformed file fails
- * with one message naming the file and the field path. */
-#ifndef ATTNLADDER_GATE_RUNS_H
-#define ATTNLADDER_GATE_RUNS_H
+/* evidence/reader.h: the one evidence reader. A run file read into plain structs for
+ * every consumer (show, run's table, gate, compare, report): its context, implementations,
+ * per-shape results (graph-mode timing, derived figures) and profiler rows. Everything
+ * the consumers use is checked here once, so a malformed file fails with one message
+ * naming the file and the field path, and no consumer touches the JSON. */
+#ifndef ATTNLADDER_EVIDENCE_READER_H
+#define ATTNLADDER_EVIDENCE_READER_H
 #include <stddef.h>
 #include <jansson.h>
 #include "attn_phase.h"
@@ -33,6 +34,43 @@ typedef struct {
     double frac_fp16_peak, frac_dram;    /* NAN when null */
 } run_result;
 
+/* One profiler metric of a kernel: a number or a text (NULL when a number). */
+typedef struct {
+    const char *name;
+    int is_number;
+    double number;
+    const char *text;
+} run_metric;
+
+typedef struct {
+    const char *reason;
+    double per_issue;              /* stall cycles per issued instruction */
+} run_stall;
+
+typedef struct {
+    const char *kernel;
+    run_metric *metrics;
+    size_t n_metrics;
+    run_stall *stalls;             /* the top stall reasons, in the evidence's order */
+    size_t n_stalls;
+} run_kernel_profile;
+
+/* One `profile` row: an implementation's kernels profiled at one shape. */
+typedef struct {
+    const char *impl, *tool;       /* tool: "ncu" when absent */
+    attn_shape shape;
+    run_kernel_profile *kernels;
+    size_t n_kernels;
+} run_profile;
+
+/* The machine and library versions of context.gpu / context.versions (-1 or NULL when
+ * absent). */
+typedef struct {
+    long sm_count, cc_major, cc_minor;
+    long cuda_runtime, cuda_driver, cublas, cudnn;
+    const char *driver, *nvcc;
+} run_context;
+
 typedef struct {
     char *path;                    /* as given */
     const char *base;              /* file name within path */
@@ -47,6 +85,9 @@ typedef struct {
     size_t n_impls;
     run_result *results;
     size_t n_results;
+    run_context ctx;
+    run_profile *profiles;
+    size_t n_profiles;
 } run_data;
 
 /* Loads and validates path (evidence.h), then reads it. 0, or -1 with err naming the
@@ -59,6 +100,9 @@ void run_close(run_data *r);
 const run_impl *run_find_impl(const run_data *r, const char *name);
 /* The result of impl at shape (scale ignored), or NULL. */
 const run_result *run_find(const run_data *r, const char *impl, const attn_shape *s);
+
+/* A kernel's metric by name, or NULL. */
+const run_metric *run_metric_find(const run_kernel_profile *k, const char *name);
 
 int run_same_shape(const attn_shape *a, const attn_shape *b);
 /* A total order for tables: headline first (when headline != NULL, count nh), then

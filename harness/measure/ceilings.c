@@ -1,4 +1,5 @@
 /* ceilings.c: copy bandwidth and GEMM throughput, each the median of timed repeats. */
+#include "measure/cuda_check.h"
 #include "measure/ceilings.h"
 
 #include <stdint.h>
@@ -11,15 +12,6 @@
 #include "core/stats.h"
 
 #define REPEATS 10
-
-#define CUDA_OR_FAIL(call)                                                              \
-    do {                                                                                \
-        cudaError_t e_ = (call);                                                        \
-        if (e_ != cudaSuccess) {                                                        \
-            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));              \
-            goto done;                                                                  \
-        }                                                                               \
-    } while (0)
 
 #define CUBLAS_OR_FAIL(call)                                                            \
     do {                                                                                \
@@ -39,18 +31,18 @@ static int time_median_ms(enqueue_fn what, void *ctx, cudaStream_t stream, doubl
     cudaEvent_t e0 = NULL, e1 = NULL;
     double ms[REPEATS];
     int rc = -1;
-    CUDA_OR_FAIL(cudaEventCreate(&e0));
-    CUDA_OR_FAIL(cudaEventCreate(&e1));
+    CUDA_OR_GOTO(cudaEventCreate(&e0), done);
+    CUDA_OR_GOTO(cudaEventCreate(&e1), done);
     for (int i = -2; i < REPEATS; i++) {   /* two warm-ups */
-        CUDA_OR_FAIL(cudaEventRecord(e0, stream));
+        CUDA_OR_GOTO(cudaEventRecord(e0, stream), done);
         if (what(ctx, stream)) {
             snprintf(err, errlen, "enqueue failed");
             goto done;
         }
-        CUDA_OR_FAIL(cudaEventRecord(e1, stream));
-        CUDA_OR_FAIL(cudaEventSynchronize(e1));
+        CUDA_OR_GOTO(cudaEventRecord(e1, stream), done);
+        CUDA_OR_GOTO(cudaEventSynchronize(e1), done);
         float t = 0;
-        CUDA_OR_FAIL(cudaEventElapsedTime(&t, e0, e1));
+        CUDA_OR_GOTO(cudaEventElapsedTime(&t, e0, e1), done);
         if (i >= 0) ms[i] = t;
     }
     *ms_out = stats_median(ms, REPEATS);
@@ -98,7 +90,7 @@ static int fill_random(void *dst, size_t elems, char *err, size_t errlen)
     for (size_t i = 0; i < block; i++) h[i] = half_from_float((float)(2.0 * rng_uniform(&r) - 1.0));
     for (size_t off = 0; off < elems; off += block) {
         size_t n = elems - off < block ? elems - off : block;
-        CUDA_OR_FAIL(cudaMemcpy((uint16_t *)dst + off, h, n * sizeof *h, cudaMemcpyHostToDevice));
+        CUDA_OR_GOTO(cudaMemcpy((uint16_t *)dst + off, h, n * sizeof *h, cudaMemcpyHostToDevice), done);
     }
     rc = 0;
 done:
@@ -111,12 +103,12 @@ static int measure_copy(cudaStream_t stream, ceilings *out, char *err, size_t er
     size_t free_b = 0, total = 0;
     int rc = -1;
     copy_ctx c = { NULL, NULL, 0 };
-    CUDA_OR_FAIL(cudaMemGetInfo(&free_b, &total));
+    CUDA_OR_GOTO(cudaMemGetInfo(&free_b, &total), done);
     c.bytes = (size_t)1 << 30;                     /* 1 GiB: far beyond any L2 */
     while (c.bytes > ((size_t)64 << 20) && 3 * c.bytes > free_b) c.bytes /= 2;
-    CUDA_OR_FAIL(cudaMalloc(&c.src, c.bytes));
-    CUDA_OR_FAIL(cudaMalloc(&c.dst, c.bytes));
-    CUDA_OR_FAIL(cudaMemset(c.src, 0x3c, c.bytes));
+    CUDA_OR_GOTO(cudaMalloc(&c.src, c.bytes), done);
+    CUDA_OR_GOTO(cudaMalloc(&c.dst, c.bytes), done);
+    CUDA_OR_GOTO(cudaMemset(c.src, 0x3c, c.bytes), done);
     double ms;
     if (time_median_ms(enqueue_copy, &c, stream, &ms, err, errlen)) goto done;
     out->copy_bytes = c.bytes;
@@ -135,9 +127,9 @@ static int measure_gemm(cudaStream_t stream, ceilings *out, char *err, size_t er
     int rc = -1;
     CUBLAS_OR_FAIL(cublasCreate(&g.h));
     CUBLAS_OR_FAIL(cublasSetStream(g.h, stream));
-    CUDA_OR_FAIL(cudaMalloc(&g.a, elems * 2));
-    CUDA_OR_FAIL(cudaMalloc(&g.b, elems * 2));
-    CUDA_OR_FAIL(cudaMalloc(&g.c, elems * 2));
+    CUDA_OR_GOTO(cudaMalloc(&g.a, elems * 2), done);
+    CUDA_OR_GOTO(cudaMalloc(&g.b, elems * 2), done);
+    CUDA_OR_GOTO(cudaMalloc(&g.c, elems * 2), done);
     if (fill_random(g.a, elems, err, errlen) || fill_random(g.b, elems, err, errlen)) goto done;
     double ms;
     if (time_median_ms(enqueue_gemm, &g, stream, &ms, err, errlen)) goto done;

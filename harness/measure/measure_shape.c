@@ -1,4 +1,5 @@
-/* measure.c: validation precedes timing, per shape, for every implementation. */
+/* measure/measure_shape.c: validation precedes timing, per shape, for every implementation. */
+#include "measure/cuda_check.h"
 #include "measure/measure_shape.h"
 
 #include <stdio.h>
@@ -10,19 +11,12 @@
 #include "measure/planted_slowdown.h"
 #include "measure/kernel_resources.h"
 
+static int keep_baseline_timing(measure_ctx *ctx, const attn_shape *s, const time_result *graph);
+
 typedef struct {
     void *q, *k, *v, *o, *ws;
     size_t ws_bytes;
 } device_bufs;
-
-#define CUDA_OR_FAIL(call)                                                              \
-    do {                                                                                \
-        cudaError_t e_ = (call);                                                        \
-        if (e_ != cudaSuccess) {                                                        \
-            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));              \
-            goto fail;                                                                  \
-        }                                                                               \
-    } while (0)
 
 /* The same shape always gets the same inputs for a given run seed. */
 static uint64_t shape_seed(uint64_t seed, const attn_shape *s)
@@ -65,10 +59,10 @@ static int run_for_check(const loaded_impl *im, void *state, const attn_args *a,
                          const device_bufs *d, uint16_t *host_out, size_t nq,
                          char *why, size_t whylen, char *err, size_t errlen)
 {
-    CUDA_OR_FAIL(cudaMemsetAsync(d->o, 0xff, nq * sizeof(uint16_t), a->stream));  /* NaN */
+    CUDA_OR_GOTO(cudaMemsetAsync(d->o, 0xff, nq * sizeof(uint16_t), a->stream), fail);  /* NaN */
     /* The workspace too: an implementation that reads workspace it did not write then
      * reads NaN (fp16 and fp32 alike) and fails the check. */
-    if (a->workspace) CUDA_OR_FAIL(cudaMemsetAsync(a->workspace, 0xff, d->ws_bytes, a->stream));
+    if (a->workspace) CUDA_OR_GOTO(cudaMemsetAsync(a->workspace, 0xff, d->ws_bytes, a->stream), fail);
     int rc = im->ph->run(state, a);
     if (rc != 0) {
         snprintf(why, whylen, "run failed (%d): %s", rc, im->ph->error_string(rc));
@@ -80,7 +74,7 @@ static int run_for_check(const loaded_impl *im, void *state, const attn_args *a,
         snprintf(why, whylen, "kernel failed: %s", cudaGetErrorString(e));
         return -1;   /* a sticky error leaves the context unusable: stop the run */
     }
-    CUDA_OR_FAIL(cudaMemcpy(host_out, d->o, nq * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+    CUDA_OR_GOTO(cudaMemcpy(host_out, d->o, nq * sizeof(uint16_t), cudaMemcpyDeviceToHost), fail);
     return 0;
 fail:
     return -1;
@@ -93,9 +87,12 @@ static void progress(measure_ctx *ctx, const char *impl, const char *shape, cons
             impl, shape, what);
 }
 
+/* Times every chosen mode into `timing`; the graph mode's result is handed back in
+ * *graph (caller frees; graph->n == 0 when graph mode was not timed), so the derived
+ * figures are computed from the numbers themselves. */
 static int time_modes(measure_ctx *ctx, const loaded_impl *im, void *state,
                       const attn_args *a, const shape_point *pt, json_t *timing,
-                      const char *shape_text, char *err, size_t errlen)
+                      time_result *graph, const char *shape_text, char *err, size_t errlen)
 {
     int is_headline = strcmp(pt->tag, "headline") == 0;
     const int *modes = is_headline ? ctx->modes : ctx->sweep_modes;
@@ -110,7 +107,8 @@ static int time_modes(measure_ctx *ctx, const loaded_impl *im, void *state,
                  r.inner, stop_reason_name(r.stop));
         progress(ctx, im->ph->name, shape_text, line);
         json_object_set_new(timing, time_mode_name((time_mode)m), time_result_json(&r));
-        time_result_free(&r);
+        if (m == MODE_GRAPH) *graph = r;
+        else time_result_free(&r);
     }
     return 0;
 }
@@ -150,7 +148,7 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results,
 
     /* A shape whose tensors cannot fit is reported, not fatal: the rest of the run goes on. */
     size_t free_b = 0, total_b = 0, need = (2 * in.nq + 2 * in.nkv) * sizeof(uint16_t);
-    CUDA_OR_FAIL(cudaMemGetInfo(&free_b, &total_b));
+    CUDA_OR_GOTO(cudaMemGetInfo(&free_b, &total_b), fail);
     if (need > free_b) {
         char why[256];
         snprintf(why, sizeof why, "out of device memory: Q, K, V and O need %zu bytes, the GPU "
@@ -162,14 +160,14 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results,
         }
         goto done;
     }
-    CUDA_OR_FAIL(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    CUDA_OR_FAIL(cudaMalloc(&d.q, in.nq * 2));
-    CUDA_OR_FAIL(cudaMalloc(&d.k, in.nkv * 2));
-    CUDA_OR_FAIL(cudaMalloc(&d.v, in.nkv * 2));
-    CUDA_OR_FAIL(cudaMalloc(&d.o, in.nq * 2));
-    CUDA_OR_FAIL(cudaMemcpy(d.q, in.q, in.nq * 2, cudaMemcpyHostToDevice));
-    CUDA_OR_FAIL(cudaMemcpy(d.k, in.k, in.nkv * 2, cudaMemcpyHostToDevice));
-    CUDA_OR_FAIL(cudaMemcpy(d.v, in.v, in.nkv * 2, cudaMemcpyHostToDevice));
+    CUDA_OR_GOTO(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d.q, in.nq * 2), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d.k, in.nkv * 2), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d.v, in.nkv * 2), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d.o, in.nq * 2), fail);
+    CUDA_OR_GOTO(cudaMemcpy(d.q, in.q, in.nq * 2, cudaMemcpyHostToDevice), fail);
+    CUDA_OR_GOTO(cudaMemcpy(d.k, in.k, in.nkv * 2, cudaMemcpyHostToDevice), fail);
+    CUDA_OR_GOTO(cudaMemcpy(d.v, in.v, in.nkv * 2, cudaMemcpyHostToDevice), fail);
 
     for (size_t i = 0; i < ctx->n_impls && !*ctx->stop; i++) {
         const loaded_impl *im = ctx->impls[i];
@@ -245,13 +243,27 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results,
             failures++;
         } else {
             json_t *timing = json_object();
-            if (time_modes(ctx, im, state, &a, pt, timing, shape_text, err, errlen)) {
+            time_result graph = { 0 };
+            if (time_modes(ctx, im, state, &a, pt, timing, &graph, shape_text, err, errlen)) {
+                time_result_free(&graph);
                 json_decref(timing);
                 json_decref(res);
                 im->ph->fini(state);
                 goto fail;
             }
             json_object_set_new(res, "timing", timing);
+            if (graph.n) {
+                if (ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0 &&
+                    keep_baseline_timing(ctx, s, &graph)) {
+                    time_result_free(&graph);
+                    json_decref(res);
+                    im->ph->fini(state);
+                    goto oom;
+                }
+                json_object_set_new(res, "derived", measure_derived(ctx, s, graph.samples_us, graph.n,
+                                                                   graph.sum.median));
+            }
+            time_result_free(&graph);
         }
         im->ph->fini(state);
         json_array_append_new(results, res);
@@ -276,66 +288,66 @@ done:
     return failures;
 }
 
-static int samples_of(json_t *res, double **x, size_t *n)
+/* ---- derived figures ------------------------------------------------------------------ */
+
+static int same_shape(const attn_shape *a, const attn_shape *b)
 {
-    json_t *arr = json_object_get(json_object_get(json_object_get(res, "timing"), "graph"),
-                                  "samples_us");
-    *n = json_array_size(arr);
-    if (*n == 0) return -1;
-    *x = malloc(*n * sizeof **x);
-    if (!*x) return -1;
-    for (size_t i = 0; i < *n; i++) (*x)[i] = json_number_value(json_array_get(arr, i));
+    return a->batch == b->batch && a->heads == b->heads && a->seq_q == b->seq_q &&
+           a->seq_kv == b->seq_kv && a->head_dim == b->head_dim && a->causal == b->causal &&
+           a->scale == b->scale;
+}
+
+/* The baseline's graph samples at s, kept for the ratios of the implementations measured
+ * after it (the baseline is measured first at every shape). 0, or -1 out of memory. */
+static int keep_baseline_timing(measure_ctx *ctx, const attn_shape *s, const time_result *graph)
+{
+    if (ctx->n_base == ctx->cap_base) {
+        size_t cap = ctx->cap_base ? 2 * ctx->cap_base : 16;
+        measure_baseline_timing *b = realloc(ctx->base, cap * sizeof *b);
+        if (!b) return -1;
+        ctx->base = b;
+        ctx->cap_base = cap;
+    }
+    double *x = malloc(graph->n * sizeof *x);
+    if (!x) return -1;
+    memcpy(x, graph->samples_us, graph->n * sizeof *x);
+    ctx->base[ctx->n_base++] = (measure_baseline_timing){ *s, x, graph->n };
     return 0;
 }
 
-static int same_shape(json_t *a, json_t *b)
+json_t *measure_derived(const measure_ctx *ctx, const attn_shape *s, const double *samples,
+                        size_t n, double median_us)
 {
-    return json_equal(json_object_get(a, "shape"), json_object_get(b, "shape"));
+    double flops = shape_flops(s), bytes = shape_bytes(s);
+    double tflops = flops / (median_us * 1e-6) / 1e12, gbps = bytes / (median_us * 1e-6) / 1e9;
+    json_t *der = json_pack("{s:f, s:f, s:f, s:f}", "flops", flops, "bytes", bytes,
+                            "tflops", tflops, "gbps", gbps);
+    json_object_set_new(der, "frac_fp16_peak",
+                        ctx->fp16_tflops > 0 ? json_real(tflops / ctx->fp16_tflops) : json_null());
+    json_object_set_new(der, "frac_dram",
+                        ctx->dram_gbps > 0 ? json_real(gbps / ctx->dram_gbps) : json_null());
+    json_t *ratio = json_null();
+    const time_config *tc = &ctx->tc;
+    for (size_t j = 0; ctx->baseline && j < ctx->n_base; j++) {
+        const measure_baseline_timing *b = &ctx->base[j];
+        if (!same_shape(&b->s, s)) continue;
+        double r, lo, hi;
+        if (stats_ratio_ci(samples, n, b->samples, b->n, tc->resamples, tc->seed, tc->ci_level,
+                           &r, &lo, &hi) == 0) {
+            json_decref(ratio);
+            ratio = json_pack("{s:s, s:f, s:f, s:f}", "baseline", ctx->baseline, "median", r,
+                              "ci_lo", lo, "ci_hi", hi);
+        }
+        break;
+    }
+    json_object_set_new(der, "ratio", ratio);
+    return der;
 }
 
-void measure_derive(json_t *results, size_t first, const char *baseline,
-                    double fp16_tflops, double dram_gbps, const time_config *tc)
+void measure_ctx_free(measure_ctx *ctx)
 {
-    for (size_t i = first; i < json_array_size(results); i++) {
-        json_t *res = json_array_get(results, i);
-        json_t *graph = json_object_get(json_object_get(res, "timing"), "graph");
-        if (!graph) continue;
-        json_t *js = json_object_get(res, "shape");
-        attn_shape s = {
-            (int)json_integer_value(json_object_get(js, "batch")),
-            (int)json_integer_value(json_object_get(js, "heads")),
-            (int)json_integer_value(json_object_get(js, "seq_q")),
-            (int)json_integer_value(json_object_get(js, "seq_kv")),
-            (int)json_integer_value(json_object_get(js, "head_dim")),
-            (int)json_integer_value(json_object_get(js, "causal")), 0.0f };
-        double us = json_number_value(json_object_get(graph, "median_us"));
-        double flops = shape_flops(&s), bytes = shape_bytes(&s);
-        double tflops = flops / (us * 1e-6) / 1e12, gbps = bytes / (us * 1e-6) / 1e9;
-        json_t *der = json_pack("{s:f, s:f, s:f, s:f}", "flops", flops, "bytes", bytes,
-                                "tflops", tflops, "gbps", gbps);
-        json_object_set_new(der, "frac_fp16_peak",
-                            fp16_tflops > 0 ? json_real(tflops / fp16_tflops) : json_null());
-        json_object_set_new(der, "frac_dram",
-                            dram_gbps > 0 ? json_real(gbps / dram_gbps) : json_null());
-        json_t *ratio = json_null();
-        for (size_t j = first; baseline && j < json_array_size(results); j++) {
-            json_t *b = json_array_get(results, j);
-            const char *bname = json_string_value(json_object_get(b, "impl"));
-            if (!bname || strcmp(bname, baseline) != 0 || !same_shape(res, b)) continue;
-            double *x = NULL, *y = NULL;
-            size_t nx = 0, ny = 0;
-            double r, lo, hi;
-            if (samples_of(res, &x, &nx) == 0 && samples_of(b, &y, &ny) == 0 &&
-                stats_ratio_ci(x, nx, y, ny, tc->resamples, tc->seed, tc->ci_level, &r, &lo, &hi) == 0) {
-                json_decref(ratio);
-                ratio = json_pack("{s:s, s:f, s:f, s:f}", "baseline", baseline, "median", r,
-                                  "ci_lo", lo, "ci_hi", hi);
-            }
-            free(x);
-            free(y);
-            break;
-        }
-        json_object_set_new(der, "ratio", ratio);
-        json_object_set_new(res, "derived", der);
-    }
+    for (size_t i = 0; i < ctx->n_base; i++) free(ctx->base[i].samples);
+    free(ctx->base);
+    ctx->base = NULL;
+    ctx->n_base = ctx->cap_base = 0;
 }

@@ -11,6 +11,13 @@
 #include "core/shapes.h"
 #include "measure/timing.h"
 
+/* The baseline's graph-mode samples at one shape: the denominator of every ratio there. */
+typedef struct {
+    attn_shape s;
+    double *samples;
+    size_t n;
+} measure_baseline_timing;
+
 typedef struct {
     const loaded_impl **impls;     /* in measuring order; the baseline first if present */
     size_t n_impls;
@@ -25,6 +32,9 @@ typedef struct {
     int ref_threads;
     volatile sig_atomic_t *stop;   /* set by SIGINT/SIGTERM: finish the point early */
     size_t progress_done, progress_total;   /* for the progress line */
+    double fp16_tflops, dram_gbps; /* the run's ceilings (0 when not measured) */
+    measure_baseline_timing *base; /* kept by measure_point; freed by measure_ctx_free */
+    size_t n_base, cap_base;
 } measure_ctx;
 
 /* Appends one result object per implementation for this point to `results`.
@@ -32,9 +42,11 @@ typedef struct {
 int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results,
                   char *err, size_t errlen);
 
-/* Adds derived.ratio to every result of `results` from index `first` on whose shape the
- * baseline was timed (graph mode), and the TFLOP/s and GB/s figures. */
-void measure_derive(json_t *results, size_t first, const char *baseline,
-                    double fp16_tflops, double dram_gbps, const time_config *tc);
+/* The evidence's `derived` object of a result timed at s: FLOPs, bytes, TFLOP/s, GB/s,
+ * fractions of the ceilings, and the ratio to the baseline timed at the same shape in this
+ * run (its CI resamples both sample sets), computed from the samples themselves. */
+json_t *measure_derived(const measure_ctx *ctx, const attn_shape *s, const double *samples,
+                        size_t n, double median_us);
+void measure_ctx_free(measure_ctx *ctx);
 
 #endif

@@ -1,4 +1,5 @@
 /* timing.c: graph, single-launch and cold-L2 measurement loops. */
+#include "measure/cuda_check.h"
 #include "measure/timing.h"
 
 #include <math.h>
@@ -26,15 +27,6 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-#define CUDA_OR_FAIL(call)                                                              \
-    do {                                                                                \
-        cudaError_t e_ = (call);                                                        \
-        if (e_ != cudaSuccess) {                                                        \
-            snprintf(err, errlen, "%s: %s", #call, cudaGetErrorString(e_));              \
-            goto fail;                                                                  \
-        }                                                                               \
-    } while (0)
-
 static int run_once(const attn_phase *ph, void *state, const attn_args *args,
                     char *err, size_t errlen)
 {
@@ -53,11 +45,11 @@ static int estimate_us(const attn_phase *ph, void *state, const attn_args *args,
 {
     float ms = 0;
     for (int i = 0; i < 2; i++) {
-        CUDA_OR_FAIL(cudaEventRecord(e0, args->stream));
+        CUDA_OR_GOTO(cudaEventRecord(e0, args->stream), fail);
         if (run_once(ph, state, args, err, errlen)) return -1;
-        CUDA_OR_FAIL(cudaEventRecord(e1, args->stream));
-        CUDA_OR_FAIL(cudaEventSynchronize(e1));
-        CUDA_OR_FAIL(cudaEventElapsedTime(&ms, e0, e1));
+        CUDA_OR_GOTO(cudaEventRecord(e1, args->stream), fail);
+        CUDA_OR_GOTO(cudaEventSynchronize(e1), fail);
+        CUDA_OR_GOTO(cudaEventElapsedTime(&ms, e0, e1), fail);
     }
     *us = ms * 1e3;
     return 0;
@@ -69,7 +61,7 @@ static int capture_graph(const attn_phase *ph, void *state, const attn_args *arg
                          cudaGraphExec_t *exec, char *err, size_t errlen)
 {
     cudaGraph_t graph = NULL;
-    CUDA_OR_FAIL(cudaStreamBeginCapture(args->stream, cudaStreamCaptureModeThreadLocal));
+    CUDA_OR_GOTO(cudaStreamBeginCapture(args->stream, cudaStreamCaptureModeThreadLocal), fail);
     for (int i = 0; i < inner; i++) {
         int rc = ph->run(state, args);
         if (rc != 0) {
@@ -80,8 +72,8 @@ static int capture_graph(const attn_phase *ph, void *state, const attn_args *arg
             return -1;
         }
     }
-    CUDA_OR_FAIL(cudaStreamEndCapture(args->stream, &graph));
-    CUDA_OR_FAIL(cudaGraphInstantiate(exec, graph, 0));
+    CUDA_OR_GOTO(cudaStreamEndCapture(args->stream, &graph), fail);
+    CUDA_OR_GOTO(cudaGraphInstantiate(exec, graph, 0), fail);
     cudaGraphDestroy(graph);
     return 0;
 fail:
@@ -110,8 +102,8 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
     cudaGraphExec_t exec = NULL;
     size_t cap = 0;
     double est = 0;
-    CUDA_OR_FAIL(cudaEventCreate(&e0));
-    CUDA_OR_FAIL(cudaEventCreate(&e1));
+    CUDA_OR_GOTO(cudaEventCreate(&e0), fail);
+    CUDA_OR_GOTO(cudaEventCreate(&e1), fail);
     if (estimate_us(ph, state, args, e0, e1, &est, err, errlen)) goto fail;
 
     if (mode == MODE_GRAPH) {
@@ -121,8 +113,8 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
         /* warm-up replays: clocks up, instruction cache and TLBs warm */
         int warm = (int)ceil(10e3 / (est * out->inner + 1.0));
         warm = warm < 2 ? 2 : warm > 50 ? 50 : warm;
-        for (int i = 0; i < warm; i++) CUDA_OR_FAIL(cudaGraphLaunch(exec, args->stream));
-        CUDA_OR_FAIL(cudaStreamSynchronize(args->stream));
+        for (int i = 0; i < warm; i++) CUDA_OR_GOTO(cudaGraphLaunch(exec, args->stream), fail);
+        CUDA_OR_GOTO(cudaStreamSynchronize(args->stream), fail);
     }
 
     double t0 = now_s();
@@ -132,19 +124,19 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
             goto fail;
         }
         if (mode == MODE_COLD)
-            CUDA_OR_FAIL(cudaMemsetAsync(cfg->scrub, (int)(out->n & 0xff), cfg->scrub_bytes,
-                                         args->stream));
-        CUDA_OR_FAIL(cudaEventRecord(e0, args->stream));
+            CUDA_OR_GOTO(cudaMemsetAsync(cfg->scrub, (int)(out->n & 0xff), cfg->scrub_bytes,
+                                         args->stream), fail);
+        CUDA_OR_GOTO(cudaEventRecord(e0, args->stream), fail);
         if (mode == MODE_GRAPH) {
-            CUDA_OR_FAIL(cudaGraphLaunch(exec, args->stream));
+            CUDA_OR_GOTO(cudaGraphLaunch(exec, args->stream), fail);
         } else if (run_once(ph, state, args, err, errlen)) {
             goto fail;
         }
-        CUDA_OR_FAIL(cudaEventRecord(e1, args->stream));
-        CUDA_OR_FAIL(cudaEventSynchronize(e1));
-        CUDA_OR_FAIL(cudaGetLastError());
+        CUDA_OR_GOTO(cudaEventRecord(e1, args->stream), fail);
+        CUDA_OR_GOTO(cudaEventSynchronize(e1), fail);
+        CUDA_OR_GOTO(cudaGetLastError(), fail);
         float ms = 0;
-        CUDA_OR_FAIL(cudaEventElapsedTime(&ms, e0, e1));
+        CUDA_OR_GOTO(cudaEventElapsedTime(&ms, e0, e1), fail);
         out->samples_us[out->n++] = ms * 1e3 / out->inner;
         out->stop = stats_should_stop(out->samples_us, out->n, now_s() - t0, &cfg->rule,
                                       cfg->seed + out->n);

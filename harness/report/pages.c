@@ -45,12 +45,6 @@ static void version_text(char *buf, size_t len, long v, int cudnn_style)
     else snprintf(buf, len, "%ld.%ld", v / 1000, (v % 1000) / 10);
 }
 
-static long jint(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (long)json_integer_value(v) : -1;
-}
-
 /* Links from reports/ (depth 0) or reports/phases/ (depth 1) to an evidence file. */
 static void evidence_link(const run_data *r, int depth, char *buf, size_t len)
 {
@@ -60,21 +54,18 @@ static void evidence_link(const run_data *r, int depth, char *buf, size_t len)
 
 static void context_paragraph(FILE *f, const run_data *r)
 {
-    json_t *ctx = json_object_get(r->doc, "context");
-    json_t *gpu = json_object_get(ctx, "gpu"), *ver = json_object_get(ctx, "versions");
+    const run_context *x = &r->ctx;
     char link[2048], rt[32], drv[32], cublas[32], cudnn[32], b1[32], b2[32], b3[32];
     evidence_link(r, 0, link, sizeof link);
-    version_text(rt, sizeof rt, jint(ver, "cuda_runtime"), 0);
-    version_text(drv, sizeof drv, jint(ver, "cuda_driver"), 0);
-    version_text(cublas, sizeof cublas, jint(ver, "cublas"), 1);
-    version_text(cudnn, sizeof cudnn, jint(ver, "cudnn"), 1);
-    const char *driver = json_string_value(json_object_get(ver, "driver"));
-    const char *nvcc = json_string_value(json_object_get(ver, "nvcc"));
+    version_text(rt, sizeof rt, x->cuda_runtime, 0);
+    version_text(drv, sizeof drv, x->cuda_driver, 0);
+    version_text(cublas, sizeof cublas, x->cublas, 1);
+    version_text(cudnn, sizeof cudnn, x->cudnn, 1);
     fprintf(f, "Newest complete run: [`%s`](%s), %s, commit `%.12s`%s.  \n", r->base, link,
             r->created_utc, r->commit, r->dirty ? " (**dirty tree**: uncommitted changes)" : "");
     fprintf(f, "GPU: %s, %ld SMs, compute capability %ld.%ld. Driver %s (CUDA %s), CUDA runtime %s, "
-            "cuBLAS %s, cuDNN %s, nvcc %s.  \n", r->gpu_name, jint(gpu, "sm_count"), jint(gpu, "cc_major"),
-            jint(gpu, "cc_minor"), driver ? driver : "-", drv, rt, cublas, cudnn, nvcc ? nvcc : "-");
+            "cuBLAS %s, cuDNN %s, nvcc %s.  \n", r->gpu_name, x->sm_count, x->cc_major, x->cc_minor,
+            x->driver ? x->driver : "-", drv, rt, cublas, cudnn, x->nvcc ? x->nvcc : "-");
     fprintf(f, "Measured ceilings: fp16 GEMM %s TFLOP/s, device copy %s GB/s, launch floor %s us. "
             "Clocks: %s.\n\n", fmt_num(b1, sizeof b1, r->fp16_tflops), fmt_num(b2, sizeof b2, r->dram_gbps),
             fmt_num(b3, sizeof b3, r->launch_floor_us),
@@ -94,21 +85,13 @@ static void resources_cells(const run_data *r, const run_impl *im, const attn_sh
             snprintf(spills, len, "%ld", im->spill_stores + im->spill_loads);
     }
     /* Dynamic shared memory is known only from a profile at that shape. */
-    json_t *prof = json_object_get(r->doc, "profile");
-    size_t i;
-    json_t *p;
     double dyn = -1;
-    json_array_foreach(prof, i, p) {
-        const char *name = json_string_value(json_object_get(p, "impl"));
-        json_t *js = json_object_get(p, "shape");
-        attn_shape ps = { (int)jint(js, "batch"), (int)jint(js, "heads"), (int)jint(js, "seq_q"),
-                          (int)jint(js, "seq_kv"), (int)jint(js, "head_dim"), (int)jint(js, "causal"), 0 };
-        if (!name || !im || strcmp(name, im->name) != 0 || !run_same_shape(&ps, s)) continue;
-        size_t k;
-        json_t *kv;
-        json_array_foreach(json_object_get(p, "kernels"), k, kv) {
-            json_t *d = json_object_get(json_object_get(kv, "metrics"), "launch__shared_mem_per_block_dynamic");
-            if (json_is_number(d) && json_number_value(d) > dyn) dyn = json_number_value(d);
+    for (size_t i = 0; im && i < r->n_profiles; i++) {
+        const run_profile *p = &r->profiles[i];
+        if (strcmp(p->impl, im->name) != 0 || !run_same_shape(&p->shape, s)) continue;
+        for (size_t k = 0; k < p->n_kernels; k++) {
+            const run_metric *d = run_metric_find(&p->kernels[k], "launch__shared_mem_per_block_dynamic");
+            if (d && d->is_number && d->number > dyn) dyn = d->number;
         }
     }
     if (dyn >= 0) {
@@ -379,14 +362,14 @@ static const struct {
 };
 #define N_PROFILE_COLUMNS (sizeof PROFILE_COLUMNS / sizeof PROFILE_COLUMNS[0])
 
-static void metric_cell(json_t *metrics, const char *name, char *buf, size_t len)
+static void metric_cell(const run_kernel_profile *k, const char *name, char *buf, size_t len)
 {
-    json_t *v = json_object_get(metrics, name);
+    const run_metric *v = run_metric_find(k, name);
     char tmp[200];
-    double x = json_is_number(v) ? json_number_value(v) : NAN;
+    double x = v && v->is_number ? v->number : NAN;
     if (isfinite(x) && fabs(x) < 1e15 && x == floor(x)) snprintf(buf, len, "%.0f", x);
-    else if (json_is_number(v)) fmt_num(buf, len, x);
-    else if (json_is_string(v)) snprintf(buf, len, "%.60s", cell(json_string_value(v), tmp, sizeof tmp));
+    else if (v && v->is_number) fmt_num(buf, len, x);
+    else if (v && v->text) snprintf(buf, len, "%.60s", cell(v->text, tmp, sizeof tmp));
     else snprintf(buf, len, "-");
 }
 
@@ -396,40 +379,28 @@ static void profile_tables(FILE *f, const report_ctx *c, const char *phase)
     for (size_t i = 0; i < c->n_gpus; i++) {
         const report_gpu *g = &c->gpus[i];
         if (!g->latest) continue;
-        json_t *prof = json_object_get(g->latest->doc, "profile");
-        size_t k;
-        json_t *p;
-        json_array_foreach(prof, k, p) {
-            const char *name = json_string_value(json_object_get(p, "impl"));
-            if (!name || strcmp(name, phase) != 0) continue;
-            json_t *js = json_object_get(p, "shape");
-            attn_shape s = { (int)jint(js, "batch"), (int)jint(js, "heads"), (int)jint(js, "seq_q"),
-                             (int)jint(js, "seq_kv"), (int)jint(js, "head_dim"), (int)jint(js, "causal"), 0 };
+        for (size_t k = 0; k < g->latest->n_profiles; k++) {
+            const run_profile *p = &g->latest->profiles[k];
+            if (strcmp(p->impl, phase) != 0) continue;
             char text[96];
-            run_shape_text(&s, text, sizeof text);
-            json_t *kernels = json_object_get(p, "kernels");
-            size_t kk;
-            json_t *kv;
-            json_array_foreach(kernels, kk, kv) {
+            run_shape_text(&p->shape, text, sizeof text);
+            for (size_t kk = 0; kk < p->n_kernels; kk++) {
+                const run_kernel_profile *kp = &p->kernels[kk];
                 char kname[300], tmp[300];
-                cell(json_string_value(json_object_get(kv, "kernel")), tmp, sizeof tmp);
+                cell(kp->kernel, tmp, sizeof tmp);
                 snprintf(kname, sizeof kname, "%.80s%s", tmp, strlen(tmp) > 80 ? "..." : "");
                 fprintf(f, "%s (%s), %s, kernel `%s`:\n\n| metric | value |\n| --- | ---: |\n", g->gpu_name,
-                        json_string_value(json_object_get(p, "tool")) ? json_string_value(json_object_get(p, "tool")) : "ncu",
-                        text, kname);
-                json_t *metrics = json_object_get(kv, "metrics");
+                        p->tool, text, kname);
                 for (size_t m = 0; m < N_PROFILE_COLUMNS; m++) {
                     char v[64];
-                    metric_cell(metrics, PROFILE_COLUMNS[m].metric, v, sizeof v);
+                    metric_cell(kp, PROFILE_COLUMNS[m].metric, v, sizeof v);
                     if (strcmp(v, "-") != 0) fprintf(f, "| %s | %s |\n", PROFILE_COLUMNS[m].label, v);
                 }
-                size_t si;
-                json_t *st;
-                json_array_foreach(json_object_get(kv, "stall_top"), si, st) {
+                for (size_t si = 0; si < kp->n_stalls; si++) {
                     char v[32], r[128];
                     fprintf(f, "| stall #%zu: %s (cycles per issue) | %s |\n", si + 1,
-                            cell(json_string_value(json_object_get(st, "reason")), r, sizeof r),
-                            fmt_num(v, sizeof v, json_number_value(json_object_get(st, "per_issue"))));
+                            cell(kp->stalls[si].reason, r, sizeof r),
+                            fmt_num(v, sizeof v, kp->stalls[si].per_issue));
                 }
                 fprintf(f, "\n");
                 shown++;
