@@ -133,7 +133,7 @@ unit-tests: $(TEST_BINS) $(FIXTURES)
 	@set -e; for t in $(TEST_BINS); do echo "== $$t"; ATTN_FIXTURES=$(BUILD)/fixtures $$t; done
 
 kernel-checks: $(PHASE_SOS) $(KERNEL_SOS)
-	@bash ci/check_kernels.sh $(BUILD) $(PHASE_SOS) $(KERNEL_SOS)
+	@bash ci/checks/check_kernels.sh $(BUILD) $(PHASE_SOS) $(KERNEL_SOS)
 
 # ---- the gate's planted slowdown (test-only binary; never what `make run` uses) ---------
 $(BUILD)/testing/plant_delay.so: harness/testing/plant_delay.cu
@@ -184,21 +184,23 @@ test: deps
 	@$(MAKE) --no-print-directory unit-tests kernel-checks
 	@$(MAKE) --no-print-directory asan-tests
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
-	@bash ci/test_cli.sh $(BUILD)/attnladder
+	@bash ci/checks/test_cli.sh $(BUILD)/attnladder
 	@bash ci/freeze.sh --check
 	@$(BUILD)/attnladder report --check
-	@bash ci/lint_workflow.sh
-	@bash ci/test_freeze.sh
+	@bash ci/checks/lint_workflow.sh
+	@bash ci/checks/test_freeze.sh
+	@$(PYTHON) ci/checks/check_layers.py --objects $(BUILD)/obj
+	@bash ci/checks/test_layers.sh
 	@echo "make test: all passed"
 
 # ---- run -----------------------------------------------------------------------------
 run: deps
 	@$(MAKE) --no-print-directory build
-	@bash ci/run_ladder.sh $(BUILD)
+	@bash ci/workflow/run_ladder.sh $(BUILD)
 
 # compute-sanitizer over every phase and baseline (GPU machine only).
 sanitize: build
-	@bash ci/sanitize.sh $(BUILD)
+	@bash ci/workflow/sanitize.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,4 +1,5 @@
-/* commands.h: one entry point per attnladder subcommand. main.c dispatches on argv[1];
+/* commands.h: one entry point per attnladder subcommand, each in the file named for it
+ * at the top of harness/. main.c dispatches on argv[1];
  * each receives argc/argv with argv[0] == the subcommand name.
  * Exit codes shared by all: 0 success, 1 gate failed / check failed, 2 bad input,
  * 3 no GPU (for commands that need one). */
@@ -12,7 +13,8 @@ int cmd_run(int argc, char **argv);       /* run.c:     correctness, then timing
 int cmd_show(int argc, char **argv);      /* show.c:    ladder table of the newest evidence */
 int cmd_profile(int argc, char **argv);   /* profile.c: ncu metrics into evidence */
 int cmd_gate(int argc, char **argv);      /* gate.c:    ladder + regression gate */
-int cmd_compare(int argc, char **argv);   /* runs_compare.c: markdown diff of two runs */
+int cmd_compare(int argc, char **argv);   /* compare.c: markdown diff of two runs */
 int cmd_report(int argc, char **argv);    /* report.c:  reports/ from all evidence */
+int cmd_accepted(int argc, char **argv);  /* accepted.c: the accepted run of a GPU */
 
 #endif

@@ -15,6 +15,7 @@ static const struct {
     { "gate", cmd_gate, "the ladder gate and the regression gate on evidence" },
     { "compare", cmd_compare, "markdown table of the changes between two evidence files" },
     { "report", cmd_report, "regenerate reports/ (markdown and plots) from all evidence" },
+    { "accepted", cmd_accepted, "the path of a GPU's accepted reference run" },
 };
 
 static void usage(FILE *f)

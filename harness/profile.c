@@ -12,6 +12,7 @@
 #include "core/args.h"
 #include "commands.h"
 #include "evidence/evidence_file.h"
+#include "evidence/reader.h"
 #include "measure/inputs.h"
 #include "measure/loader.h"
 #include "measure/ncu_csv.h"
@@ -261,6 +262,14 @@ int cmd_profile(int argc, char **argv)
         fprintf(stderr, "attnladder profile: %s\n", err);
         return EXIT_BAD_INPUT;
     }
+    /* the file profiled into must be a run the one reader accepts, as it must be after */
+    run_data into_run;
+    if (run_from_doc(&into_run, doc, into, err, sizeof err)) {
+        fprintf(stderr, "attnladder profile: %s\n", err);
+        json_decref(doc);
+        return EXIT_BAD_INPUT;
+    }
+    run_close(&into_run);
     loaded_impl *all;
     size_t n_all;
     if (loader_open_all(build, &all, &n_all, err, sizeof err)) {

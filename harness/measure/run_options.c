@@ -17,7 +17,7 @@ const char RUN_USAGE[] =
     "  --sweep-modes LIST    modes at other shapes (default graph)\n"
     "  --min-samples N --max-samples N --max-seconds S --rel-ci X --inner N --seed N\n"
     "  --baseline NAME       the ratio's denominator (default sdpa_cudnn)\n"
-    "  --external FILE       import external baselines (ci/torch_sdpa.py output)\n"
+    "  --external FILE       import external baselines (ci/tools/torch_sdpa.py output)\n"
     "  --build DIR           where the shared objects are (default build)\n"
     "  --evidence DIR        evidence root (default evidence); --out FILE overrides\n"
     "  --no-ceilings         skip the copy/GEMM ceilings\n"

@@ -1,6 +1,6 @@
 /* Gate decisions: the regression rule on synthetic numbers, the four-sample bootstrap,
  * ci/gate.json parsing, and both gates (and the command's exit status) on the synthetic
- * evidence of harness/tests/data/gate/ (ci/make_fixtures.py says what each file holds). */
+ * evidence of harness/tests/data/gate/ (ci/tools/make_fixtures.py says what each file holds). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU workflow's gate step, runnable by hand after `make run`:
-#   bash ci/pr_gate.sh [OUT_DIR] [RUN.json]
+#   bash ci/workflow/pr_gate.sh [OUT_DIR] [RUN.json]
 # Gates RUN.json (default: the newest complete evidence file that git does not track yet,
 # i.e. the one `make run` just wrote) with the ladder gate and, when the GPU has an
 # accepted reference run (evidence/<gpu>/accepted.txt), the regression gate against it.
@@ -24,11 +24,17 @@ slug=$(basename "$(dirname "$run")")
 accepted_txt="evidence/$slug/accepted.txt"
 against=()
 ref=""
-if [ -f "$accepted_txt" ]; then
-  ref="evidence/$slug/$(head -1 "$accepted_txt" | tr -d '[:space:]')"
+# the binary reads accepted.txt, by the rule gate and report use (exit 1: none yet)
+ref=$("$bin" accepted "$slug" --evidence evidence); acc=$?
+if [ "$acc" = 0 ]; then
   against=(--against "$ref")
-else
+elif [ "$acc" = 1 ]; then
+  ref=""
   echo "pr_gate: $accepted_txt does not exist: ladder gate only (accept a run by writing its file name there)"
+else
+  echo "pr_gate: $accepted_txt is invalid (see above)" | tee "$out/gate.txt" >&2
+  printf '### attnladder\n\n`%s` names no run file; nothing was gated.\n' "$accepted_txt" > "$out/compare.md"
+  exit 2
 fi
 "$bin" gate "$run" "${against[@]}" --json "$out/gate.json" > "$out/gate.txt" 2>&1
 status=$?

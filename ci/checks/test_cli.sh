@@ -38,6 +38,17 @@ expect 2 "exceeds --max-samples" -- run --min-samples 50 --max-samples 10
 expect 2 "needs a value" -- run --shape
 expect 2 "unknown option '--frobnicate'" -- run --frobnicate
 expect 2 "cannot read the build directory" -- run --build "$tmp/missing"
+
+# accepted: one lookup of accepted.txt for gate, report and the workflow's scripts
+mkdir -p "$tmp/acc/gpu-a" "$tmp/acc/gpu-b" "$tmp/acc/gpu-c"
+echo " 20260101T000000Z_aaaaaaa.json " > "$tmp/acc/gpu-a/accepted.txt"
+echo "../../etc/passwd" > "$tmp/acc/gpu-b/accepted.txt"
+expect 0 "acc/gpu-a/20260101T000000Z_aaaaaaa.json" -- accepted gpu-a --evidence "$tmp/acc"
+expect 2 "must hold the file name of one complete run" -- accepted gpu-b --evidence "$tmp/acc"
+expect 1 "no accepted reference run" -- accepted gpu-c --evidence "$tmp/acc"
+expect 2 "give one GPU slug" -- accepted ../gpu-a --evidence "$tmp/acc"
+expect 2 "give one GPU slug" -- accepted
+expect 2 "unexpected argument 'extra'" -- accepted gpu-a extra
 expect 2 "cannot read the build directory" -- list --build "$tmp/missing"
 
 # A corrupt or truncated evidence file: named, exit 2.

@@ -3,13 +3,13 @@
 # check (must pass), change one byte of a header it includes and of its source (each
 # must fail), and add a new include (must fail).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/ci/frozen" "$tmp/phases/99_probe" "$tmp/kernels/include" "$tmp/harness/include"
+mkdir -p "$tmp/ci/frozen" "$tmp/phases/99_probe" "$tmp/harness/include"
 cp ci/freeze.sh "$tmp/ci/"
 cp harness/include/attn_phase.h "$tmp/harness/include/"
-printf '#pragma once\nstatic __device__ int probe_one() { return 1; }\n' > "$tmp/kernels/include/probe.cuh"
-printf '#pragma once\nstatic __device__ int probe_two() { return 2; }\n' > "$tmp/kernels/include/probe2.cuh"
+printf '#pragma once\nstatic __device__ int probe_one() { return 1; }\n' > "$tmp/harness/include/probe.cuh"
+printf '#pragma once\nstatic __device__ int probe_two() { return 2; }\n' > "$tmp/harness/include/probe2.cuh"
 printf '#include "attn_phase.h"\n#include "probe.cuh"\n__global__ void k(int *o) { *o = probe_one(); }\n' \
   > "$tmp/phases/99_probe/probe.cu"
 echo "# probe" > "$tmp/phases/99_probe/README.md"
@@ -19,14 +19,14 @@ check() {  # expected-status what
   if [ "$got" != "$1" ]; then echo "test_freeze: $2: expected $1, got $got" >&2; fail=1; fi
 }
 (cd "$tmp" && bash ci/freeze.sh 99_probe >/dev/null) || { echo "test_freeze: freezing failed" >&2; exit 1; }
-grep -q 'kernels/include/probe.cuh' "$tmp/ci/frozen/99_probe.sha256" \
+grep -q 'harness/include/probe.cuh' "$tmp/ci/frozen/99_probe.sha256" \
   || { echo "test_freeze: the manifest lacks the included header" >&2; fail=1; }
 grep -q 'attn_phase.h' "$tmp/ci/frozen/99_probe.sha256" \
   || { echo "test_freeze: the manifest lacks the ABI header" >&2; fail=1; }
 check 0 "unchanged tree"
-cp "$tmp/kernels/include/probe.cuh" "$tmp/h.bak"
-echo "// edit" >> "$tmp/kernels/include/probe.cuh"; check 1 "edited shared header"
-cp "$tmp/h.bak" "$tmp/kernels/include/probe.cuh"; check 0 "header restored"
+cp "$tmp/harness/include/probe.cuh" "$tmp/h.bak"
+echo "// edit" >> "$tmp/harness/include/probe.cuh"; check 1 "edited shared header"
+cp "$tmp/h.bak" "$tmp/harness/include/probe.cuh"; check 0 "header restored"
 echo "// edit" >> "$tmp/phases/99_probe/probe.cu"; check 1 "edited phase source"
 sed -i '$d' "$tmp/phases/99_probe/probe.cu"; check 0 "source restored"
 sed -i '1i #include "probe2.cuh"' "$tmp/phases/99_probe/probe.cu"; check 1 "new include"

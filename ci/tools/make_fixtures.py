@@ -3,7 +3,7 @@
 `compare` and the reports (harness/tests/data/). Deterministic: rerunning it rewrites the
 same bytes, so the committed fixtures and golden files stay valid.
 
-usage: python3 ci/make_fixtures.py [--out harness/tests/data]
+usage: python3 ci/tools/make_fixtures.py [--out harness/tests/data]
 
 The latency model is made up (a phase's latency is a fixed multiple of the baseline's,
 which follows a simple roofline), and every sample set is built from fixed normal

@@ -9,7 +9,7 @@
 #     CPU job running make test), and that every ci/ script it calls exists.
 # Exit 0 clean, 1 a finding.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 workflows=(.github/workflows/*.yml)
 [ -e "${workflows[0]}" ] || { echo "lint_workflow: no .github/workflows/*.yml" >&2; exit 1; }
 fail=0
@@ -117,7 +117,7 @@ for j in gpu_jobs:
     need((j.get("strategy") or {}).get("fail-fast") is False, "strategy.fail-fast: false (each GPU reports)")
     t = steps_text(j)
     need("make run" in t, "the GPU job must run `make run`")
-    need("ci/pr_gate.sh" in t, "the GPU job must gate with ci/pr_gate.sh")
+    need("ci/workflow/pr_gate.sh" in t, "the GPU job must gate with ci/workflow/pr_gate.sh")
     need("actions/upload-artifact@" in t, "the GPU job must upload evidence and reports")
     need("gh pr comment" in t, "the GPU job must post the comparison on the pull request")
     steps = j.get("steps") or []

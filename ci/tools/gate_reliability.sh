@@ -6,7 +6,7 @@
 #    phase, calibrated so that phase is SLOWDOWN slower; a "regressed" verdict on that
 #    phase at the calibrated shape is a detection.
 # Writes <out>/<gpu>/gate_reliability_<stamp>.json (auxiliary evidence) and prints the counts.
-#   ci/gate_reliability.sh [N] [PHASE] [SLOWDOWN] [OUT_ROOT]
+#   ci/tools/gate_reliability.sh [N] [PHASE] [SLOWDOWN] [OUT_ROOT]
 set -u
 n=${1:-20}; phase=${2:-01_scalar}; slow=${3:-0.10}; root=${4:-evidence}
 build=${BUILD:-build}

@@ -2,7 +2,7 @@
 """torch_sdpa.py: PyTorch's SDPA backends as external baselines, measured by the harness's
 method, written in the JSON that `attnladder run --external FILE` imports.
 
-usage: python3 ci/torch_sdpa.py --shapes B,H,Sq,Skv,D,causal ... --out FILE
+usage: python3 ci/tools/torch_sdpa.py --shapes B,H,Sq,Skv,D,causal ... --out FILE
          [--inner N] [--min-samples a] [--max-samples b] [--max-seconds t]
          [--rel-ci-target r] [--seed s] [--backends flash,efficient,cudnn,math]
          [--abi build/kernels/sdpa_cudnn.so ...]
@@ -263,6 +263,7 @@ def torch_backend_point(torch, F, sdpa_kernel, backend, s, q, k, v, ref, rows, r
 
 def abi_point(torch, lib, s, q, k, v, ref, rows, ref_kind, args):
     import ctypes
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # ci/abi_check.py
     from abi_check import Shape, Args
     ph = lib.ph
     sh = Shape(s["batch"], s["heads"], s["seq_q"], s["seq_kv"], s["head_dim"], s["causal"],

@@ -10,7 +10,7 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "make run: no GPU on this machine; showing the newest committed evidence instead."
   exec "$bin" show
 fi
-BUILD=$build bash ci/gpu_session.sh ladder; status=$?
+BUILD=$build bash ci/workflow/gpu_session.sh ladder; status=$?
 if command -v gnuplot >/dev/null 2>&1; then
   "$bin" report || status=1
 else

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Faults that need the GPU machine (run there, after make build elsewhere):
 #  1. an interrupted run keeps what it measured as *.partial.json, exits 130, and the gate
-#     leaves the partial file out unless asked (show/report: ci/test_cli.sh);
+#     leaves the partial file out unless asked (show/report: ci/checks/test_cli.sh);
 #  2. a shape that cannot fit in the free device memory is recorded as unsupported with
 #     the bytes it needs, and the rest of the run goes on (memory held by another process).
 set -u

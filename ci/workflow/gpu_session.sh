@@ -3,7 +3,7 @@
 # build machine (no compiler needed): the ladder with the sweep and PyTorch's backends,
 # the profiler metrics, the gate, and the sanitizer. Everything lands in OUT_DIR
 # (default: evidence/<gpu>/ through the harness's own defaults).
-#   ci/gpu_session.sh [ladder] [sanitize]      (default: both)
+#   ci/workflow/gpu_session.sh [ladder] [sanitize]      (default: both)
 set -u
 build=${BUILD:-build}
 out=${OUT_DIR:-}
@@ -14,7 +14,7 @@ status=0
 ev_args=(); [ -n "$out" ] && ev_args=(--evidence "$out/ev")
 if [[ " $steps " == *" ladder "* ]]; then
   ext=()
-  if python3 ci/torch_sdpa.py --out "$build/torch_sdpa.json" --shapes 1,8,512,512,64,0 \
+  if python3 ci/tools/torch_sdpa.py --out "$build/torch_sdpa.json" --shapes 1,8,512,512,64,0 \
        1,8,512,512,64,1 4,16,4096,4096,128,0 4,16,4096,4096,128,1 1,16,16384,16384,128,0 \
        1,16,16384,16384,128,1 >&2; then
     [ -s "$build/torch_sdpa.json" ] && ext=(--external "$build/torch_sdpa.json")
@@ -34,6 +34,6 @@ if [[ " $steps " == *" ladder "* ]]; then
   fi
 fi
 if [[ " $steps " == *" sanitize "* ]]; then
-  bash ci/sanitize.sh "$build" "${out:+$out/ev}" || status=1
+  bash ci/workflow/sanitize.sh "$build" "${out:+$out/ev}" || status=1
 fi
 exit $status

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Proves the layering check can fail: in a scratch tree of three small harness files
+# (core/a.c, core/b.c, report/r.c), the clean layout passes, and each planted violation
+# fails: a core file including a report header, a core file calling a report function
+# without including it, and two core files calling each other.
+set -u
+cd "$(dirname "$0")/../.."
+check=$PWD/ci/checks/check_layers.py
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+write() {  # a_body b_body a_include
+  mkdir -p "$tmp/harness/core" "$tmp/harness/report"
+  printf '#ifndef R_H\n#define R_H\nint r_fn(void);\n#endif\n' > "$tmp/harness/report/r.h"
+  printf '#include "core/a.h"\nint r_fn(void) { return a_fn() + 1; }\n' > "$tmp/harness/report/r.c"
+  printf 'int a_fn(void);\n' > "$tmp/harness/core/a.h"
+  printf 'int b_fn(void);\n' > "$tmp/harness/core/b.h"
+  printf '%s\n#include "core/b.h"\nint r_fn(void);\nint a_fn(void) { return %s; }\n' "$3" "$1" > "$tmp/harness/core/a.c"
+  printf '#include "core/a.h"\nint b_fn(void) { return %s; }\n' "$2" > "$tmp/harness/core/b.c"
+  rm -rf "$tmp/build"
+  for f in core/a core/b report/r; do
+    mkdir -p "$tmp/build/obj/harness/$(dirname $f)"
+    gcc -c -I"$tmp/harness" -o "$tmp/build/obj/harness/$f.o" "$tmp/harness/$f.c" || exit 2
+  done
+}
+expect() {  # status what
+  python3 "$check" --root "$tmp" --objects build/obj >"$tmp/out" 2>&1; got=$?
+  if [ "$got" != "$1" ]; then
+    echo "test_layers: $2: expected exit $1, got $got" >&2; cat "$tmp/out" >&2; fail=1
+  fi
+}
+write 'b_fn()' '2' '';                         expect 0 "clean layout"
+write 'b_fn()' '2' '#include "report/r.h"';    expect 1 "core including a report header"
+write 'b_fn() + r_fn()' '2' '';                expect 1 "core calling a report function"
+write 'b_fn()' 'a_fn()' '';                    expect 1 "two core files using each other"
+[ $fail = 0 ] && echo "test_layers: the layering check catches upward includes, upward calls and files using each other"
+exit $fail
