@@ -1,4 +1,4 @@
-/* cli_args.c: option value parsing. */
+/* core/args.c: option value parsing. */
 #include "core/args.h"
 
 #include <errno.h>

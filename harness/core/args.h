@@ -1,4 +1,4 @@
-/* cli_args.h: small, strict parsers for option values (a bad value is bad input, exit 2,
+/* core/args.h: small, strict parsers for option values (a bad value is bad input, exit 2,
  * with a message that names the option and what it accepts). */
 #ifndef ATTNLADDER_CLI_ARGS_H
 #define ATTNLADDER_CLI_ARGS_H

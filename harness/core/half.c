@@ -1,4 +1,4 @@
-/* half.c: binary16 <-> binary32 by bit manipulation, so the result is the same on every
+/* core/half.c: binary16 <-> binary32 by bit manipulation, so the result is the same on every
  * host and compiler (no reliance on _Float16 or F16C being available). */
 #include "core/half.h"
 

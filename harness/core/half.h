@@ -1,4 +1,4 @@
-/* half.h: IEEE binary16 <-> float conversion on the host.
+/* core/half.h: IEEE binary16 <-> float conversion on the host.
  * The harness is C11 and cuda_fp16.h is C++ only, so the conversion lives here:
  * round-to-nearest-even, subnormals, infinities and NaN handled exactly. */
 #ifndef ATTNLADDER_HALF_H

@@ -1,4 +1,4 @@
-/* report_fmt.c: number formatting for tables (see report_fmt.h). */
+/* core/numfmt.c: number formatting for tables (see numfmt.h). */
 #include "core/numfmt.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* report_fmt.h: how the gate's table, `compare` and the reports write numbers: fixed
+/* core/numfmt.h: how the gate's table, `compare` and the reports write numbers: fixed
  * rules per kind of number, so every output is byte-for-byte reproducible and the same
  * number reads the same everywhere. A NaN prints as "-". */
 #ifndef ATTNLADDER_REPORT_FMT_H

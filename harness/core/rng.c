@@ -1,4 +1,4 @@
-/* rng.c: splitmix64 expands the 64-bit seed into xoshiro256**'s 256-bit state
+/* core/rng.c: splitmix64 expands the 64-bit seed into xoshiro256**'s 256-bit state
  * (the seeding its authors recommend: no all-zero state, nearby seeds decorrelated). */
 #include "core/rng.h"
 

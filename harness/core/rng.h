@@ -1,4 +1,4 @@
-/* rng.h: a small seeded generator (splitmix64 seeding xoshiro256**).
+/* core/rng.h: a small seeded generator (splitmix64 seeding xoshiro256**).
  * Written here rather than taken from libc because every input and every bootstrap
  * resample must be bit-identical across machines and C libraries for a given seed. */
 #ifndef ATTNLADDER_RNG_H

@@ -1,4 +1,4 @@
-/* shapes.c: shape parsing, validation and the standard shape sets. */
+/* core/shapes.c: shape parsing, validation and the standard shape sets. */
 #include "core/shapes.h"
 
 #include <limits.h>

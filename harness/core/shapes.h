@@ -1,4 +1,4 @@
-/* shapes.h: the shapes a run measures: parsing, validation, the standard sets, and
+/* core/shapes.h: the shapes a run measures: parsing, validation, the standard sets, and
  * the work each shape implies (FLOPs, compulsory bytes). */
 #ifndef ATTNLADDER_SHAPES_H
 #define ATTNLADDER_SHAPES_H

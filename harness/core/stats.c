@@ -1,4 +1,4 @@
-/* stats.c: percentiles, bootstrap intervals and the stop rule.
+/* core/stats.c: percentiles, bootstrap intervals and the stop rule.
  *
  * A bootstrap resample of a sorted sample is drawn as n indices (rng_below(n), in
  * order) into the sorted array; only how often each index was drawn matters for an

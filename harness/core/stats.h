@@ -1,4 +1,4 @@
-/* stats.h: the statistics of the measuring method.
+/* core/stats.h: the statistics of the measuring method.
  * Percentiles use linear interpolation between order statistics (Hyndman-Fan type 7,
  * numpy's default). Bootstrap CIs are percentile intervals over resamples drawn with
  * rng.h, so a seed reproduces them exactly. */

@@ -1,4 +1,4 @@
-/* evidence.c: the evidence file format (evidence/SCHEMA.md): validation with the JSON
+/* evidence/evidence_file.c: the evidence file format (evidence/SCHEMA.md): validation with the JSON
  * path of the first bad field, loading that names the file, atomic writes, listing.
  *
  * Files are written as JSON_INDENT(1) | JSON_PRESERVE_ORDER with 17 significant

@@ -1,4 +1,4 @@
-/* evidence.h: reading, validating and atomically writing evidence JSON
+/* evidence/evidence_file.h: reading, validating and atomically writing evidence JSON
  * (evidence/SCHEMA.md). Documents are jansson values; writers build them in run.c. */
 #ifndef ATTNLADDER_EVIDENCE_H
 #define ATTNLADDER_EVIDENCE_H

@@ -1,6 +1,6 @@
 /* gate_config.h: ci/gate.json, the gate's parameters: the baseline the ratios are
  * taken against, the headline shapes, each phase's ladder bound, and the regression
- * rule with its parameters (see ci/README.md for why they have the values they have). */
+ * rule with its parameters (see harness/gate/README.md for why they have the values they have). */
 #ifndef ATTNLADDER_GATE_CONFIG_H
 #define ATTNLADDER_GATE_CONFIG_H
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* ceilings.c: copy bandwidth and GEMM throughput, each the median of timed repeats. */
+/* measure/ceilings.c: copy bandwidth and GEMM throughput, each the median of timed repeats. */
 #include "measure/cuda_check.h"
 #include "measure/ceilings.h"
 

@@ -1,4 +1,4 @@
-/* ceilings.h: the device's measured ceilings, once per run: memory bandwidth from a
+/* measure/ceilings.h: the device's measured ceilings, once per run: memory bandwidth from a
  * large device-to-device copy (bytes read + written) and fp16 tensor throughput from a
  * large cuBLAS GEMM (fp16 in, fp32 accumulate, as attention kernels compute). */
 #ifndef ATTNLADDER_CEILINGS_H

@@ -1,4 +1,4 @@
-/* compare.c: max-abs and relative L2 error of an fp16 output, plus the count of
+/* measure/correctness.c: max-abs and relative L2 error of an fp16 output, plus the count of
  * non-finite elements (the poison pattern 0xFFFF is a NaN, so an element the kernel
  * never wrote is counted there rather than hidden in an error norm). */
 #include "measure/correctness.h"

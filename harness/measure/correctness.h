@@ -1,4 +1,4 @@
-/* compare.h: the correctness comparator (an fp16 output against the fp64 reference). */
+/* measure/correctness.h: the correctness comparator (an fp16 output against the fp64 reference). */
 #ifndef ATTNLADDER_COMPARE_H
 #define ATTNLADDER_COMPARE_H
 #include <stddef.h>

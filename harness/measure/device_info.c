@@ -1,4 +1,4 @@
-/* device_info.c: GPU properties, NVML clocks and throttling, versions, git state. */
+/* measure/device_info.c: GPU properties, NVML clocks and throttling, versions, git state. */
 #include "measure/device_info.h"
 
 #include <ctype.h>

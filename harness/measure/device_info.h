@@ -1,4 +1,4 @@
-/* device_info.h: what the evidence says about the machine: the GPU, its clocks and
+/* measure/device_info.h: what the evidence says about the machine: the GPU, its clocks and
  * throttling (NVML), driver/toolkit/library versions, and the source tree's commit. */
 #ifndef ATTNLADDER_DEVICE_INFO_H
 #define ATTNLADDER_DEVICE_INFO_H

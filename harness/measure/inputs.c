@@ -1,4 +1,4 @@
-/* inputs.c: q, k and v each from their own generator, seeded from one master stream
+/* measure/inputs.c: q, k and v each from their own generator, seeded from one master stream
  * of the run's seed, so changing one tensor's size never shifts another's values. */
 #include "measure/inputs.h"
 

@@ -1,4 +1,4 @@
-/* inputs.h: seeded random fp16 inputs, uniform in [-1, 1), never zeros by design. */
+/* measure/inputs.h: seeded random fp16 inputs, uniform in [-1, 1), never zeros by design. */
 #ifndef ATTNLADDER_INPUTS_H
 #define ATTNLADDER_INPUTS_H
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* resources.c: ptxas -v report parsing. */
+/* measure/kernel_resources.c: ptxas -v report parsing. */
 #include "measure/kernel_resources.h"
 
 #include <stdio.h>

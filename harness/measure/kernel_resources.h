@@ -1,4 +1,4 @@
-/* resources.h: per-kernel registers, static shared memory, stack and spills, read from
+/* measure/kernel_resources.h: per-kernel registers, static shared memory, stack and spills, read from
  * the ptxas report (-Xptxas -v) that the build keeps beside each shared object. */
 #ifndef ATTNLADDER_RESOURCES_H
 #define ATTNLADDER_RESOURCES_H

@@ -1,4 +1,4 @@
-/* loader.c: dlopen of phase and baseline shared objects, with a clear word on failure. */
+/* measure/loader.c: dlopen of phase and baseline shared objects, with a clear word on failure. */
 #include "measure/loader.h"
 
 #include <dirent.h>

@@ -1,4 +1,4 @@
-/* loader.h: finding and dlopen-ing ABI v1 shared objects. */
+/* measure/loader.h: finding and dlopen-ing ABI v1 shared objects. */
 #ifndef ATTNLADDER_LOADER_H
 #define ATTNLADDER_LOADER_H
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* measure.h: one shape, every implementation: correctness against the reference, then
+/* measure/measure_shape.h: one shape, every implementation: correctness against the reference, then
  * timing in the chosen modes, producing the evidence's result objects. */
 #ifndef ATTNLADDER_MEASURE_H
 #define ATTNLADDER_MEASURE_H

@@ -1,4 +1,4 @@
-/* ncu_csv.c: the CSV splitter and the raw-page parser. */
+/* measure/ncu_csv.c: the CSV splitter and the raw-page parser. */
 #include "measure/ncu_csv.h"
 
 #include <stdlib.h>

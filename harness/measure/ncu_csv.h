@@ -1,4 +1,4 @@
-/* ncu_csv.h: reading Nsight Compute's `--csv --page raw` output.
+/* measure/ncu_csv.h: reading Nsight Compute's `--csv --page raw` output.
  * The CSV is RFC 4180 (quoted fields, "" escapes); no C CSV library is installed on the
  * GPU machine, and the subset needed is a short field splitter, so it lives here. */
 #ifndef ATTNLADDER_NCU_CSV_H

@@ -1,4 +1,4 @@
-/* nvml_shim.h: the few NVML declarations the harness uses.
+/* measure/nvml_shim.h: the few NVML declarations the harness uses.
  * Debian 12 packages no NVML header for this toolkit and the GPU machine has no -dev
  * packages, so the harness declares the stable C ABI it calls (NVML API version 2
  * entry points, as exported by the driver's libnvidia-ml.so.1) and loads it with dlopen. */

@@ -1,4 +1,4 @@
-/* plant.c: the planted-slowdown switch (compiled in only with ATTN_TEST_SWITCHES). */
+/* measure/planted_slowdown.c: the planted-slowdown switch (compiled in only with ATTN_TEST_SWITCHES). */
 #include "measure/planted_slowdown.h"
 
 #ifdef ATTN_TEST_SWITCHES

@@ -1,4 +1,4 @@
-/* plant.h: the gate's planted slowdown, a test-only switch.
+/* measure/planted_slowdown.h: the gate's planted slowdown, a test-only switch.
  * Only a harness built with -DATTN_TEST_SWITCHES (build/attnladder-test, never the
  * attnladder that `make run` uses) reads ATTN_PLANT="NAME:NANOSECONDS": every timed
  * run() of implementation NAME is followed by a spin kernel of that many nanoseconds

@@ -1,4 +1,4 @@
-/* run_opts.c: parsing the options of `attnladder run`. */
+/* measure/run_options.c: parsing the options of `attnladder run`. */
 #include "measure/run_options.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* run_opts.h: the options of `attnladder run`, parsed strictly (fuzzed). */
+/* measure/run_options.h: the options of `attnladder run`, parsed strictly (fuzzed). */
 #ifndef ATTNLADDER_RUN_OPTS_H
 #define ATTNLADDER_RUN_OPTS_H
 #include <stddef.h>

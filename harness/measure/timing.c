@@ -1,4 +1,4 @@
-/* timing.c: graph, single-launch and cold-L2 measurement loops. */
+/* measure/timing.c: graph, single-launch and cold-L2 measurement loops. */
 #include "measure/cuda_check.h"
 #include "measure/timing.h"
 

@@ -1,4 +1,4 @@
-/* timing.h: the measuring method. One implementation, one shape, one mode:
+/* measure/timing.h: the measuring method. One implementation, one shape, one mode:
  *  graph  - a CUDA graph of `inner` back-to-back run() calls, timed per replay with
  *           events; a sample is replay time / inner (warm L2, launch gaps amortised);
  *  single - one run() between two events, synchronised each time;

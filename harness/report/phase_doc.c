@@ -1,4 +1,4 @@
-/* report_phase_doc.c: sections of a phase README (see report_phase_doc.h). */
+/* report/phase_doc.c: sections of a phase README (see phase_doc.h). */
 #include "report/phase_doc.h"
 
 #include <ctype.h>

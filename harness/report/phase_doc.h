@@ -1,4 +1,4 @@
-/* report_phase_doc.h: the sections of a phase's README.md that its report page quotes.
+/* report/phase_doc.h: the sections of a phase's README.md that its report page quotes.
  *
  * A phase README is markdown; the report reads these level-2 headings (a heading
  * matches when its text starts with the word, case-insensitive, so
