@@ -148,17 +148,12 @@ static int recompute_mode(json_t *mode, const time_config *tc)
 /* An external result's derived figures, from its own (input) samples and shape. */
 static int external_derive(json_t *res, json_t *graph, const measure_ctx *mc)
 {
-    json_t *js = json_object_get(res, "shape"), *arr = json_object_get(graph, "samples_us");
-    attn_shape s = { (int)json_integer_value(json_object_get(js, "batch")),
-                     (int)json_integer_value(json_object_get(js, "heads")),
-                     (int)json_integer_value(json_object_get(js, "seq_q")),
-                     (int)json_integer_value(json_object_get(js, "seq_kv")),
-                     (int)json_integer_value(json_object_get(js, "head_dim")),
-                     (int)json_integer_value(json_object_get(js, "causal")),
-                     (float)json_number_value(json_object_get(js, "scale")) };
+    json_t *arr = json_object_get(graph, "samples_us");
+    attn_shape s;
     size_t n = json_array_size(arr);
     char err[256];
-    if (!n || shape_validate(&s, err, sizeof err)) return -1;
+    if (run_read_shape(json_object_get(res, "shape"), &s) >= 0 || !n || shape_validate(&s, err, sizeof err))
+        return -1;
     double *x = malloc(n * sizeof *x);
     if (!x) return -1;
     for (size_t i = 0; i < n; i++) x[i] = json_number_value(json_array_get(arr, i));

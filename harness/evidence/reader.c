@@ -62,7 +62,7 @@ static int read_impls(run_data *r, char *err, size_t errlen)
     return 0;
 }
 
-static int read_shape(json_t *js, attn_shape *s)
+int run_read_shape(json_t *js, attn_shape *s)
 {
     static const char *const keys[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim", "causal" };
     int *dst[] = { &s->batch, &s->heads, &s->seq_q, &s->seq_kv, &s->head_dim, &s->causal };
@@ -71,7 +71,8 @@ static int read_shape(json_t *js, attn_shape *s)
         if (!json_is_integer(v)) return (int)k;
         *dst[k] = (int)json_integer_value(v);
     }
-    s->scale = 0.0f;
+    json_t *sc = json_object_get(js, "scale");
+    s->scale = json_is_number(sc) ? (float)json_number_value(sc) : 0.0f;
     return -1;
 }
 
@@ -83,7 +84,7 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
     o->impl = str_or(json_object_get(v, "impl"), NULL);
     if (!o->impl) return fail(err, errlen, r->path, "results[%zu].impl: missing or not a string", i);
     o->tag = str_or(json_object_get(v, "tag"), "");
-    int bad = read_shape(json_object_get(v, "shape"), &o->shape);
+    int bad = run_read_shape(json_object_get(v, "shape"), &o->shape);
     if (bad >= 0)
         return fail(err, errlen, r->path, "results[%zu].shape.%s: missing or not an integer", i,
                     shape_keys[bad]);
@@ -227,7 +228,7 @@ static int read_profiles(run_data *r, char *err, size_t errlen)
         if (!o->impl) return fail(err, errlen, r->path, "profile[%zu].impl: missing or not a string", i);
         o->tool = str_or(json_object_get(p, "tool"), "ncu");
         static const char *const shape_keys[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim", "causal" };
-        int bad = read_shape(json_object_get(p, "shape"), &o->shape);
+        int bad = run_read_shape(json_object_get(p, "shape"), &o->shape);
         if (bad >= 0)
             return fail(err, errlen, r->path, "profile[%zu].shape.%s: missing or not an integer", i,
                         shape_keys[bad]);

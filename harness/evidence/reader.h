@@ -101,6 +101,11 @@ const run_impl *run_find_impl(const run_data *r, const char *name);
 /* The result of impl at shape (scale ignored), or NULL. */
 const run_result *run_find(const run_data *r, const char *impl, const attn_shape *s);
 
+/* An evidence shape object: -1 when read, else the index of the first missing or
+ * non-integer key of batch, heads, seq_q, seq_kv, head_dim, causal (scale is read when
+ * present, else 0). */
+int run_read_shape(json_t *js, attn_shape *s);
+
 /* A kernel's metric by name, or NULL. */
 const run_metric *run_metric_find(const run_kernel_profile *k, const char *name);
 
