@@ -131,12 +131,6 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
     o->flops = o->bytes = o->tflops = o->gbps = o->frac_fp16_peak = o->frac_dram = NAN;
     json_t *d = json_object_get(v, "derived");
     if (json_is_object(d)) {
-        o->flops = num_or_nan(json_object_get(d, "flops"));
-        o->bytes = num_or_nan(json_object_get(d, "bytes"));
-        o->tflops = num_or_nan(json_object_get(d, "tflops"));
-        o->gbps = num_or_nan(json_object_get(d, "gbps"));
-        o->frac_fp16_peak = num_or_nan(json_object_get(d, "frac_fp16_peak"));
-        o->frac_dram = num_or_nan(json_object_get(d, "frac_dram"));
         json_t *ra = json_object_get(d, "ratio");
         if (json_is_object(ra)) {
             static const char *const rk[] = { "median", "ci_lo", "ci_hi" };
@@ -152,10 +146,17 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
             o->has_ratio = 1;
         }
     }
-    /* The work of the shape does not depend on the evidence having it. */
-    if (isnan(o->flops)) o->flops = shape_flops(&o->shape);
-    if (isnan(o->bytes)) o->bytes = shape_bytes(&o->shape);
-    if (isnan(o->tflops) && o->timed) o->tflops = o->flops / (o->median_us * 1e-6) / 1e12;
+    /* The work of a shape is the harness's to compute, not the evidence's to claim: FLOPs
+     * (visible pairs, core/shapes.h), bytes and the rates come from the shape and the
+     * median, whatever an older or edited file stored. */
+    o->flops = shape_flops(&o->shape);
+    o->bytes = shape_bytes(&o->shape);
+    if (o->timed) {
+        o->tflops = o->flops / (o->median_us * 1e-6) / 1e12;
+        o->gbps = o->bytes / (o->median_us * 1e-6) / 1e9;
+        o->frac_fp16_peak = r->fp16_tflops > 0 ? o->tflops / r->fp16_tflops : NAN;
+        o->frac_dram = r->dram_gbps > 0 ? o->gbps / r->dram_gbps : NAN;
+    }
     return 0;
 }
 

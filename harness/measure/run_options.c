@@ -22,7 +22,7 @@ const char RUN_USAGE[] =
     "  --evidence DIR        evidence root (default evidence); --out FILE overrides\n"
     "  --no-ceilings         skip the copy/GEMM ceilings\n"
     "  --full-ref-gflop X    full CPU reference up to X GFLOP, sampled rows above (default 40)\n"
-    "  --sample-rows N       rows sampled above that (default 512)\n"
+    "  --sample-rows N       rows sampled above that (default 4096: whole heads, a row in every 64-row tile)\n"
     "  --ref-threads N       CPU reference threads (default: all CPUs)\n";
 
 static int parse_modes(const char *text, int *modes)
@@ -42,16 +42,20 @@ static int parse_modes(const char *text, int *modes)
     return 0;
 }
 
-static int add_shape(run_opts *o, const attn_shape *s, const char *tag)
+static int add_point(run_opts *o, const shape_point *pt)
 {
     if (o->n_shapes == MAX_SHAPES) {
         fprintf(stderr, "attnladder run: more than %d shapes\n", MAX_SHAPES);
         return -1;
     }
-    o->shapes[o->n_shapes].s = *s;
-    o->shapes[o->n_shapes].tag = tag;
-    o->n_shapes++;
+    o->shapes[o->n_shapes++] = *pt;
     return 0;
+}
+
+static int add_shape(run_opts *o, const attn_shape *s, const char *tag)
+{
+    shape_point pt = { *s, tag, 0 };
+    return add_point(o, &pt);
 }
 
 int parse_run_opts(int argc, char **argv, run_opts *o)
@@ -67,7 +71,7 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
                            .seed = 20261122, .inner_max = 20, .graph_target_us = 2000.0 };
     o->seed = 1234;
     o->full_ref_gflop = 40;
-    o->sample_rows = 512;
+    o->sample_rows = 4096;
     o->ref_threads = 0;
     int custom = 0;
     for (int i = 1; i < argc; i++) {
@@ -179,12 +183,12 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
     if (o->want_headline || o->want_sweep || !custom) {
         size_t n = shapes_headline(pts, MAX_SHAPES);
         for (size_t i = 0; i < n; i++)
-            if (add_shape(o, &pts[i].s, pts[i].tag)) return -1;
+            if (add_point(o, &pts[i])) return -1;
     }
     if (o->want_sweep) {
         size_t n = shapes_sweep(pts, MAX_SHAPES);
         for (size_t i = 0; i < n; i++)
-            if (add_shape(o, &pts[i].s, pts[i].tag)) return -1;
+            if (add_point(o, &pts[i])) return -1;
     }
     return 0;
 }
