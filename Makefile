@@ -95,12 +95,18 @@ $(BUILD)/obj/harness/measure/device_info.o: CFLAGS += -DATTN_NVCC_VERSION='"$(NV
 
 # ---- phases and kernels: one shared object each, ptxas report beside it ---------------
 .SECONDEXPANSION:
+# How a phase's object is built, written once: the rule below runs it and
+# `make -s nvcc-command-NAME` prints it (with the build directory as <build>), which the
+# freeze manifest pins, so a frozen phase built with other flags fails `make test`.
+phase_nvcc = $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -Xptxas -v -MD -MF $(2)/phases/$(1).d \
+             -o $(2)/phases/$(1).so $(sort $(wildcard phases/$(1)/*.cu)) $(LDLIBS_$(1))
 $(BUILD)/phases/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phases/$$*/*.h phases/$$*/*.c) harness/include/attn_phase.h
 	@mkdir -p $(dir $@)
 	@echo "nvcc  $@"
-	@$(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$*) -Xptxas -v -MD -MF $(BUILD)/phases/$*.d \
-	  -o $@ $(filter %.cu,$^) $(LDLIBS_$*) 2> $(BUILD)/phases/$*.ptxas.txt \
+	@$(call phase_nvcc,$*,$(BUILD)) 2> $(BUILD)/phases/$*.ptxas.txt \
 	  || { cat $(BUILD)/phases/$*.ptxas.txt >&2; rm -f $@; exit 1; }
+nvcc-command-%:
+	@echo '$(strip $(call phase_nvcc,$*,<build>))'
 
 $(BUILD)/kernels/%.so: $$(wildcard kernels/$$*/*.cu kernels/$$*/*.cuh kernels/$$*/*.h kernels/$$*/*.c) harness/include/attn_phase.h
 	@mkdir -p $(dir $@)
