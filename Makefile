@@ -147,7 +147,12 @@ $(BUILD)/testing/plant_delay.so: harness/testing/plant_delay.cu
 	$(NVCC) $(NVCCFLAGS) -o $@ $<
 $(BUILD)/attnladder-test: $(HARNESS_SRC) $(wildcard harness/*.h harness/*/*.h)
 	$(CC) $(CFLAGS) -DATTN_TEST_SWITCHES -DATTN_NVCC_VERSION='"$(NVCC_VERSION)"' -o $@ $(HARNESS_SRC) $(HARNESS_LIBS)
-test-switches: $(BUILD)/attnladder-test $(BUILD)/testing/plant_delay.so
+# A faulty implementation (one interior query tile wrong) that the correctness check
+# must fail wherever it is wrong; loaded from a scratch build directory on the GPU.
+$(BUILD)/testing/faulty_skip_tile.so: harness/testing/faulty_skip_tile.c harness/include/attn_phase.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart -ldl
+test-switches: $(BUILD)/attnladder-test $(BUILD)/testing/plant_delay.so $(BUILD)/testing/faulty_skip_tile.so
 
 # ---- sanitizers and fuzzing (CPU parts) -------------------------------------------------
 # (gcc's truncation warnings depend on the optimisation level; the -O2 build keeps them)
@@ -197,6 +202,8 @@ test: deps
 	@bash ci/checks/test_freeze.sh
 	@$(PYTHON) ci/checks/check_layers.py --objects $(BUILD)/obj
 	@bash ci/checks/test_layers.sh
+	@$(PYTHON) ci/checks/test_sanitize_verdict.py
+	@$(PYTHON) ci/checks/check_faulty_tile.py $(wildcard evidence/*/faulty_skip_tile_*.json)
 	@echo "make test: all passed"
 
 # ---- run -----------------------------------------------------------------------------

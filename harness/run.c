@@ -230,8 +230,17 @@ static size_t count_measurements(const run_opts *o, size_t n_sel)
     return total;
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static int run_main(run_opts *o, int argc, char **argv)
 {
+    double t_start = now_s();
+    measure_ctx mc = { 0 };   /* its counters go into the evidence even when nothing ran */
 
     char err[1024] = "";
     loaded_impl *all = NULL;
@@ -257,6 +266,12 @@ static int run_main(run_opts *o, int argc, char **argv)
         free(sel);
         loader_close_all(all, n_all);
         return EXIT_NO_GPU;
+    }
+    if (device_select(o->device, err, sizeof err)) {
+        fprintf(stderr, "attnladder run: --device %d: %s\n", o->device, err);
+        free(sel);
+        loader_close_all(all, n_all);
+        return EXIT_BAD_INPUT;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -320,7 +335,7 @@ static int run_main(run_opts *o, int argc, char **argv)
     json_object_set_new(ceil_json, "copy_bytes", json_integer((json_int_t)ce.copy_bytes));
     json_object_set_new(ceil_json, "gemm_shape", json_pack("[i,i,i]", ce.gemm_n, ce.gemm_n, ce.gemm_n));
 
-    measure_ctx mc = { .impls = sel, .n_impls = n_sel, .baseline = o->baseline, .tc = o->tc,
+    mc = (measure_ctx){ .impls = sel, .n_impls = n_sel, .baseline = o->baseline, .tc = o->tc,
                        .bounds = compare_default_bounds(), .seed = o->seed,
                        .full_ref_max_flops = o->full_ref_gflop * 1e9,
                        .sample_rows = (size_t)o->sample_rows, .ref_threads = (int)o->ref_threads,
@@ -370,14 +385,16 @@ write:;
     json_object_set_new(ctx, "throttled", json_boolean((before && device_clocks_throttled(before)) ||
                                                        (after && device_clocks_throttled(after))));
     json_object_set_new(ctx, "clocks_after", after ? after : json_null());
+    json_t *cost = json_pack("{s:f, s:f, s:I}", "wall_s", now_s() - t_start, "gpu_timed_s",
+                             mc.gpu_timed_s, "measurements", (json_int_t)mc.measurements);
     json_t *method = method_json(o, scrub_bytes);
     method_inputs(method);
-    json_t *doc = json_pack("{s:s, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+    json_t *doc = json_pack("{s:s, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                             "schema", EVIDENCE_SCHEMA, "schema_version", EVIDENCE_SCHEMA_VERSION,
                             "partial", g_stop != 0, "created_utc", iso, "context", ctx,
                             "method", method, "ceilings", ceil_json,
                             "implementations", impls, "results", results,
-                            "input_checks", input_checks);
+                            "input_checks", input_checks, "cost", cost);
     char path[1024];
     const char *commit = json_string_value(json_object_get(json_object_get(ctx, "git"), "commit"));
     if (o->out_path)

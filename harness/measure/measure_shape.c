@@ -107,6 +107,8 @@ static int time_modes(measure_ctx *ctx, const loaded_impl *im, void *state,
                  r.inner, stop_reason_name(r.stop));
         progress(ctx, im->ph->name, shape_text, line);
         json_object_set_new(timing, time_mode_name((time_mode)m), time_result_json(&r));
+        ctx->gpu_timed_s += r.gpu_s;
+        ctx->measurements++;
         if (m == MODE_GRAPH) *graph = r;
         else time_result_free(&r);
     }

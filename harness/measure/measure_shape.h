@@ -33,6 +33,8 @@ typedef struct {
     volatile sig_atomic_t *stop;   /* set by SIGINT/SIGTERM: finish the point early */
     size_t progress_done, progress_total;   /* for the progress line */
     double fp16_tflops, dram_gbps; /* the run's ceilings (0 when not measured) */
+    double gpu_timed_s;            /* device time inside every timed region so far */
+    size_t measurements;           /* timed measurements so far */
     measure_baseline_timing *base; /* kept by measure_point; freed by measure_ctx_free */
     size_t n_base, cap_base;
 } measure_ctx;

@@ -19,6 +19,7 @@ const char RUN_USAGE[] =
     "  --baseline NAME       the ratio's denominator (default sdpa_cudnn)\n"
     "  --external FILE       import external baselines (ci/tools/torch_sdpa.py output)\n"
     "  --build DIR           where the shared objects are (default build)\n"
+    "  --device N            the CUDA device to measure (default 0; of those CUDA_VISIBLE_DEVICES shows)\n"
     "  --evidence DIR        evidence root (default evidence); --out FILE overrides\n"
     "  --no-ceilings         skip the copy/GEMM ceilings\n"
     "  --full-ref-gflop X    full CPU reference up to X GFLOP, sampled rows above (default 40)\n"
@@ -148,6 +149,10 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
         } else if (!strcmp(a, "--build")) {
             VALUE();
             o->build_dir = v;
+        } else if (!strcmp(a, "--device")) {
+            VALUE();
+            if (arg_long("run", a, v, 0, 1023, &l)) return -1;   /* the count is checked on the GPU */
+            o->device = (int)l;
         } else if (!strcmp(a, "--evidence")) {
             VALUE();
             o->evidence_dir = v;

@@ -20,6 +20,11 @@ int time_mode_parse(const char *name)
     return -1;
 }
 
+/* Samples keep 4 decimals (0.1 ns): event resolution is about 0.5 us per replay. They are
+ * rounded when taken, so every figure computed from them here (the summary, the ratio)
+ * is the one a reader recomputes from the evidence. */
+static double round4(double x) { return round(x * 1e4) / 1e4; }
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -137,11 +142,13 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
         CUDA_OR_GOTO(cudaGetLastError(), fail);
         float ms = 0;
         CUDA_OR_GOTO(cudaEventElapsedTime(&ms, e0, e1), fail);
-        out->samples_us[out->n++] = ms * 1e3 / out->inner;
+        out->samples_us[out->n++] = round4(ms * 1e3 / out->inner);
+        out->gpu_s += ms * 1e-3;
         out->stop = stats_should_stop(out->samples_us, out->n, now_s() - t0, &cfg->rule,
                                       cfg->seed + out->n);
         if (out->stop != STOP_CONTINUE) break;
     }
+    out->wall_s = now_s() - t0;
     if (stats_summarize(out->samples_us, out->n, cfg->resamples, cfg->seed, cfg->ci_level,
                         &out->sum)) {
         snprintf(err, errlen, "statistics failed on %zu samples", out->n);
@@ -166,19 +173,18 @@ void time_result_free(time_result *r)
     r->n = 0;
 }
 
-/* Samples keep 4 decimals (0.1 ns): event resolution is about 0.5 us per replay. */
-static double round4(double x) { return round(x * 1e4) / 1e4; }
 
 json_t *time_result_json(const time_result *r)
 {
     json_t *samples = json_array();
     for (size_t i = 0; i < r->n; i++)
         json_array_append_new(samples, json_real(round4(r->samples_us[i])));
-    return json_pack("{s:i, s:I, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s}",
+    return json_pack("{s:i, s:I, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:f, s:f}",
                      "inner", r->inner, "n", (json_int_t)r->n, "samples_us", samples,
                      "median_us", round4(r->sum.median), "p10_us", round4(r->sum.p10),
                      "p90_us", round4(r->sum.p90), "ci_lo_us", round4(r->sum.ci_lo),
                      "ci_hi_us", round4(r->sum.ci_hi), "mean_us", round4(r->sum.mean),
                      "min_us", round4(r->sum.min), "max_us", round4(r->sum.max),
-                     "stop", stop_reason_name(r->stop));
+                     "stop", stop_reason_name(r->stop),
+                     "wall_s", round4(r->wall_s), "gpu_s", round4(r->gpu_s));
 }

@@ -36,6 +36,8 @@ typedef struct {
     size_t n;
     stop_reason stop;
     stats_summary sum;
+    double wall_s;             /* host time the sampling loop took */
+    double gpu_s;              /* device time inside the timed regions (replays, launches) */
 } time_result;
 
 /* Measures ph->run(state, args) on args->stream (a non-default stream). 0, or -1 with
