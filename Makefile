@@ -13,7 +13,6 @@ ARCHS     ?= -gencode arch=compute_80,code=sm_80 \
              -gencode arch=compute_90,code=sm_90 \
              -gencode arch=compute_90,code=compute_90
 
-DEB_PKGS  := libjansson-dev libcmocka-dev gnuplot-nox pkg-config yamllint clang libclang-rt-14-dev
 
 INCLUDES  := -Iharness -Iharness/include -Ikernels/reference \
              -I$(CUDA)/include
@@ -68,16 +67,7 @@ FORCE:
 
 # ---- dependencies (Debian packages; root or sudo) ---------------------------------
 deps:
-	@missing=""; for p in $(DEB_PKGS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' \
-	    || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "deps: installing$$missing"; \
-	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-	  $$sudo apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
-	    || { echo "deps: apt-get failed for:$$missing" >&2; exit 1; }; \
-	fi
+	@bash ci/tools/deps.sh
 
 # ---- the harness (C11) --------------------------------------------------------------
 $(BUILD)/obj/%.o: %.c
@@ -202,13 +192,19 @@ test: deps
 	@bash ci/checks/test_freeze.sh
 	@$(PYTHON) ci/checks/check_layers.py --objects $(BUILD)/obj
 	@bash ci/checks/test_layers.sh
+	@bash ci/checks/test_deps.sh
+	@bash ci/checks/test_pr_comment.sh
 	@$(PYTHON) ci/checks/test_sanitize_verdict.py
 	@$(PYTHON) ci/checks/check_faulty_tile.py $(wildcard evidence/*/faulty_skip_tile_*.json)
 	@echo "make test: all passed"
 
 # ---- run -----------------------------------------------------------------------------
-run: deps
-	@$(MAKE) --no-print-directory build
+# With the build in place, running installs nothing (a GPU machine may have no network);
+# otherwise the build's dependencies first. The reports' gnuplot is named by run_ladder.sh
+# when it is missing.
+run:
+	@if ! $(MAKE) --no-print-directory -q $(BUILD)/attnladder $(PHASE_SOS) $(KERNEL_SOS) 2>/dev/null; then \
+	  $(MAKE) --no-print-directory deps && $(MAKE) --no-print-directory build || exit 1; fi
 	@bash ci/workflow/run_ladder.sh $(BUILD)
 
 # compute-sanitizer over every phase and baseline (GPU machine only).
