@@ -45,8 +45,8 @@ static int run_once(const attn_phase *ph, void *state, const attn_args *args,
 
 /* One synchronised launch timed with events: the warm-up and the estimate that sizes
  * the graph. */
-static int estimate_us(const attn_phase *ph, void *state, const attn_args *args,
-                       cudaEvent_t e0, cudaEvent_t e1, double *us, char *err, size_t errlen)
+int time_estimate_us(const attn_phase *ph, void *state, const attn_args *args,
+                     cudaEvent_t e0, cudaEvent_t e1, double *us, char *err, size_t errlen)
 {
     float ms = 0;
     for (int i = 0; i < 2; i++) {
@@ -62,8 +62,8 @@ fail:
     return -1;
 }
 
-static int capture_graph(const attn_phase *ph, void *state, const attn_args *args, int inner,
-                         cudaGraphExec_t *exec, char *err, size_t errlen)
+int time_capture_graph(const attn_phase *ph, void *state, const attn_args *args, int inner,
+                       cudaGraphExec_t *exec, char *err, size_t errlen)
 {
     cudaGraph_t graph = NULL;
     CUDA_OR_GOTO(cudaStreamBeginCapture(args->stream, cudaStreamCaptureModeThreadLocal), fail);
@@ -109,12 +109,12 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
     double est = 0;
     CUDA_OR_GOTO(cudaEventCreate(&e0), fail);
     CUDA_OR_GOTO(cudaEventCreate(&e1), fail);
-    if (estimate_us(ph, state, args, e0, e1, &est, err, errlen)) goto fail;
+    if (time_estimate_us(ph, state, args, e0, e1, &est, err, errlen)) goto fail;
 
     if (mode == MODE_GRAPH) {
         int inner = (int)ceil(cfg->graph_target_us / (est > 0.1 ? est : 0.1));
         out->inner = inner < 1 ? 1 : inner > cfg->inner_max ? cfg->inner_max : inner;
-        if (capture_graph(ph, state, args, out->inner, &exec, err, errlen)) goto fail;
+        if (time_capture_graph(ph, state, args, out->inner, &exec, err, errlen)) goto fail;
         /* warm-up replays: clocks up, instruction cache and TLBs warm */
         int warm = (int)ceil(10e3 / (est * out->inner + 1.0));
         warm = warm < 2 ? 2 : warm > 50 ? 50 : warm;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
+#include <cuda_runtime_api.h>
 #include "attn_phase.h"
 #include "core/stats.h"
 
@@ -45,6 +46,14 @@ typedef struct {
 int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_mode mode,
                  const time_config *cfg, time_result *out, char *err, size_t errlen);
 void time_result_free(time_result *r);
+
+/* The pieces the interleaved measurement (interleave.h) shares with this one: two
+ * synchronised launches timed with events (the last one's time in *us), and a graph of
+ * `inner` back-to-back run() calls. 0, or -1 with err. */
+int time_estimate_us(const attn_phase *ph, void *state, const attn_args *args,
+                     cudaEvent_t e0, cudaEvent_t e1, double *us, char *err, size_t errlen);
+int time_capture_graph(const attn_phase *ph, void *state, const attn_args *args, int inner,
+                       cudaGraphExec_t *exec, char *err, size_t errlen);
 
 /* The evidence object of one mode (SCHEMA.md: timing.<mode>). */
 json_t *time_result_json(const time_result *r);
