@@ -389,6 +389,7 @@ write:;
                              mc.gpu_timed_s, "measurements", (json_int_t)mc.measurements);
     json_t *method = method_json(o, scrub_bytes);
     method_inputs(method);
+    json_object_set_new(method, "min_gpu_s", json_real(o->tc.min_gpu_s));
     json_t *doc = json_pack("{s:s, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                             "schema", EVIDENCE_SCHEMA, "schema_version", EVIDENCE_SCHEMA_VERSION,
                             "partial", g_stop != 0, "created_utc", iso, "context", ctx,

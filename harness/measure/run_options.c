@@ -16,6 +16,7 @@ const char RUN_USAGE[] =
     "  --modes LIST          modes at headline shapes (graph,single,cold; default all)\n"
     "  --sweep-modes LIST    modes at other shapes (default graph)\n"
     "  --min-samples N --max-samples N --max-seconds S --rel-ci X --inner N --seed N\n"
+    "  --min-gpu-seconds S   GPU time a measurement takes before the noise rule may stop it (0.25)\n"
     "  --baseline NAME       the ratio's denominator (default sdpa_cudnn)\n"
     "  --external FILE       import external baselines (ci/tools/torch_sdpa.py output)\n"
     "  --build DIR           where the shared objects are (default build)\n"
@@ -69,7 +70,8 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
     o->modes[MODE_GRAPH] = o->modes[MODE_SINGLE] = o->modes[MODE_COLD] = 1;
     o->sweep_modes[MODE_GRAPH] = 1;
     o->tc = (time_config){ .rule = { 10, 200, 1.0, 0.02 }, .resamples = 2000, .ci_level = 0.95,
-                           .seed = 20261122, .inner_max = 20, .graph_target_us = 2000.0 };
+                           .seed = 20261122, .inner_max = 20, .graph_target_us = 2000.0,
+                           .min_gpu_s = 0.25 };
     o->seed = 1234;
     o->full_ref_gflop = 40;
     o->sample_rows = 4096;
@@ -128,6 +130,10 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
             VALUE();
             if (arg_double("run", a, v, 0.001, 3600, &d)) return -1;
             o->tc.rule.max_seconds = d;
+        } else if (!strcmp(a, "--min-gpu-seconds")) {
+            VALUE();
+            if (arg_double("run", a, v, 0, 60, &d)) return -1;
+            o->tc.min_gpu_s = d;
         } else if (!strcmp(a, "--rel-ci")) {
             VALUE();
             if (arg_double("run", a, v, 0, 1, &d)) return -1;

@@ -26,6 +26,7 @@ typedef struct {
     uint64_t seed;
     int inner_max;             /* launches per graph (20) */
     double graph_target_us;    /* slow kernels: fewer launches, so a replay stays near this */
+    double min_gpu_s;          /* the noise rule stops sampling only after this much GPU time */
     void *scrub;               /* cold mode: device buffer written between samples */
     size_t scrub_bytes;
 } time_config;
