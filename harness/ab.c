@@ -260,6 +260,11 @@ static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_imp
     int ok = check_pair(&base, &head, s, &in, why, sizeof why, err, errlen);
     if (ok < 0) goto done;
     json_t *row = json_pack("{s:s, s:s, s:b}", "impl", bi->ph->name, "shape", text, "correct", ok);
+    /* what each instance says it chose after init (e.g. cuDNN's engine): a difference here
+     * is a difference in the work, not in the measurement */
+    const char *nb = bi->ph->error_string(0), *nh = hi->ph->error_string(0);
+    if (nb) json_object_set_new(row, "base_note", json_string(nb));
+    if (nh) json_object_set_new(row, "head_note", json_string(nh));
     if (!ok) {
         json_object_set_new(row, "error", json_string(why));
         json_object_set_new(row, "verdict", json_string("failed"));
