@@ -142,7 +142,12 @@ $(BUILD)/attnladder-test: $(HARNESS_SRC) $(wildcard harness/*.h harness/*/*.h)
 $(BUILD)/testing/faulty_skip_tile.so: harness/testing/faulty_skip_tile.c harness/include/attn_phase.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart -ldl
-test-switches: $(BUILD)/attnladder-test $(BUILD)/testing/plant_delay.so $(BUILD)/testing/faulty_skip_tile.so
+# The A/B study's slowed stand-in for one implementation of a head build.
+$(BUILD)/testing/planted_wrapper.so: harness/testing/planted_wrapper.c harness/include/attn_phase.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart -ldl
+test-switches: $(BUILD)/attnladder-test $(BUILD)/testing/plant_delay.so $(BUILD)/testing/faulty_skip_tile.so \
+               $(BUILD)/testing/planted_wrapper.so
 
 # ---- sanitizers and fuzzing (CPU parts) -------------------------------------------------
 # (gcc's truncation warnings depend on the optimisation level; the -O2 build keeps them)
