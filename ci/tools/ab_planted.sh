@@ -43,8 +43,10 @@ for r in d['results']:
       mkdir -p "$head/phases" "$head/kernels"
       cp "$build"/phases/*.so "$head/phases/"; cp "$build"/kernels/*.so "$head/kernels/"
       ns=$(python3 -c "print(int($med * $pct * 10))")   # pct % of med us, in ns
+      # a copy of the real object outside phases/: its own instance, not the base's
+      cp "$build/phases/$p.so" "$head/real_$p.so"
       cp "$build/testing/planted_wrapper.so" "$head/phases/$p.so"
-      echo "$PWD/$build/phases/$p.so $ns" > "$head/phases/$p.plant"
+      echo "$head/real_$p.so $ns" > "$head/phases/$p.plant"
       "$bin" ab --base "$build" --head "$head" --impl "$p" --shape "$shape" --seed "$((2000 + k))" \
         --out "$work/pl_$k.json" > "$work/pl_$k.log" 2>&1
       echo "{\"phase\": \"$p\", \"shape\": \"$shape\", \"planted_pct\": $pct, \"planted_ns\": $ns, \"phase_us\": $med, \"file\": \"pl_$k.json\", \"exit\": $?}" >> "$work/index.jsonl"
