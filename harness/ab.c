@@ -158,13 +158,14 @@ static json_t *gitinfo(const char *dir)
     return json_pack("{s:s, s:s, s:s}", "dir", dir, "commit", commit, "tree", state);
 }
 
+/* Two output and workspace sets (interleave.h says why). */
 typedef struct {
-    void *q, *k, *v, *o_base, *o_head, *ws_base, *ws_head;
+    void *q, *k, *v, *o1, *o2, *ws1, *ws2;
 } ab_bufs;
 
 static void free_bufs(ab_bufs *b)
 {
-    void *all[] = { b->q, b->k, b->v, b->o_base, b->o_head, b->ws_base, b->ws_head };
+    void *all[] = { b->q, b->k, b->v, b->o1, b->o2, b->ws1, b->ws2 };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) cudaFree(all[i]);
     memset(b, 0, sizeof *b);
 }
@@ -241,13 +242,14 @@ static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_imp
         return -1;
     }
     size_t wb = bi->ph->workspace_bytes(s), wh = hi->ph->workspace_bytes(s);
+    size_t ws = wb > wh ? wb : wh;
     CUDA_OR_GOTO(cudaMalloc(&d.q, in.nq * 2), done);
     CUDA_OR_GOTO(cudaMalloc(&d.k, in.nkv * 2), done);
     CUDA_OR_GOTO(cudaMalloc(&d.v, in.nkv * 2), done);
-    CUDA_OR_GOTO(cudaMalloc(&d.o_base, in.nq * 2), done);
-    CUDA_OR_GOTO(cudaMalloc(&d.o_head, in.nq * 2), done);
-    if (wb) CUDA_OR_GOTO(cudaMalloc(&d.ws_base, wb), done);
-    if (wh) CUDA_OR_GOTO(cudaMalloc(&d.ws_head, wh), done);
+    CUDA_OR_GOTO(cudaMalloc(&d.o1, in.nq * 2), done);
+    CUDA_OR_GOTO(cudaMalloc(&d.o2, in.nq * 2), done);
+    if (ws) CUDA_OR_GOTO(cudaMalloc(&d.ws1, ws), done);
+    if (ws) CUDA_OR_GOTO(cudaMalloc(&d.ws2, ws), done);
     CUDA_OR_GOTO(cudaMemcpy(d.q, in.q, in.nq * 2, cudaMemcpyHostToDevice), done);
     CUDA_OR_GOTO(cudaMemcpy(d.k, in.k, in.nkv * 2, cudaMemcpyHostToDevice), done);
     CUDA_OR_GOTO(cudaMemcpy(d.v, in.v, in.nkv * 2, cudaMemcpyHostToDevice), done);
@@ -255,8 +257,10 @@ static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_imp
         snprintf(err, errlen, "%s at %s: init failed", bi->ph->name, text);
         goto done;
     }
-    timed_impl base = { bi->ph, sb, { d.q, d.k, d.v, d.o_base, d.ws_base, stream } };
-    timed_impl head = { hi->ph, sh, { d.q, d.k, d.v, d.o_head, d.ws_head, stream } };
+    timed_impl base = { bi->ph, sb, { d.q, d.k, d.v, d.o1, wb ? d.ws1 : NULL, stream },
+                        { d.q, d.k, d.v, d.o2, wb ? d.ws2 : NULL, stream } };
+    timed_impl head = { hi->ph, sh, { d.q, d.k, d.v, d.o2, wh ? d.ws2 : NULL, stream },
+                        { d.q, d.k, d.v, d.o1, wh ? d.ws1 : NULL, stream } };
     int ok = check_pair(&base, &head, s, &in, why, sizeof why, err, errlen);
     if (ok < 0) goto done;
     json_t *row = json_pack("{s:s, s:s, s:b}", "impl", bi->ph->name, "shape", text, "correct", ok);

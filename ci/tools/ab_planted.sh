@@ -24,7 +24,7 @@ mkdir -p "$out"
 phases=$("$bin" list --build "$build" | awk '$2 == "phase" {print $1}')
 shapes="1,8,512,64,0 4,16,4096,128,0"
 # each phase's own time at each shape, measured once here
-"$bin" run --build "$build" --impl "$(echo $phases | tr ' ' ,)" --shape 1,8,512,64,0 --shape 4,16,4096,128,0 \
+"$bin" run --build "$build" --impl "$(echo $phases | tr ' ' ,),sdpa_cudnn" --shape 1,8,512,64,0 --shape 4,16,4096,128,0 \
   --modes graph --sweep-modes graph --no-ceilings --min-gpu-seconds 0.05 --out "$work/cal.json" > "$work/cal.log" 2>&1
 k=0
 for p in $phases; do

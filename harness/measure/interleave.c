@@ -30,6 +30,9 @@ static int grow(interleave_result *r, size_t *cap)
     unsigned char *f = realloc(r->a_first, ncap);
     if (!f) return -1;
     r->a_first = f;
+    unsigned char *g = realloc(r->a_alt, ncap);
+    if (!g) return -1;
+    r->a_alt = g;
     *cap = ncap;
     return 0;
 }
@@ -56,7 +59,8 @@ int interleave_measure(const timed_impl *a, const timed_impl *b, const interleav
 {
     memset(out, 0, sizeof *out);
     cudaEvent_t e0 = NULL, e1 = NULL;
-    cudaGraphExec_t ga = NULL, gb = NULL;
+    /* [side][buffer set]: A's and B's graphs on each set */
+    cudaGraphExec_t ga = NULL, gb = NULL, ga2 = NULL, gb2 = NULL;
     cudaStream_t s = a->args.stream;
     size_t cap = 0;
     double ea = 0, eb = 0;
@@ -69,10 +73,14 @@ int interleave_measure(const timed_impl *a, const timed_impl *b, const interleav
     int inner = (int)ceil(cfg->graph_target_us / (est > 0.1 ? est : 0.1));
     out->inner = inner < 1 ? 1 : inner > cfg->inner_max ? cfg->inner_max : inner;
     if (time_capture_graph(a->ph, a->state, &a->args, out->inner, &ga, err, errlen) ||
-        time_capture_graph(b->ph, b->state, &b->args, out->inner, &gb, err, errlen)) goto fail;
+        time_capture_graph(b->ph, b->state, &b->args, out->inner, &gb, err, errlen) ||
+        time_capture_graph(a->ph, a->state, &a->args_alt, out->inner, &ga2, err, errlen) ||
+        time_capture_graph(b->ph, b->state, &b->args_alt, out->inner, &gb2, err, errlen)) goto fail;
     for (int i = 0; i < cfg->warmup; i++) {
         CUDA_OR_GOTO(cudaGraphLaunch(ga, s), fail);
         CUDA_OR_GOTO(cudaGraphLaunch(gb, s), fail);
+        CUDA_OR_GOTO(cudaGraphLaunch(ga2, s), fail);
+        CUDA_OR_GOTO(cudaGraphLaunch(gb2, s), fail);
     }
     CUDA_OR_GOTO(cudaStreamSynchronize(s), fail);
     rng_state rng;
@@ -83,18 +91,22 @@ int interleave_measure(const timed_impl *a, const timed_impl *b, const interleav
             snprintf(err, errlen, "out of host memory");
             goto fail;
         }
-        int a_first = (int)(rng_next(&rng) >> 63);
+        uint64_t draw = rng_next(&rng);
+        int a_first = (int)(draw >> 63), a_alt = (int)((draw >> 62) & 1);
+        /* A on one buffer set, B on the other: A's args with B's args_alt, or the reverse */
+        cudaGraphExec_t xa = a_alt ? ga2 : ga, xb = a_alt ? gb : gb2;
         double ta = 0, tb = 0;
         if (a_first) {
-            if (replay(ga, s, e0, e1, out->inner, &ta, err, errlen) ||
-                replay(gb, s, e0, e1, out->inner, &tb, err, errlen)) goto fail;
+            if (replay(xa, s, e0, e1, out->inner, &ta, err, errlen) ||
+                replay(xb, s, e0, e1, out->inner, &tb, err, errlen)) goto fail;
         } else {
-            if (replay(gb, s, e0, e1, out->inner, &tb, err, errlen) ||
-                replay(ga, s, e0, e1, out->inner, &ta, err, errlen)) goto fail;
+            if (replay(xb, s, e0, e1, out->inner, &tb, err, errlen) ||
+                replay(xa, s, e0, e1, out->inner, &ta, err, errlen)) goto fail;
         }
         out->a_us[out->n] = ta;
         out->b_us[out->n] = tb;
         out->a_first[out->n] = (unsigned char)a_first;
+        out->a_alt[out->n] = (unsigned char)a_alt;
         out->n++;
         out->gpu_s += (ta + tb) * out->inner * 1e-6;
         double el = now_s() - t0;
@@ -105,12 +117,16 @@ int interleave_measure(const timed_impl *a, const timed_impl *b, const interleav
     out->wall_s = now_s() - t0;
     cudaGraphExecDestroy(ga);
     cudaGraphExecDestroy(gb);
+    cudaGraphExecDestroy(ga2);
+    cudaGraphExecDestroy(gb2);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     return 0;
 fail:
     if (ga) cudaGraphExecDestroy(ga);
     if (gb) cudaGraphExecDestroy(gb);
+    if (ga2) cudaGraphExecDestroy(ga2);
+    if (gb2) cudaGraphExecDestroy(gb2);
     if (e0) cudaEventDestroy(e0);
     if (e1) cudaEventDestroy(e1);
     interleave_result_free(out);
@@ -122,7 +138,8 @@ void interleave_result_free(interleave_result *r)
     free(r->a_us);
     free(r->b_us);
     free(r->a_first);
+    free(r->a_alt);
     r->a_us = r->b_us = NULL;
-    r->a_first = NULL;
+    r->a_first = r->a_alt = NULL;
     r->n = 0;
 }

@@ -9,10 +9,15 @@
 #include <stdint.h>
 #include "attn_phase.h"
 
+/* An implementation with two sets of output and workspace buffers. The two sides of a
+ * pair never share a set, and which side gets which set is drawn per pair: where a
+ * kernel's speed depends on its buffers' addresses (seen on the H100: cuBLAS and cuDNN
+ * ran 1-2% apart on two output buffers of the same size), that lands on both sides alike
+ * instead of on one build. */
 typedef struct {
     const attn_phase *ph;
     void *state;
-    attn_args args;               /* both use the same stream */
+    attn_args args, args_alt;     /* same inputs and stream, the other buffer set */
 } timed_impl;
 
 typedef struct {
@@ -28,6 +33,7 @@ typedef struct {
 typedef struct {
     double *a_us, *b_us;          /* per launch, pair i = (a_us[i], b_us[i]) */
     unsigned char *a_first;       /* 1 when A ran first in pair i */
+    unsigned char *a_alt;         /* 1 when A used its args_alt (and B its args) in pair i */
     size_t n;
     int inner;
     double gpu_s, wall_s;
