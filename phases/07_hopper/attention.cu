@@ -42,6 +42,11 @@ template <int D, int NCONS> struct Cfg {
     static constexpr int BAR_BYTES = 8 * (1 + 4 * STAGES);
     static constexpr int SMEM = 1024 + TILE_BYTES + BAR_BYTES;   // 1024: alignment slack
     static_assert(SMEM <= 227 * 1024, "fits the sm_90 per-block limit");
+    // setmaxnreg: the producer keeps 24 registers, the consumers share the rest of the
+    // 64K-register file (multiples of 8). One consumer warpgroup needs no move.
+    static constexpr int REG_PRODUCER = 24;
+    static constexpr int REG_CONSUMER = NCONS == 2 ? 240 : 160;
+    static_assert(NCONS == 1 || (REG_PRODUCER + NCONS * REG_CONSUMER) * 128 <= 65536, "register file");
 };
 
 struct Params {
@@ -169,7 +174,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using C = Cfg<D, NCONS>;
     constexpr int ST = C::STAGES;
-    static_assert(!PINGPONG || (OVERLAP && NCONS == 2), "ping-pong pairs two overlapped warpgroups");
+    static_assert(!PINGPONG || (OVERLAP && NCONS >= 2), "ping-pong takes turns between overlapped warpgroups");
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));   // swizzle atoms: 1024-aligned
@@ -197,11 +202,16 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         }
         hopper::fence_barrier_init();
     }
+    // Programmatic dependent launch: the next launch in the stream may start its blocks
+    // (barrier set-up) now; nothing here reads Q/K/V or writes O before the previous
+    // launch has completed (griddepcontrol.wait; a no-op without the launch attribute).
+    hopper::launch_dependents();
+    hopper::wait_prior_grid();
     __syncthreads();
 
     if (threadIdx.x < 128) {
         // ---- producer warpgroup: one thread issues every copy ----
-        if constexpr (NCONS == 2) hopper::regs_dec<24>();
+        if constexpr (NCONS >= 2) hopper::regs_dec<C::REG_PRODUCER>();
         if (threadIdx.x == 0) {
             hopper::prefetch_tmap(&tm_q);
             hopper::prefetch_tmap(&tm_k);
@@ -229,7 +239,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     }
 
     // ---- consumer warpgroups ----
-    if constexpr (NCONS == 2) hopper::regs_inc<240>();
+    if constexpr (NCONS >= 2) hopper::regs_inc<C::REG_CONSUMER>();
     Consumer<D, NCONS> cs;
     cs.wg = threadIdx.x / 128 - 1;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
@@ -246,9 +256,10 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     const int plain_end = prm.causal ? min(prm.seq_kv, wg_row + diag + 1) : prm.seq_kv;
     const int n_plain = plain_end > 0 ? plain_end / BN : 0;
 
-    // Ping-pong: warpgroup w issues its MMAs after bar.sync on barrier 1 + w, which the other
-    // warpgroup arrives at once it has issued its own. Warpgroup 1 opens the first turn for
-    // warpgroup 0 and skips its last arrival, so every barrier phase completes exactly.
+    // Ping-pong (round robin for three): warpgroup w issues its MMAs after bar.sync on
+    // barrier 1 + w, which warpgroup w - 1 arrives at once it has issued its own. The last
+    // warpgroup opens the first turn for warpgroup 0 and skips its own last arrival, so
+    // every barrier phase completes exactly (each barrier: 128 syncing + 128 arriving).
     int section = 0;
     const int n_sections = n_tiles + 1;
     auto turn_begin = [&]() {
@@ -257,7 +268,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     auto turn_end = [&]() {
         if constexpr (PINGPONG) {
             ++section;
-            if (!(cs.wg == 1 && section == n_sections)) hopper::named_arrive(2 - cs.wg, 256);
+            if (!(cs.wg == NCONS - 1 && section == n_sections)) hopper::named_arrive(1 + (cs.wg + 1) % NCONS, 256);
         }
     };
     auto release = [&](uint64_t *bar) {
@@ -268,7 +279,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     hopper::mbar_wait(q_full, 0);
     if (n_tiles > 0) {
         if constexpr (PINGPONG)
-            if (cs.wg == 1) hopper::named_arrive(1, 256);
+            if (cs.wg == NCONS - 1) hopper::named_arrive(1, 256);
         float alpha[2];
         if constexpr (!OVERLAP) {
             for (int j = 0; j < n_tiles; ++j) {
@@ -386,6 +397,8 @@ struct Variant {
 // setmaxnreg; S/softmax overlap; ping-pong (the default).
 const Variant VARIANTS[] = {
     VARIANT("1wg", 64, 1, false, false),     VARIANT("1wg", 128, 1, false, false),
+    VARIANT("1wg-overlap", 64, 1, true, false), VARIANT("1wg-overlap", 128, 1, true, false),
+    VARIANT("3wg-overlap", 64, 3, true, false), VARIANT("3wg", 64, 3, true, true),
     VARIANT("2wg", 64, 2, false, false),     VARIANT("2wg", 128, 2, false, false),
     VARIANT("overlap", 64, 2, true, false),  VARIANT("overlap", 128, 2, true, false),
     VARIANT("pingpong", 64, 2, true, true),  VARIANT("pingpong", 128, 2, true, true),
@@ -396,6 +409,7 @@ struct State {
     attn_shape shape;
     const Variant *var;
     int bm, n_qblocks;
+    int pdl;   // launch with programmatic stream serialization (ATTN07_PDL=0 turns it off)
     PFN_cuTensorMapEncodeTiled_v12000 encode;
     const void *mapped[3];
     CUtensorMap maps[3];
@@ -455,10 +469,20 @@ const char *unsupported(const attn_shape *s)
 
 size_t workspace_bytes(const attn_shape *) { return 0; }
 
-const Variant *pick(const attn_shape *s)
+// The rung's choice per shape: when 128-row blocks would leave SMs idle, 64-row blocks
+// with one consumer warpgroup; otherwise the two-warpgroup ping-pong (D = 128) or the
+// three-warpgroup round robin (D = 64). ATTN07_VARIANT overrides it (measuring the steps).
+const char *auto_variant(const attn_shape *s, int sms)
+{
+    const long blocks128 = (long)((s->seq_q + 127) / 128) * s->batch * s->heads;
+    if (blocks128 < sms) return "1wg-overlap";
+    return s->head_dim == 64 ? "3wg" : "pingpong";
+}
+
+const Variant *pick(const attn_shape *s, int sms)
 {
     const char *env = getenv("ATTN07_VARIANT");
-    const char *name = env && *env ? env : "pingpong";
+    const char *name = env && *env ? env : auto_variant(s, sms);
     for (const Variant &v : VARIANTS)
         if (v.d == s->head_dim && !strcmp(v.name, name)) return &v;
     return nullptr;
@@ -480,10 +504,12 @@ int init(void **state, const attn_shape *s)
 {
     *state = nullptr;
     if (unsupported(s)) return ERR_SHAPE;
-    const Variant *v = pick(s);
-    if (!v) return ERR_VARIANT;
-    int dev = 0, optin = 0;
+    int dev = 0, optin = 0, sms = 0;
     if ((g_cuda = cudaGetDevice(&dev)) != cudaSuccess) return ERR_CUDA;
+    if ((g_cuda = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
+        return ERR_CUDA;
+    const Variant *v = pick(s, sms);
+    if (!v) return ERR_VARIANT;
     if ((g_cuda = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
         return ERR_CUDA;
     if (optin < v->smem) return ERR_SMEM;
@@ -507,10 +533,13 @@ int init(void **state, const attn_shape *s)
     st->bm = 64 * v->ncons;
     st->n_qblocks = (s->seq_q + st->bm - 1) / st->bm;
     st->encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(enc);
+    const char *pdl = getenv("ATTN07_PDL");
+    st->pdl = !(pdl && !strcmp(pdl, "0"));
     snprintf(g_chosen, sizeof g_chosen,
-             "%s: %d consumer warpgroup(s), BM=%d BN=%d, %d B shared memory, %d registers (sm_90a code, "
-             "wgmma), %d CTAs of %d threads",
-             v->name, v->ncons, st->bm, BN, v->smem, fa.numRegs, st->n_qblocks * s->batch * s->heads, v->threads);
+             "%s: %d consumer warpgroup(s), BM=%d BN=%d, %d B shared memory, %d registers at entry "
+             "(sm_90a code, wgmma), %ld CTAs of %d threads%s",
+             v->name, v->ncons, st->bm, BN, v->smem, fa.numRegs, (long)st->n_qblocks * s->batch * s->heads,
+             v->threads, st->pdl ? ", programmatic dependent launch" : "");
     *state = st;
     return 0;
 }
@@ -544,9 +573,17 @@ int run(void *state, const attn_args *a)
     p.causal = s.causal != 0;
     p.scale_log2 = s.scale * LOG2E;
     void *args[] = {&st.maps[0], &st.maps[1], &st.maps[2], &p};
-    const dim3 grid((unsigned)st.n_qblocks, (unsigned)s.heads, (unsigned)s.batch);
-    g_cuda = cudaLaunchKernel(st.var->fn, grid, dim3((unsigned)st.var->threads), args, (size_t)st.var->smem,
-                              a->stream);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)st.n_qblocks, (unsigned)s.heads, (unsigned)s.batch);
+    cfg.blockDim = dim3((unsigned)st.var->threads);
+    cfg.dynamicSmemBytes = (size_t)st.var->smem;
+    cfg.stream = a->stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = st.pdl ? 1 : 0;
+    g_cuda = cudaLaunchKernelExC(&cfg, st.var->fn, args);
     if (g_cuda == cudaSuccess) g_cuda = cudaGetLastError();
     return g_cuda == cudaSuccess ? 0 : ERR_CUDA;
 }
@@ -565,7 +602,8 @@ const char *error_string(int code)
     case ERR_TMAP:
         return g_cu != CUDA_SUCCESS ? "cuTensorMapEncodeTiled failed (tensor maps of Q/K/V)"
                                     : "cuTensorMapEncodeTiled not found in the driver";
-    case ERR_VARIANT: return "ATTN07_VARIANT names no variant (1wg, 2wg, overlap, pingpong)";
+    case ERR_VARIANT: return "ATTN07_VARIANT names no variant for this head_dim (1wg, 1wg-overlap, 2wg, overlap, pingpong; 3wg "
+                                "for D=64)";
     case ERR_ALIGN: return "q/k/v must be 16-byte aligned and o 4-byte aligned";
     case ERR_NOT_90A: return "the driver picked code other than sm_90a for this GPU (no wgmma path)";
     default: return "unknown error code";

@@ -113,6 +113,12 @@ template <int N> __device__ __forceinline__ void reg_fence(uint32_t (&r)[N])
     for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
 
+// ---- programmatic dependent launch -------------------------------------------------------
+// launch_dependents: the next kernel of the stream may be scheduled; wait_prior_grid:
+// blocks until the previous kernel has completed and its memory is visible.
+__device__ __forceinline__ void launch_dependents() { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
+__device__ __forceinline__ void wait_prior_grid() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+
 // ---- register budget and named barriers --------------------------------------------------
 template <int R> __device__ __forceinline__ void regs_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" :: "n"(R)); }
 template <int R> __device__ __forceinline__ void regs_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" :: "n"(R)); }

@@ -46,9 +46,9 @@ static CUtensorMap make_map(const void *base, int planes, int rows, int cols, in
     return m;
 }
 
-// Loads `chunks` boxes (columns 64c.., rows y.., plane z) one after the other into smem
-// (each box_rows * 128 bytes) on one mbarrier; thread 0 issues, everyone waits.
-__device__ void load_tiles(unsigned char *dst, const CUtensorMap *m, int chunks, int box_rows, int y, int z,
+// Loads `chunks` boxes (columns x + 64c.., rows y.., plane z) one after the other into
+// smem (each box_rows * 128 bytes) on one mbarrier; thread 0 issues, everyone waits.
+__device__ void load_tiles(unsigned char *dst, const CUtensorMap *m, int chunks, int box_rows, int x, int y, int z,
                            uint64_t *bar)
 {
     if (threadIdx.x == 0) {
@@ -58,18 +58,18 @@ __device__ void load_tiles(unsigned char *dst, const CUtensorMap *m, int chunks,
     __syncthreads();
     if (threadIdx.x == 0) {
         hopper::mbar_arrive_expect_tx(bar, chunks * box_rows * 128);
-        for (int c = 0; c < chunks; ++c) hopper::tma_load_3d(dst + c * box_rows * 128, m, 64 * c, y, z, bar);
+        for (int c = 0; c < chunks; ++c) hopper::tma_load_3d(dst + c * box_rows * 128, m, x + 64 * c, y, z, bar);
     }
     hopper::mbar_wait(bar, 0);
 }
 
 // ---- 1. TMA: dump the raw shared-memory bytes of one box ----
-__global__ void k_tma(const __grid_constant__ CUtensorMap m, int y, int z, __half *out)
+__global__ void k_tma(const __grid_constant__ CUtensorMap m, int x, int y, int z, __half *out)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __shared__ __align__(1024) unsigned char tile[64 * 128];
     __shared__ uint64_t bar;
-    load_tiles(tile, &m, 1, 64, y, z, &bar);
+    load_tiles(tile, &m, 1, 64, x, y, z, &bar);
     const __half *t = reinterpret_cast<const __half *>(tile);
     #pragma unroll
     for (int i = threadIdx.x; i < 64 * 64; i += blockDim.x) out[i] = t[i];
@@ -84,8 +84,8 @@ __global__ void k_ss(const __grid_constant__ CUtensorMap ma, const __grid_consta
     unsigned char *sm = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
     unsigned char *a = sm, *b = sm + 2 * 64 * 128;
     __shared__ uint64_t bars[2];
-    load_tiles(a, &ma, 2, 64, 0, 0, &bars[0]);
-    load_tiles(b, &mb, 2, 128, 0, 0, &bars[1]);
+    load_tiles(a, &ma, 2, 64, 0, 0, 0, &bars[0]);
+    load_tiles(b, &mb, 2, 128, 0, 0, 0, &bars[1]);
     float d[64];
     #pragma unroll
     for (int i = 0; i < 64; ++i) d[i] = 0.f;
@@ -119,7 +119,7 @@ __global__ void k_rs(const __half *p, const __grid_constant__ CUtensorMap mv, fl
     extern __shared__ unsigned char raw[];
     unsigned char *v = reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
     __shared__ uint64_t bar;
-    load_tiles(v, &mv, N / 64, 128, 0, 0, &bar);
+    load_tiles(v, &mv, N / 64, 128, 0, 0, 0, &bar);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     // The A fragment: a[0] (row g, k 2t..2t+1), a[1] (row g+8), a[2] (row g, k 8+2t), a[3] (row g+8, k 8+2t).
     uint32_t a[32];
@@ -199,7 +199,7 @@ int main()
         CK(cudaMalloc(&dout, 64 * 64 * 2));
         CK(cudaMemcpy(dg, h.data(), h.size() * 2, cudaMemcpyHostToDevice));
         CUtensorMap m = make_map(dg, P, R, Cc, 64);
-        k_tma<<<1, 128>>>(m, 64, 1, dout);
+        k_tma<<<1, 128>>>(m, 64, 64, 1, dout);
         CK(cudaGetLastError());
         std::vector<__half> got(64 * 64);
         CK(cudaMemcpy(got.data(), dout, got.size() * 2, cudaMemcpyDeviceToHost));
