@@ -39,19 +39,19 @@ template <int D, int NCONS> struct Cfg {
     static constexpr int Q_BYTES = BM * D * 2;
     static constexpr int KV_BYTES = BN * D * 2;
     static constexpr int TILE_BYTES = Q_BYTES + 2 * STAGES * KV_BYTES;
-    static constexpr int BAR_BYTES = 8 * (1 + 4 * STAGES);
+    static constexpr int BAR_BYTES = 8 * (2 + 4 * STAGES);
     static constexpr int SMEM = 1024 + TILE_BYTES + BAR_BYTES;   // 1024: alignment slack
     static_assert(SMEM <= 227 * 1024, "fits the sm_90 per-block limit");
-    // setmaxnreg: the producer keeps 24 registers, the consumers share the rest of the
+    // setmaxnreg: the producer keeps 24 (32) registers, the consumers share the rest of the
     // 64K-register file (multiples of 8). One consumer warpgroup needs no move.
-    static constexpr int REG_PRODUCER = 24;
+    static constexpr int REG_PRODUCER = NCONS == 2 ? 24 : 32;
     static constexpr int REG_CONSUMER = NCONS == 2 ? 240 : 160;
     static_assert(NCONS == 1 || (REG_PRODUCER + NCONS * REG_CONSUMER) * 128 <= 65536, "register file");
 };
 
 struct Params {
     __half *o;
-    int seq_q, seq_kv, heads, n_qblocks, causal;
+    int seq_q, seq_kv, n_qblocks, n_work, causal;   // n_work: query blocks * batch * heads
     float scale_log2;
 };
 
@@ -77,7 +77,7 @@ template <int D, int NCONS> struct Consumer {
     float s[BN / 2];
     uint32_t p[BN / 4];
     float m[2], l[2];
-    uint32_t q_addr, k_addr, v_addr;   // shared addresses: this warpgroup's Q rows, ring bases
+    uint32_t tiles;   // shared address of the Q tile; the K and V rings follow it
     int wg;
 
     __device__ __forceinline__ void qk(int stage)
@@ -85,8 +85,9 @@ template <int D, int NCONS> struct Consumer {
 #pragma unroll
         for (int kk = 0; kk < D / 16; ++kk) {
             const uint32_t off = (kk % 4) * 32;   // the k slice inside a 128-byte row
-            const uint64_t a = hopper::make_desc(q_addr + (kk / 4) * C::BM * 128 + off, 16, 1024);
-            const uint64_t b = hopper::make_desc(k_addr + stage * C::KV_BYTES + (kk / 4) * BN * 128 + off, 16, 1024);
+            const uint64_t a = hopper::make_desc(tiles + wg * 64 * 128 + (kk / 4) * C::BM * 128 + off, 16, 1024);
+            const uint64_t b = hopper::make_desc(tiles + C::Q_BYTES + stage * C::KV_BYTES + (kk / 4) * BN * 128 + off,
+                                                 16, 1024);
             hopper::mma_ss_n128(s, a, b, kk > 0);
         }
         hopper::wgmma_commit();
@@ -96,7 +97,8 @@ template <int D, int NCONS> struct Consumer {
     {
 #pragma unroll
         for (int kk = 0; kk < BN / 16; ++kk) {
-            const uint64_t b = hopper::make_desc(v_addr + stage * C::KV_BYTES + kk * 16 * 128, BN * 128, 1024);
+            const uint64_t b = hopper::make_desc(
+                tiles + C::Q_BYTES + (C::STAGES + stage) * C::KV_BYTES + kk * 16 * 128, BN * 128, 1024);
             const uint32_t a[4] = {p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]};
             if constexpr (D == 128) hopper::mma_rs_n128(o, a, b, 1);
             else hopper::mma_rs_n64(o, a, b, 1);
@@ -107,10 +109,16 @@ template <int D, int NCONS> struct Consumer {
     // Online softmax of tile j on s (raw scores in, unnormalised probabilities out);
     // alpha: the factor the running output must be rescaled by.
     template <bool MASK>
-    __device__ __forceinline__ void softmax(int j, int row0, int lane, const Params &prm, float (&alpha)[2])
+    __device__ __forceinline__ void softmax(int j, int t, const Params &prm, float (&alpha)[2])
     {
         const int diag = prm.seq_kv - prm.seq_q;
+        const int lane = threadIdx.x % 32;
         if constexpr (MASK) {
+            // This thread's first row, derived here from the work tile (opaque, so the
+            // compiler does not keep it live through the unmasked iterations).
+            asm volatile("" : "+r"(t));
+            const int row0 = (prm.n_qblocks - 1 - t % prm.n_qblocks) * C::BM + wg * 64 + (threadIdx.x / 32) % 4 * 16 +
+                             lane / 4;
 #pragma unroll
             for (int i = 0; i < 2; ++i) {
                 const int row = row0 + 8 * i;
@@ -122,26 +130,30 @@ template <int D, int NCONS> struct Consumer {
                         if (j * BN + 8 * g + 2 * (lane % 4) + c >= lim) s[4 * g + 2 * i + c] = -INFINITY;
             }
         }
+        // Max and sum in four independent chains each (a serial chain of 32 dependent
+        // FMNMX/FADD per row would sit on the critical path between two MMA turns).
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
-            float mx = m[i];
+            float mx4[4] = {m[i], -INFINITY, -INFINITY, -INFINITY};
 #pragma unroll
-            for (int g = 0; g < BN / 8; ++g) mx = fmaxf(mx, fmaxf(s[4 * g + 2 * i], s[4 * g + 2 * i + 1]));
+            for (int g = 0; g < BN / 8; ++g)
+                mx4[g % 4] = fmaxf(mx4[g % 4], fmaxf(s[4 * g + 2 * i], s[4 * g + 2 * i + 1]));
+            float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
             const float ms = mx == -INFINITY ? 0.f : mx * prm.scale_log2;
             alpha[i] = ex2(m[i] * prm.scale_log2 - ms);
             m[i] = mx;
-            float sum = 0.f;
+            float sum4[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
             for (int g = 0; g < BN / 8; ++g)
 #pragma unroll
                 for (int c = 0; c < 2; ++c) {
                     float &x = s[4 * g + 2 * i + c];
                     x = ex2(fmaf(x, prm.scale_log2, -ms));
-                    sum += x;
+                    sum4[g % 4] += x;
                 }
-            l[i] = l[i] * alpha[i] + sum;
+            l[i] = l[i] * alpha[i] + ((sum4[0] + sum4[1]) + (sum4[2] + sum4[3]));
         }
     }
 
@@ -182,18 +194,27 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     unsigned char *k_s = q_s + C::Q_BYTES;
     unsigned char *v_s = k_s + ST * C::KV_BYTES;
     uint64_t *q_full = reinterpret_cast<uint64_t *>(v_s + ST * C::KV_BYTES);
-    uint64_t *k_full = q_full + 1, *v_full = k_full + ST, *k_empty = v_full + ST, *v_empty = k_empty + ST;
+    uint64_t *q_empty = q_full + 1;
+    uint64_t *k_full = q_full + 2, *v_full = k_full + ST, *k_empty = v_full + ST, *v_empty = k_empty + ST;
 
-    const int qb = prm.n_qblocks - 1 - (int)blockIdx.x;   // heaviest causal blocks first
-    const int bh = (int)blockIdx.z * prm.heads + (int)blockIdx.y;
-    const int q0 = qb * C::BM;
+    // Work tiles: t -> (query block, batch * head), query blocks of one head next to each
+    // other (their K and V stay in L2), each head's heaviest causal block first. A block
+    // takes t = blockIdx.x, blockIdx.x + gridDim.x, ... (gridDim.x = the number of tiles, or
+    // the number of SMs for a persistent launch). The K/V ring's slot and phase run on
+    // across tiles (counter `it`), Q's phase with the tile count.
     const int diag = prm.seq_kv - prm.seq_q;   // bottom-right causal: row i sees keys j <= i + diag
-    int kv_end = prm.seq_kv;
-    if (prm.causal) kv_end = min(kv_end, min(q0 + C::BM, prm.seq_q) + diag);
-    const int n_tiles = kv_end > 0 ? (kv_end + BN - 1) / BN : 0;
+    auto tile_of = [](const Params &pr, int t, int &q0, int &bh, int &n_tiles) {
+        const int qb = pr.n_qblocks - 1 - t % pr.n_qblocks;
+        bh = t / pr.n_qblocks;
+        q0 = qb * C::BM;
+        int kv_end = pr.seq_kv;
+        if (pr.causal) kv_end = min(kv_end, min(q0 + C::BM, pr.seq_q) + pr.seq_kv - pr.seq_q);
+        n_tiles = kv_end > 0 ? (kv_end + BN - 1) / BN : 0;
+    };
 
     if (threadIdx.x == 0) {
         hopper::mbar_init(q_full, 1);
+        hopper::mbar_init(q_empty, 4 * NCONS);
         for (int i = 0; i < ST; ++i) {
             hopper::mbar_init(&k_full[i], 1);
             hopper::mbar_init(&v_full[i], 1);
@@ -216,23 +237,31 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             hopper::prefetch_tmap(&tm_q);
             hopper::prefetch_tmap(&tm_k);
             hopper::prefetch_tmap(&tm_v);
-            hopper::mbar_arrive_expect_tx(q_full, C::Q_BYTES);
-#pragma unroll
-            for (int c = 0; c < C::CHUNKS; ++c)
-                hopper::tma_load_3d(q_s + c * C::BM * 128, &tm_q, 64 * c, q0, bh, q_full);
-            for (int j = 0; j < n_tiles; ++j) {
-                const int st = j % ST;
-                const unsigned ph = (j / ST) & 1;
-                if (j >= ST) hopper::mbar_wait(&k_empty[st], ph ^ 1);
-                hopper::mbar_arrive_expect_tx(&k_full[st], C::KV_BYTES);
+            int it = 0, count = 0;
+            for (int t = blockIdx.x; t < prm.n_work; t += gridDim.x, ++count) {
+                int q0, bh, n_tiles;
+                tile_of(prm, t, q0, bh, n_tiles);
+                if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
+                hopper::mbar_arrive_expect_tx(q_full, C::Q_BYTES);
 #pragma unroll
                 for (int c = 0; c < C::CHUNKS; ++c)
-                    hopper::tma_load_3d(k_s + st * C::KV_BYTES + c * BN * 128, &tm_k, 64 * c, j * BN, bh, &k_full[st]);
-                if (j >= ST) hopper::mbar_wait(&v_empty[st], ph ^ 1);
-                hopper::mbar_arrive_expect_tx(&v_full[st], C::KV_BYTES);
+                    hopper::tma_load_3d(q_s + c * C::BM * 128, &tm_q, 64 * c, q0, bh, q_full);
+                for (int j = 0; j < n_tiles; ++j, ++it) {
+                    const int st = it % ST;
+                    const unsigned ph = (it / ST) & 1;
+                    if (it >= ST) hopper::mbar_wait(&k_empty[st], ph ^ 1);
+                    hopper::mbar_arrive_expect_tx(&k_full[st], C::KV_BYTES);
 #pragma unroll
-                for (int c = 0; c < C::CHUNKS; ++c)
-                    hopper::tma_load_3d(v_s + st * C::KV_BYTES + c * BN * 128, &tm_v, 64 * c, j * BN, bh, &v_full[st]);
+                    for (int c = 0; c < C::CHUNKS; ++c)
+                        hopper::tma_load_3d(k_s + st * C::KV_BYTES + c * BN * 128, &tm_k, 64 * c, j * BN, bh,
+                                            &k_full[st]);
+                    if (it >= ST) hopper::mbar_wait(&v_empty[st], ph ^ 1);
+                    hopper::mbar_arrive_expect_tx(&v_full[st], C::KV_BYTES);
+#pragma unroll
+                    for (int c = 0; c < C::CHUNKS; ++c)
+                        hopper::tma_load_3d(v_s + st * C::KV_BYTES + c * BN * 128, &tm_v, 64 * c, j * BN, bh,
+                                            &v_full[st]);
+                }
             }
         }
         return;
@@ -243,56 +272,57 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     Consumer<D, NCONS> cs;
     cs.wg = threadIdx.x / 128 - 1;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-    const int row0 = q0 + cs.wg * 64 + warp * 16 + lane / 4;
-    cs.q_addr = hopper::smem_u32(q_s) + cs.wg * 64 * 128;
-    cs.k_addr = hopper::smem_u32(k_s);
-    cs.v_addr = hopper::smem_u32(v_s);
-#pragma unroll
-    for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
-    cs.m[0] = cs.m[1] = -INFINITY;
-    cs.l[0] = cs.l[1] = 0.f;
-    // Tiles before n_plain need no mask for any row of this warpgroup.
-    const int wg_row = q0 + cs.wg * 64;
-    const int plain_end = prm.causal ? min(prm.seq_kv, wg_row + diag + 1) : prm.seq_kv;
-    const int n_plain = plain_end > 0 ? plain_end / BN : 0;
+    cs.tiles = hopper::smem_u32(q_s);
 
     // Ping-pong (round robin for three): warpgroup w issues its MMAs after bar.sync on
     // barrier 1 + w, which warpgroup w - 1 arrives at once it has issued its own. The last
-    // warpgroup opens the first turn for warpgroup 0 and skips its own last arrival, so
-    // every barrier phase completes exactly (each barrier: 128 syncing + 128 arriving).
-    int section = 0;
-    const int n_sections = n_tiles + 1;
+    // warpgroup opens the first turn for warpgroup 0; warpgroup 0 takes one more sync at
+    // the end for the last warpgroup's last arrival, so every barrier phase completes
+    // exactly (each barrier: 128 syncing + 128 arriving). The turns run on across work
+    // tiles: every warpgroup of a block has the same tiles.
     auto turn_begin = [&]() {
         if constexpr (PINGPONG) hopper::named_sync(1 + cs.wg, 256);
     };
     auto turn_end = [&]() {
-        if constexpr (PINGPONG) {
-            ++section;
-            if (!(cs.wg == NCONS - 1 && section == n_sections)) hopper::named_arrive(1 + (cs.wg + 1) % NCONS, 256);
-        }
+        if constexpr (PINGPONG) hopper::named_arrive(1 + (cs.wg + 1) % NCONS, 256);
     };
     auto release = [&](uint64_t *bar) {
         __syncwarp();
         if (lane == 0) hopper::mbar_arrive(bar);
     };
+    if constexpr (PINGPONG)
+        if (cs.wg == NCONS - 1) hopper::named_arrive(1, 256);
 
-    hopper::mbar_wait(q_full, 0);
-    if (n_tiles > 0) {
-        if constexpr (PINGPONG)
-            if (cs.wg == NCONS - 1) hopper::named_arrive(1, 256);
+    int it = 0;
+    for (int t = blockIdx.x; t < prm.n_work; t += gridDim.x) {
+        int q0, bh, n_tiles;
+        tile_of(prm, t, q0, bh, n_tiles);
+        const unsigned q_phase = ((t - blockIdx.x) / gridDim.x) & 1;   // this block's tile count, mod 2
+#pragma unroll
+        for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
+        cs.m[0] = cs.m[1] = -INFINITY;
+        cs.l[0] = cs.l[1] = 0.f;
+        // Tiles before n_plain need no mask for any row of this warpgroup.
+        const int wg_row = q0 + cs.wg * 64;
+        const int plain_end = prm.causal ? min(prm.seq_kv, wg_row + diag + 1) : prm.seq_kv;
+        const int n_plain = plain_end > 0 ? plain_end / BN : 0;
+
+        hopper::mbar_wait(q_full, q_phase);
+        if (n_tiles == 0) release(q_empty);
         float alpha[2];
         if constexpr (!OVERLAP) {
-            for (int j = 0; j < n_tiles; ++j) {
-                const int st = j % ST;
-                const unsigned ph = (j / ST) & 1;
+            for (int j = 0; j < n_tiles; ++j, ++it) {
+                const int st = it % ST;
+                const unsigned ph = (it / ST) & 1;
                 hopper::mbar_wait(&k_full[st], ph);
                 hopper::wgmma_fence();
                 cs.qk(st);
                 hopper::wgmma_wait<0>();
                 hopper::reg_fence(cs.s);
                 release(&k_empty[st]);
-                if (j >= n_plain) cs.template softmax<true>(j, row0, lane, prm, alpha);
-                else cs.template softmax<false>(j, row0, lane, prm, alpha);
+                if (j == n_tiles - 1) release(q_empty);
+                if (j >= n_plain) cs.template softmax<true>(j, t, prm, alpha);
+                else cs.template softmax<false>(j, t, prm, alpha);
                 cs.rescale(alpha);
                 cs.convert();
                 hopper::mbar_wait(&v_full[st], ph);
@@ -302,23 +332,28 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::reg_fence(cs.o);
                 release(&v_empty[st]);
             }
-        } else {
+        } else if (n_tiles > 0) {
             // Prologue: S of tile 0 and its softmax.
-            hopper::mbar_wait(&k_full[0], 0);
-            turn_begin();
-            hopper::wgmma_fence();
-            cs.qk(0);
-            turn_end();
-            hopper::wgmma_wait<0>();
-            hopper::reg_fence(cs.s);
-            release(&k_empty[0]);
-            if (0 >= n_plain) cs.template softmax<true>(0, row0, lane, prm, alpha);
-            else cs.template softmax<false>(0, row0, lane, prm, alpha);
-            cs.convert();
+            {
+                const int st = it % ST;
+                hopper::mbar_wait(&k_full[st], (it / ST) & 1);
+                turn_begin();
+                hopper::wgmma_fence();
+                cs.qk(st);
+                turn_end();
+                hopper::wgmma_wait<0>();
+                hopper::reg_fence(cs.s);
+                release(&k_empty[st]);
+                if (n_tiles == 1) release(q_empty);
+                if (0 >= n_plain) cs.template softmax<true>(0, t, prm, alpha);
+                else cs.template softmax<false>(0, t, prm, alpha);
+                cs.convert();
+            }
             for (int j = 1; j < n_tiles; ++j) {
-                const int st = j % ST, sp = (j - 1) % ST;
-                hopper::mbar_wait(&k_full[st], (j / ST) & 1);
-                hopper::mbar_wait(&v_full[sp], ((j - 1) / ST) & 1);
+                const int ip = it++;   // ring position of tile j - 1; it is now tile j's
+                const int st = it % ST, sp = ip % ST;
+                hopper::mbar_wait(&k_full[st], (it / ST) & 1);
+                hopper::mbar_wait(&v_full[sp], (ip / ST) & 1);
                 turn_begin();
                 hopper::wgmma_fence();
                 cs.qk(st);        // S(j)
@@ -327,8 +362,9 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::wgmma_wait<1>();   // S(j) is in; P V may still run
                 hopper::reg_fence(cs.s);
                 release(&k_empty[st]);
-                if (j >= n_plain) cs.template softmax<true>(j, row0, lane, prm, alpha);
-                else cs.template softmax<false>(j, row0, lane, prm, alpha);
+                if (j == n_tiles - 1) release(q_empty);
+                if (j >= n_plain) cs.template softmax<true>(j, t, prm, alpha);
+                else cs.template softmax<false>(j, t, prm, alpha);
                 hopper::wgmma_wait<0>();
                 hopper::reg_fence(cs.o);
                 hopper::reg_fence(cs.p);
@@ -336,8 +372,8 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 cs.rescale(alpha);
                 cs.convert();
             }
-            const int sl = (n_tiles - 1) % ST;
-            hopper::mbar_wait(&v_full[sl], ((n_tiles - 1) / ST) & 1);
+            const int sl = it % ST;
+            hopper::mbar_wait(&v_full[sl], (it / ST) & 1);
             turn_begin();
             hopper::wgmma_fence();
             cs.pv(sl);
@@ -345,25 +381,36 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             hopper::wgmma_wait<0>();
             hopper::reg_fence(cs.o);
             release(&v_empty[sl]);
+            ++it;
         }
-    }
 
-    // Epilogue: normalise, rows that saw no key write zeros.
-    __half *o = prm.o + (size_t)bh * prm.seq_q * D;
+        // Epilogue: normalise, rows that saw no key write zeros. The tile's coordinates
+        // are derived again from t (opaque to the compiler) rather than kept live in
+        // registers through the main loop.
+        {
+            int t2 = t;
+            asm volatile("" : "+r"(t2));
+            tile_of(prm, t2, q0, bh, n_tiles);
+        }
+        const int row0e = q0 + cs.wg * 64 + warp * 16 + lane / 4;
+        __half *o = prm.o + (size_t)bh * prm.seq_q * D;
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {
-        float l = cs.l[i];
-        l += __shfl_xor_sync(0xffffffffu, l, 1);
-        l += __shfl_xor_sync(0xffffffffu, l, 2);
-        const float inv = l > 0.f ? 1.f / l : 0.f;
-        const int row = row0 + 8 * i;
-        if (row < prm.seq_q) {
-            __half2 *dst = reinterpret_cast<__half2 *>(o + (size_t)row * D + 2 * (lane % 4));
+        for (int i = 0; i < 2; ++i) {
+            float l = cs.l[i];
+            l += __shfl_xor_sync(0xffffffffu, l, 1);
+            l += __shfl_xor_sync(0xffffffffu, l, 2);
+            const float inv = l > 0.f ? 1.f / l : 0.f;
+            const int row = row0e + 8 * i;
+            if (row < prm.seq_q) {
+                __half2 *dst = reinterpret_cast<__half2 *>(o + (size_t)row * D + 2 * (lane % 4));
 #pragma unroll
-            for (int g = 0; g < D / 8; ++g)
-                dst[4 * g] = __floats2half2_rn(cs.o[4 * g + 2 * i] * inv, cs.o[4 * g + 2 * i + 1] * inv);
+                for (int g = 0; g < D / 8; ++g)
+                    dst[4 * g] = __floats2half2_rn(cs.o[4 * g + 2 * i] * inv, cs.o[4 * g + 2 * i + 1] * inv);
+            }
         }
     }
+    if constexpr (PINGPONG)
+        if (cs.wg == 0) hopper::named_sync(1, 256);
 #else
     (void)tm_q, (void)tm_k, (void)tm_v, (void)prm;
 #endif
@@ -408,7 +455,7 @@ const Variant VARIANTS[] = {
 struct State {
     attn_shape shape;
     const Variant *var;
-    int bm, n_qblocks;
+    int bm, n_qblocks, n_work, grid;
     int pdl;   // launch with programmatic stream serialization (ATTN07_PDL=0 turns it off)
     PFN_cuTensorMapEncodeTiled_v12000 encode;
     const void *mapped[3];
@@ -417,7 +464,7 @@ struct State {
 
 cudaError_t g_cuda = cudaSuccess;
 CUresult g_cu = CUDA_SUCCESS;
-char g_chosen[200] = "not initialised";
+char g_chosen[256] = "not initialised";
 char g_arch[160];
 
 // [batch * heads][rows][D] fp16, boxes of box_rows x 64 columns, 128-byte swizzle (the
@@ -460,8 +507,8 @@ const char *unsupported(const attn_shape *s)
         return "head_dim must be 64 or 128 (the kernel is instantiated for those two)";
     if (s->batch < 1 || s->heads < 1 || s->seq_q < 1 || s->seq_kv < 1)
         return "batch, heads, seq_q and seq_kv must be >= 1";
-    if (s->batch > 65535 || s->heads > 65535)
-        return "batch and heads must be <= 65535 (grid y and z)";
+    if ((long long)((s->seq_q + 63) / 64) * s->batch * s->heads > INT_MAX)
+        return "more than INT_MAX blocks of 64 query rows";
     if (!(s->scale > 0.f) || !std::isfinite(s->scale))
         return "scale must be positive and finite (the row max is taken before scaling)";
     return arch_reason();
@@ -532,14 +579,26 @@ int init(void **state, const attn_shape *s)
     st->var = v;
     st->bm = 64 * v->ncons;
     st->n_qblocks = (s->seq_q + st->bm - 1) / st->bm;
+    st->n_work = st->n_qblocks * s->batch * s->heads;
+    // Persistent launch (ATTN07_PERSIST=0 turns it off): as many blocks as fit on the
+    // device at once, each looping over work tiles; otherwise one block per tile.
+    int per_sm = 0;
+    if ((g_cuda = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v->fn, v->threads, v->smem)) != cudaSuccess) {
+        free(st);
+        return ERR_CUDA;
+    }
+    const char *persist = getenv("ATTN07_PERSIST");
+    const bool persistent = !(persist && !strcmp(persist, "0"));
+    const long resident = (long)sms * (per_sm > 0 ? per_sm : 1);
+    st->grid = persistent && st->n_work > resident ? (int)resident : st->n_work;
     st->encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(enc);
     const char *pdl = getenv("ATTN07_PDL");
     st->pdl = !(pdl && !strcmp(pdl, "0"));
     snprintf(g_chosen, sizeof g_chosen,
              "%s: %d consumer warpgroup(s), BM=%d BN=%d, %d B shared memory, %d registers at entry "
-             "(sm_90a code, wgmma), %ld CTAs of %d threads%s",
-             v->name, v->ncons, st->bm, BN, v->smem, fa.numRegs, (long)st->n_qblocks * s->batch * s->heads,
-             v->threads, st->pdl ? ", programmatic dependent launch" : "");
+             "(sm_90a code, wgmma), %d work tiles on %d CTAs of %d threads%s",
+             v->name, v->ncons, st->bm, BN, v->smem, fa.numRegs, st->n_work, st->grid, v->threads,
+             st->pdl ? ", programmatic dependent launch" : "");
     *state = st;
     return 0;
 }
@@ -568,13 +627,13 @@ int run(void *state, const attn_args *a)
     p.o = static_cast<__half *>(a->o);
     p.seq_q = s.seq_q;
     p.seq_kv = s.seq_kv;
-    p.heads = s.heads;
     p.n_qblocks = st.n_qblocks;
+    p.n_work = st.n_work;
     p.causal = s.causal != 0;
     p.scale_log2 = s.scale * LOG2E;
     void *args[] = {&st.maps[0], &st.maps[1], &st.maps[2], &p};
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)st.n_qblocks, (unsigned)s.heads, (unsigned)s.batch);
+    cfg.gridDim = dim3((unsigned)st.grid);
     cfg.blockDim = dim3((unsigned)st.var->threads);
     cfg.dynamicSmemBytes = (size_t)st.var->smem;
     cfg.stream = a->stream;
