@@ -30,6 +30,7 @@ namespace {
 constexpr float LOG2E = 1.4426950408889634f;
 constexpr int BN = 128;   // keys per K/V tile
 
+
 template <int D, int NCONS> struct Cfg {
     static constexpr int BM = 64 * NCONS;
     static constexpr int THREADS = 128 * (NCONS + 1);
@@ -56,6 +57,19 @@ struct Params {
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// Build-time switches, for measuring only (README.md): the row max and sum in this many
+// independent chains; rescale the running output at every tile instead of only when a
+// row max grows by more than 2^RESCALE_LOG2.
+#ifndef ATTN07_CHAINS
+#define ATTN07_CHAINS 1
+#endif
+#ifndef ATTN07_RESCALE_ALWAYS
+#define ATTN07_RESCALE_ALWAYS 0
+#endif
+constexpr int CHAINS = ATTN07_CHAINS;
+constexpr bool RESCALE_ALWAYS = ATTN07_RESCALE_ALWAYS != 0;
+constexpr float RESCALE_LOG2 = 8.f;
+
 __device__ __forceinline__ float ex2(float x)
 {
     float y;
@@ -107,9 +121,10 @@ template <int D, int NCONS> struct Consumer {
     }
 
     // Online softmax of tile j on s (raw scores in, unnormalised probabilities out);
-    // alpha: the factor the running output must be rescaled by.
+    // alpha: the factor the running output must be rescaled by; returns whether any row
+    // of the warp needs it (warp-uniform).
     template <bool MASK>
-    __device__ __forceinline__ void softmax(int j, int t, const Params &prm, float (&alpha)[2])
+    __device__ __forceinline__ bool softmax(int j, int t, const Params &prm, float (&alpha)[2])
     {
         const int diag = prm.seq_kv - prm.seq_q;
         const int lane = threadIdx.x % 32;
@@ -130,31 +145,45 @@ template <int D, int NCONS> struct Consumer {
                         if (j * BN + 8 * g + 2 * (lane % 4) + c >= lim) s[4 * g + 2 * i + c] = -INFINITY;
             }
         }
-        // Max and sum in four independent chains each (a serial chain of 32 dependent
-        // FMNMX/FADD per row would sit on the critical path between two MMA turns).
+        // The running max moves only when a row's max grows by more than 2^8 (in exp2
+        // units): below that the probabilities stay under 256 (fp16 and the fp32 sums hold
+        // them exactly as well) and the running output needs no rescale, so in most tiles
+        // the D/2 multiplies of the rescale are skipped (the warp agrees through a vote).
+        bool grew = false;
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
-            float mx4[4] = {m[i], -INFINITY, -INFINITY, -INFINITY};
+            float mxc[CHAINS];
+#pragma unroll
+            for (int c = 0; c < CHAINS; ++c) mxc[c] = c == 0 ? m[i] : -INFINITY;
 #pragma unroll
             for (int g = 0; g < BN / 8; ++g)
-                mx4[g % 4] = fmaxf(mx4[g % 4], fmaxf(s[4 * g + 2 * i], s[4 * g + 2 * i + 1]));
-            float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
+                mxc[g % CHAINS] = fmaxf(mxc[g % CHAINS], fmaxf(s[4 * g + 2 * i], s[4 * g + 2 * i + 1]));
+            float mx = mxc[0];
+#pragma unroll
+            for (int c = 1; c < CHAINS; ++c) mx = fmaxf(mx, mxc[c]);
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
             mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-            const float ms = mx == -INFINITY ? 0.f : mx * prm.scale_log2;
-            alpha[i] = ex2(m[i] * prm.scale_log2 - ms);
-            m[i] = mx;
-            float sum4[4] = {0.f, 0.f, 0.f, 0.f};
+            const bool up = RESCALE_ALWAYS || (mx - m[i]) * prm.scale_log2 > RESCALE_LOG2;   // m = -inf: up
+            alpha[i] = up ? ex2((m[i] - mx) * prm.scale_log2) : 1.f;   // -inf - finite: 0
+            if (up) m[i] = mx;
+            grew |= up;
+            const float ms = m[i] == -INFINITY ? 0.f : m[i] * prm.scale_log2;
+            float sum[CHAINS];
+#pragma unroll
+            for (int c = 0; c < CHAINS; ++c) sum[c] = 0.f;
 #pragma unroll
             for (int g = 0; g < BN / 8; ++g)
 #pragma unroll
                 for (int c = 0; c < 2; ++c) {
                     float &x = s[4 * g + 2 * i + c];
                     x = ex2(fmaf(x, prm.scale_log2, -ms));
-                    sum4[g % 4] += x;
+                    sum[g % CHAINS] += x;
                 }
-            l[i] = l[i] * alpha[i] + ((sum4[0] + sum4[1]) + (sum4[2] + sum4[3]));
+#pragma unroll
+            for (int c = 1; c < CHAINS; ++c) sum[0] += sum[c];
+            l[i] = l[i] * alpha[i] + sum[0];
         }
+        return __any_sync(0xffffffffu, grew);
     }
 
     __device__ __forceinline__ void rescale(const float (&alpha)[2])
@@ -321,9 +350,9 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::reg_fence(cs.s);
                 release(&k_empty[st]);
                 if (j == n_tiles - 1) release(q_empty);
-                if (j >= n_plain) cs.template softmax<true>(j, t, prm, alpha);
-                else cs.template softmax<false>(j, t, prm, alpha);
-                cs.rescale(alpha);
+                const bool grew = j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha)
+                                               : cs.template softmax<false>(j, t, prm, alpha);
+                if (grew) cs.rescale(alpha);
                 cs.convert();
                 hopper::mbar_wait(&v_full[st], ph);
                 hopper::wgmma_fence();
@@ -346,7 +375,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 release(&k_empty[st]);
                 if (n_tiles == 1) release(q_empty);
                 if (0 >= n_plain) cs.template softmax<true>(0, t, prm, alpha);
-                else cs.template softmax<false>(0, t, prm, alpha);
+                else cs.template softmax<false>(0, t, prm, alpha);   // O is zero: nothing to rescale
                 cs.convert();
             }
             for (int j = 1; j < n_tiles; ++j) {
@@ -363,13 +392,13 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::reg_fence(cs.s);
                 release(&k_empty[st]);
                 if (j == n_tiles - 1) release(q_empty);
-                if (j >= n_plain) cs.template softmax<true>(j, t, prm, alpha);
-                else cs.template softmax<false>(j, t, prm, alpha);
+                const bool grew = j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha)
+                                               : cs.template softmax<false>(j, t, prm, alpha);
                 hopper::wgmma_wait<0>();
                 hopper::reg_fence(cs.o);
                 hopper::reg_fence(cs.p);
                 release(&v_empty[sp]);
-                cs.rescale(alpha);
+                if (grew) cs.rescale(alpha);
                 cs.convert();
             }
             const int sl = it % ST;
@@ -580,15 +609,18 @@ int init(void **state, const attn_shape *s)
     st->bm = 64 * v->ncons;
     st->n_qblocks = (s->seq_q + st->bm - 1) / st->bm;
     st->n_work = st->n_qblocks * s->batch * s->heads;
-    // Persistent launch (ATTN07_PERSIST=0 turns it off): as many blocks as fit on the
-    // device at once, each looping over work tiles; otherwise one block per tile.
+    // Persistent launch for non-causal shapes (ATTN07_PERSIST=0/1 forces it off/on): as
+    // many blocks as fit on the device at once, each looping over work tiles in a static
+    // round robin; otherwise one block per tile. Causal tiles differ in work, and the
+    // hardware's dynamic block dispatch balances them better than the static order (a
+    // block count that divides the persistent grid sends every heavy tile to one block).
     int per_sm = 0;
     if ((g_cuda = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v->fn, v->threads, v->smem)) != cudaSuccess) {
         free(st);
         return ERR_CUDA;
     }
     const char *persist = getenv("ATTN07_PERSIST");
-    const bool persistent = !(persist && !strcmp(persist, "0"));
+    const bool persistent = persist && *persist ? strcmp(persist, "0") != 0 : !s->causal;
     const long resident = (long)sms * (per_sm > 0 ? per_sm : 1);
     st->grid = persistent && st->n_work > resident ? (int)resident : st->n_work;
     st->encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(enc);
