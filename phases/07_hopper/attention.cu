@@ -57,16 +57,13 @@ struct Params {
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-// Build-time switches, for measuring only (README.md): the row max and sum in this many
-// independent chains; rescale the running output at every tile instead of only when a
-// row max grows by more than 2^RESCALE_LOG2.
-#ifndef ATTN07_CHAINS
-#define ATTN07_CHAINS 1
-#endif
+// Build-time switches, for measuring only (README.md): the row max and sum in
+// ATTN07_CHAINS independent chains (default: four; one for three consumer warpgroups,
+// whose 160 registers do not hold four without spilling); rescale the running output at
+// every tile instead of only when a row max grows by more than 2^RESCALE_LOG2.
 #ifndef ATTN07_RESCALE_ALWAYS
 #define ATTN07_RESCALE_ALWAYS 0
 #endif
-constexpr int CHAINS = ATTN07_CHAINS;
 constexpr bool RESCALE_ALWAYS = ATTN07_RESCALE_ALWAYS != 0;
 constexpr float RESCALE_LOG2 = 8.f;
 
@@ -87,6 +84,11 @@ __device__ __forceinline__ uint32_t pack_half2(float a, float b)
 // the block (r0 = 64 wg + 16 warp + lane / 4), columns 8g + 2(lane % 4) + {0, 1}.
 template <int D, int NCONS> struct Consumer {
     using C = Cfg<D, NCONS>;
+#ifdef ATTN07_CHAINS
+    static constexpr int CHAINS = ATTN07_CHAINS;
+#else
+    static constexpr int CHAINS = NCONS == 3 ? 1 : 4;
+#endif
     float o[D / 2];
     float s[BN / 2];
     uint32_t p[BN / 4];
@@ -216,6 +218,8 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     using C = Cfg<D, NCONS>;
     constexpr int ST = C::STAGES;
     static_assert(!PINGPONG || (OVERLAP && NCONS >= 2), "ping-pong takes turns between overlapped warpgroups");
+    // One consumer warpgroup serves small grids only: one tile per block, no loop code.
+    constexpr bool LOOP = NCONS >= 2;
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));   // swizzle atoms: 1024-aligned
@@ -291,6 +295,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                         hopper::tma_load_3d(v_s + st * C::KV_BYTES + c * BN * 128, &tm_v, 64 * c, j * BN, bh,
                                             &v_full[st]);
                 }
+                if constexpr (!LOOP) break;
             }
         }
         return;
@@ -437,6 +442,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                     dst[4 * g] = __floats2half2_rn(cs.o[4 * g + 2 * i] * inv, cs.o[4 * g + 2 * i + 1] * inv);
             }
         }
+        if constexpr (!LOOP) break;
     }
     if constexpr (PINGPONG)
         if (cs.wg == 0) hopper::named_sync(1, 256);
@@ -546,13 +552,17 @@ const char *unsupported(const attn_shape *s)
 size_t workspace_bytes(const attn_shape *) { return 0; }
 
 // The rung's choice per shape: when 128-row blocks would leave SMs idle, 64-row blocks
-// with one consumer warpgroup; otherwise the two-warpgroup ping-pong (D = 128) or the
-// three-warpgroup round robin (D = 64). ATTN07_VARIANT overrides it (measuring the steps).
+// with one consumer warpgroup; otherwise the two-warpgroup ping-pong (D = 128) or, at
+// D = 64, the three-warpgroup round robin where 192-row blocks fit seq_q well.
+// ATTN07_VARIANT overrides it (measuring the steps).
 const char *auto_variant(const attn_shape *s, int sms)
 {
     const long blocks128 = (long)((s->seq_q + 127) / 128) * s->batch * s->heads;
     if (blocks128 < sms) return "1wg-overlap";
-    return s->head_dim == 64 ? "3wg" : "pingpong";
+    if (s->head_dim == 128) return "pingpong";
+    // D = 64: three warpgroups (192 rows a block) unless that pads seq_q by more than 4%.
+    const long rows192 = (long)((s->seq_q + 191) / 192) * 192;
+    return rows192 * 100 <= (long)s->seq_q * 104 ? "3wg" : "pingpong";
 }
 
 const Variant *pick(const attn_shape *s, int sms)
@@ -622,7 +632,7 @@ int init(void **state, const attn_shape *s)
     const char *persist = getenv("ATTN07_PERSIST");
     const bool persistent = persist && *persist ? strcmp(persist, "0") != 0 : !s->causal;
     const long resident = (long)sms * (per_sm > 0 ? per_sm : 1);
-    st->grid = persistent && st->n_work > resident ? (int)resident : st->n_work;
+    st->grid = persistent && v->ncons >= 2 && st->n_work > resident ? (int)resident : st->n_work;
     st->encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(enc);
     const char *pdl = getenv("ATTN07_PDL");
     st->pdl = !(pdl && !strcmp(pdl, "0"));
