@@ -67,6 +67,21 @@ struct Params {
 constexpr bool RESCALE_ALWAYS = ATTN07_RESCALE_ALWAYS != 0;
 constexpr float RESCALE_LOG2 = 8.f;
 
+// Work tile t -> query block (0 = the first rows; each head's last, heaviest causal block
+// gets the smallest t) and batch * head. A looping block (two or more consumer
+// warpgroups) derives them from t; a one-tile block reads them off its 2-D grid, with no
+// integer division on the short critical path of the small grids it serves.
+template <bool LOOP> __device__ __forceinline__ int qblock_of(const Params &p, int t)
+{
+    if constexpr (LOOP) return p.n_qblocks - 1 - t % p.n_qblocks;
+    else return p.n_qblocks - 1 - (int)blockIdx.x;
+}
+template <bool LOOP> __device__ __forceinline__ int bh_of(const Params &p, int t)
+{
+    if constexpr (LOOP) return t / p.n_qblocks;
+    else return (int)blockIdx.y;
+}
+
 __device__ __forceinline__ float ex2(float x)
 {
     float y;
@@ -134,8 +149,7 @@ template <int D, int NCONS> struct Consumer {
             // This thread's first row, derived here from the work tile (opaque, so the
             // compiler does not keep it live through the unmasked iterations).
             asm volatile("" : "+r"(t));
-            const int row0 = (prm.n_qblocks - 1 - t % prm.n_qblocks) * C::BM + wg * 64 + (threadIdx.x / 32) % 4 * 16 +
-                             lane / 4;
+            const int row0 = qblock_of<(NCONS >= 2)>(prm, t) * C::BM + wg * 64 + (threadIdx.x / 32) % 4 * 16 + lane / 4;
 #pragma unroll
             for (int i = 0; i < 2; ++i) {
                 const int row = row0 + 8 * i;
@@ -231,15 +245,16 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     uint64_t *k_full = q_full + 2, *v_full = k_full + ST, *k_empty = v_full + ST, *v_empty = k_empty + ST;
 
     // Work tiles: t -> (query block, batch * head), query blocks of one head next to each
-    // other (their K and V stay in L2), each head's heaviest causal block first. A block
-    // takes t = blockIdx.x, blockIdx.x + gridDim.x, ... (gridDim.x = the number of tiles, or
-    // the number of SMs for a persistent launch). The K/V ring's slot and phase run on
-    // across tiles (counter `it`), Q's phase with the tile count.
+    // other (their K and V stay in L2), each head's heaviest causal block first. A looping
+    // block takes t = blockIdx.x, blockIdx.x + gridDim.x, ... (gridDim.x = the number of
+    // tiles, or the number of SMs for a persistent launch); a one-tile block (2-D grid)
+    // takes its one tile. The K/V ring's slot and phase run on across tiles (counter
+    // `it`), Q's phase with the tile count.
     const int diag = prm.seq_kv - prm.seq_q;   // bottom-right causal: row i sees keys j <= i + diag
+    const int t_first = LOOP ? (int)blockIdx.x : (int)(blockIdx.y * gridDim.x + blockIdx.x);
     auto tile_of = [](const Params &pr, int t, int &q0, int &bh, int &n_tiles) {
-        const int qb = pr.n_qblocks - 1 - t % pr.n_qblocks;
-        bh = t / pr.n_qblocks;
-        q0 = qb * C::BM;
+        bh = bh_of<LOOP>(pr, t);
+        q0 = qblock_of<LOOP>(pr, t) * C::BM;
         int kv_end = pr.seq_kv;
         if (pr.causal) kv_end = min(kv_end, min(q0 + C::BM, pr.seq_q) + pr.seq_kv - pr.seq_q);
         n_tiles = kv_end > 0 ? (kv_end + BN - 1) / BN : 0;
@@ -271,7 +286,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             hopper::prefetch_tmap(&tm_k);
             hopper::prefetch_tmap(&tm_v);
             int it = 0, count = 0;
-            for (int t = blockIdx.x; t < prm.n_work; t += gridDim.x, ++count) {
+            for (int t = t_first; t < prm.n_work; t += gridDim.x, ++count) {
                 int q0, bh, n_tiles;
                 tile_of(prm, t, q0, bh, n_tiles);
                 if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
@@ -328,10 +343,10 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         if (cs.wg == NCONS - 1) hopper::named_arrive(1, 256);
 
     int it = 0;
-    for (int t = blockIdx.x; t < prm.n_work; t += gridDim.x) {
+    for (int t = t_first; t < prm.n_work; t += gridDim.x) {
         int q0, bh, n_tiles;
         tile_of(prm, t, q0, bh, n_tiles);
-        const unsigned q_phase = ((t - blockIdx.x) / gridDim.x) & 1;   // this block's tile count, mod 2
+        const unsigned q_phase = LOOP ? ((t - blockIdx.x) / gridDim.x) & 1 : 0;   // this block's tile count, mod 2
 #pragma unroll
         for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
         cs.m[0] = cs.m[1] = -INFINITY;
@@ -464,7 +479,7 @@ __global__ void arch_probe(int *flag)
 
 // ---- host side ---------------------------------------------------------------------------
 
-enum { ERR_CUDA = 1, ERR_SHAPE, ERR_ARCH, ERR_SMEM, ERR_ALLOC, ERR_TMAP, ERR_VARIANT, ERR_ALIGN, ERR_NOT_90A };
+enum { ERR_CUDA = 1, ERR_SHAPE, ERR_ARCH, ERR_SMEM, ERR_ALLOC, ERR_TMAP, ERR_VARIANT, ERR_ALIGN, ERR_NOT_90A, ERR_GRID };
 
 struct Variant {
     const char *name;
@@ -480,7 +495,7 @@ struct Variant {
 const Variant VARIANTS[] = {
     VARIANT("1wg", 64, 1, false, false),     VARIANT("1wg", 128, 1, false, false),
     VARIANT("1wg-overlap", 64, 1, true, false), VARIANT("1wg-overlap", 128, 1, true, false),
-    VARIANT("3wg-overlap", 64, 3, true, false), VARIANT("3wg", 64, 3, true, true),
+    VARIANT("3wg", 64, 3, true, true),
     VARIANT("2wg", 64, 2, false, false),     VARIANT("2wg", 128, 2, false, false),
     VARIANT("overlap", 64, 2, true, false),  VARIANT("overlap", 128, 2, true, false),
     VARIANT("pingpong", 64, 2, true, true),  VARIANT("pingpong", 128, 2, true, true),
@@ -633,6 +648,10 @@ int init(void **state, const attn_shape *s)
     const bool persistent = persist && *persist ? strcmp(persist, "0") != 0 : !s->causal;
     const long resident = (long)sms * (per_sm > 0 ? per_sm : 1);
     st->grid = persistent && v->ncons >= 2 && st->n_work > resident ? (int)resident : st->n_work;
+    if (v->ncons == 1 && (long)s->batch * s->heads > 65535) {   // its grid is (query blocks, batch * heads)
+        free(st);
+        return ERR_GRID;
+    }
     st->encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(enc);
     const char *pdl = getenv("ATTN07_PDL");
     st->pdl = !(pdl && !strcmp(pdl, "0"));
@@ -675,7 +694,8 @@ int run(void *state, const attn_args *a)
     p.scale_log2 = s.scale * LOG2E;
     void *args[] = {&st.maps[0], &st.maps[1], &st.maps[2], &p};
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)st.grid);
+    cfg.gridDim = st.var->ncons == 1 ? dim3((unsigned)st.n_qblocks, (unsigned)(s.batch * s.heads))
+                                     : dim3((unsigned)st.grid);
     cfg.blockDim = dim3((unsigned)st.var->threads);
     cfg.dynamicSmemBytes = (size_t)st.var->smem;
     cfg.stream = a->stream;
@@ -706,6 +726,7 @@ const char *error_string(int code)
     case ERR_VARIANT: return "ATTN07_VARIANT names no variant for this head_dim (1wg, 1wg-overlap, 2wg, overlap, pingpong; 3wg "
                                 "for D=64)";
     case ERR_ALIGN: return "q/k/v must be 16-byte aligned and o 4-byte aligned";
+    case ERR_GRID: return "the one-warpgroup variants take batch * heads <= 65535 (grid y)";
     case ERR_NOT_90A: return "the driver picked code other than sm_90a for this GPU (no wgmma path)";
     default: return "unknown error code";
     }
