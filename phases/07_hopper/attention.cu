@@ -40,19 +40,18 @@ template <int D, int NCONS> struct Cfg {
     static constexpr int Q_BYTES = BM * D * 2;
     static constexpr int KV_BYTES = BN * D * 2;
     static constexpr int TILE_BYTES = Q_BYTES + 2 * STAGES * KV_BYTES;
-    static constexpr int BAR_BYTES = 8 * (2 + 4 * STAGES) + 8;   // + two work-tile slots
+    static constexpr int BAR_BYTES = 8 * (2 + 4 * STAGES);
     static constexpr int SMEM = 1024 + TILE_BYTES + BAR_BYTES;   // 1024: alignment slack
     static_assert(SMEM <= 227 * 1024, "fits the sm_90 per-block limit");
-    // setmaxnreg: the producer keeps 40 (32) registers, the consumers share the rest of the
+    // setmaxnreg: the producer keeps 24 (32) registers, the consumers share the rest of the
     // 64K-register file (multiples of 8). One consumer warpgroup needs no move.
-    static constexpr int REG_PRODUCER = NCONS == 2 ? 40 : 32;
-    static constexpr int REG_CONSUMER = NCONS == 2 ? 232 : 160;
+    static constexpr int REG_PRODUCER = NCONS == 2 ? 24 : 32;
+    static constexpr int REG_CONSUMER = NCONS == 2 ? 240 : 160;
     static_assert(NCONS == 1 || (REG_PRODUCER + NCONS * REG_CONSUMER) * 128 <= 65536, "register file");
 };
 
 struct Params {
     __half *o;
-    int *sched;   // dynamic tile scheduler: {next, done}, zero between launches; NULL: static
     int seq_q, seq_kv, n_qblocks, n_work, causal;   // n_work: query blocks * batch * heads
     float scale_log2;
 };
@@ -235,10 +234,6 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     static_assert(!PINGPONG || (OVERLAP && NCONS >= 2), "ping-pong takes turns between overlapped warpgroups");
     // One consumer warpgroup serves small grids only: one tile per block, no loop code.
     constexpr bool LOOP = NCONS >= 2;
-    // Two consumer warpgroups: the producer hands out the tiles (slot), static or dynamic.
-    // Three: each side computes the static round robin itself (the producer's 32
-    // registers do not hold the hand-out without spilling).
-    constexpr bool SLOT = NCONS == 2;
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));   // swizzle atoms: 1024-aligned
@@ -248,17 +243,13 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     uint64_t *q_full = reinterpret_cast<uint64_t *>(v_s + ST * C::KV_BYTES);
     uint64_t *q_empty = q_full + 1;
     uint64_t *k_full = q_full + 2, *v_full = k_full + ST, *k_empty = v_full + ST, *v_empty = k_empty + ST;
-    int *slot = reinterpret_cast<int *>(v_empty + ST);   // the work tile of Q phase c is slot[c & 1]
 
     // Work tiles: t -> (query block, batch * head), query blocks of one head next to each
     // other (their K and V stay in L2), each head's heaviest causal block first. A looping
-    // block starts at t = blockIdx.x and the producer picks the next one: t + gridDim.x
-    // (static round robin; gridDim.x = the number of tiles, or the number of SMs for a
-    // persistent launch) or, with the dynamic scheduler, the next of a global counter
-    // (atomicAdd; the last block to finish resets it). The producer hands each tile to the consumers through slot[count & 1] with the
-    // Q load's mbarrier; t >= n_work there means stop. A one-tile block (2-D grid) takes
-    // its one tile. The K/V ring's slot and phase run on across tiles (counter `it`),
-    // Q's phase with the tile count.
+    // block takes t = blockIdx.x, blockIdx.x + gridDim.x, ... (gridDim.x = the number of
+    // tiles, or the number of SMs for a persistent launch); a one-tile block (2-D grid)
+    // takes its one tile. The K/V ring's slot and phase run on across tiles (counter
+    // `it`), Q's phase with the tile count.
     const int diag = prm.seq_kv - prm.seq_q;   // bottom-right causal: row i sees keys j <= i + diag
     const int t_first = LOOP ? (int)blockIdx.x : (int)(blockIdx.y * gridDim.x + blockIdx.x);
     auto tile_of = [](const Params &pr, int t, int &q0, int &bh, int &n_tiles) {
@@ -294,20 +285,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             hopper::prefetch_tmap(&tm_q);
             hopper::prefetch_tmap(&tm_k);
             hopper::prefetch_tmap(&tm_v);
-            int it = 0, t = t_first;
-            for (int count = 0;; ++count) {
-                if constexpr (LOOP && !SLOT)
-                    if (t >= prm.n_work) break;
-                if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
-                if constexpr (SLOT) {
-                    slot[count & 1] = t;
-                    if (t >= prm.n_work) {
-                        hopper::mbar_arrive(q_full);   // no copy: the consumers read the stop
-                        break;
-                    }
-                }
+            int it = 0, count = 0;
+            for (int t = t_first; t < prm.n_work; t += gridDim.x, ++count) {
                 int q0, bh, n_tiles;
                 tile_of(prm, t, q0, bh, n_tiles);
+                if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
                 hopper::mbar_arrive_expect_tx(q_full, C::Q_BYTES);
 #pragma unroll
                 for (int c = 0; c < C::CHUNKS; ++c)
@@ -329,19 +311,6 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                                             &v_full[st]);
                 }
                 if constexpr (!LOOP) break;
-                // The next tile (the ring keeps the producer ahead of the consumers, so the
-                // atomic's latency is hidden).
-                if constexpr (SLOT) t = prm.sched ? atomicAdd(prm.sched, 1) + (int)gridDim.x : t + (int)gridDim.x;
-                else t += (int)gridDim.x;
-            }
-            if (SLOT && prm.sched) {
-                // This block fetches no more: count it; the last one resets the scheduler
-                // for the next launch (which reads it only after griddepcontrol.wait).
-                __threadfence();
-                if (atomicAdd(prm.sched + 1, 1) == (int)gridDim.x - 1) {
-                    atomicExch(prm.sched, 0);
-                    atomicExch(prm.sched + 1, 0);
-                }
             }
         }
         return;
@@ -374,19 +343,10 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         if (cs.wg == NCONS - 1) hopper::named_arrive(1, 256);
 
     int it = 0;
-    for (int count = 0;; ++count) {
-        int t = t_first;
-        if constexpr (LOOP && !SLOT) {
-            t = t_first + count * (int)gridDim.x;
-            if (t >= prm.n_work) break;
-        }
-        hopper::mbar_wait(q_full, count & 1);
-        if constexpr (SLOT) {
-            t = *reinterpret_cast<volatile int *>(&slot[count & 1]);
-            if (t >= prm.n_work) break;
-        }
+    for (int t = t_first; t < prm.n_work; t += gridDim.x) {
         int q0, bh, n_tiles;
         tile_of(prm, t, q0, bh, n_tiles);
+        const unsigned q_phase = LOOP ? ((t - blockIdx.x) / gridDim.x) & 1 : 0;   // this block's tile count, mod 2
 #pragma unroll
         for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
         cs.m[0] = cs.m[1] = -INFINITY;
@@ -396,6 +356,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         const int plain_end = prm.causal ? min(prm.seq_kv, wg_row + diag + 1) : prm.seq_kv;
         const int n_plain = plain_end > 0 ? plain_end / BN : 0;
 
+        hopper::mbar_wait(q_full, q_phase);
         if (n_tiles == 0) release(q_empty);
         float alpha[2];
         if constexpr (!OVERLAP) {
@@ -546,7 +507,6 @@ struct State {
     const Variant *var;
     int bm, n_qblocks, n_work, grid;
     int pdl;   // launch with programmatic stream serialization (ATTN07_PDL=0 turns it off)
-    int *sched;   // device {next, done} of the dynamic tile scheduler, or NULL
     PFN_cuTensorMapEncodeTiled_v12000 encode;
     const void *mapped[3];
     CUtensorMap maps[3];
@@ -684,23 +644,10 @@ int init(void **state, const attn_shape *s)
         free(st);
         return ERR_CUDA;
     }
-    // ATTN07_SCHED=dynamic: the two-warpgroup variants persistent, tiles taken from a
-    // global counter (causal shapes too); for measuring it against the static order.
-    const char *sched = getenv("ATTN07_SCHED");
-    const bool dynamic = v->ncons == 2 && sched && !strcmp(sched, "dynamic");
     const char *persist = getenv("ATTN07_PERSIST");
-    const bool persistent = dynamic || (persist && *persist ? strcmp(persist, "0") != 0 : !s->causal);
+    const bool persistent = persist && *persist ? strcmp(persist, "0") != 0 : !s->causal;
     const long resident = (long)sms * (per_sm > 0 ? per_sm : 1);
     st->grid = persistent && v->ncons >= 2 && st->n_work > resident ? (int)resident : st->n_work;
-    if (dynamic) {
-        if ((g_cuda = cudaMalloc(&st->sched, 2 * sizeof(int))) != cudaSuccess ||
-            (g_cuda = cudaMemset(st->sched, 0, 2 * sizeof(int))) != cudaSuccess ||
-            (g_cuda = cudaDeviceSynchronize()) != cudaSuccess) {
-            cudaFree(st->sched);
-            free(st);
-            return ERR_CUDA;
-        }
-    }
     if (v->ncons == 1 && (long)s->batch * s->heads > 65535) {   // its grid is (query blocks, batch * heads)
         free(st);
         return ERR_GRID;
@@ -710,9 +657,9 @@ int init(void **state, const attn_shape *s)
     st->pdl = !(pdl && !strcmp(pdl, "0"));
     snprintf(g_chosen, sizeof g_chosen,
              "%s: %d consumer warpgroup(s), BM=%d BN=%d, %d B shared memory, %d registers at entry "
-             "(sm_90a code, wgmma), %d work tiles on %d CTAs of %d threads%s%s",
+             "(sm_90a code, wgmma), %d work tiles on %d CTAs of %d threads%s",
              v->name, v->ncons, st->bm, BN, v->smem, fa.numRegs, st->n_work, st->grid, v->threads,
-             st->sched ? ", dynamic tile scheduler" : "", st->pdl ? ", programmatic dependent launch" : "");
+             st->pdl ? ", programmatic dependent launch" : "");
     *state = st;
     return 0;
 }
@@ -743,7 +690,6 @@ int run(void *state, const attn_args *a)
     p.seq_kv = s.seq_kv;
     p.n_qblocks = st.n_qblocks;
     p.n_work = st.n_work;
-    p.sched = st.sched;
     p.causal = s.causal != 0;
     p.scale_log2 = s.scale * LOG2E;
     void *args[] = {&st.maps[0], &st.maps[1], &st.maps[2], &p};
@@ -763,13 +709,7 @@ int run(void *state, const attn_args *a)
     return g_cuda == cudaSuccess ? 0 : ERR_CUDA;
 }
 
-void fini(void *state)
-{
-    State *st = static_cast<State *>(state);
-    if (!st) return;
-    cudaFree(st->sched);
-    free(st);
-}
+void fini(void *state) { free(state); }
 
 const char *error_string(int code)
 {
