@@ -165,15 +165,10 @@ static int first_line(const char *cmd, char *buf, size_t len)
 
 json_t *device_git_json(const char *build_dir)
 {
-    char commit[128] = "", dirty[16] = "";
-    if (first_line("git rev-parse HEAD 2>/dev/null", commit, sizeof commit) == 0) {
-        /* tracked changes only: build outputs and scratch files do not make a tree dirty */
-        FILE *f = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");
-        int any = f && fgetc(f) != EOF;
-        if (f) pclose(f);
-        return json_pack("{s:s, s:b, s:s}", "commit", commit, "dirty", any, "source", "git");
-    }
-    char path[512];
+    /* build_dir/gitinfo (written by make) describes the tree the measured objects were
+     * built from; the working directory's git may be another tree (a copy carried to a
+     * GPU machine, a worktree), so it is asked only when the build left no gitinfo */
+    char commit[128] = "", dirty[16] = "", path[512];
     snprintf(path, sizeof path, "%s/gitinfo", build_dir);
     FILE *f = fopen(path, "r");
     if (f && fscanf(f, "%127s %15s", commit, dirty) == 2) {
@@ -182,6 +177,13 @@ json_t *device_git_json(const char *build_dir)
                          strcmp(dirty, "clean") != 0, "source", "build/gitinfo");
     }
     if (f) fclose(f);
+    if (first_line("git rev-parse HEAD 2>/dev/null", commit, sizeof commit) == 0) {
+        /* tracked changes only: build outputs and scratch files do not make a tree dirty */
+        FILE *p = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");
+        int any = p && fgetc(p) != EOF;
+        if (p) pclose(p);
+        return json_pack("{s:s, s:b, s:s}", "commit", commit, "dirty", any, "source", "git");
+    }
     return json_pack("{s:s, s:b, s:s}", "commit", "unknown", "dirty", 1, "source", "none");
 }
 
