@@ -1,79 +1,26 @@
-/* runs_compare.c: `attnladder compare A.json B.json`: per-phase, per-shape changes of the
- * ratio to the baseline as markdown, with the regression gate's rule and verdicts. */
+/* compare.c: `attnladder compare A.json B.json`: per-phase, per-shape changes of the
+ * ratio to the baseline as markdown, with the regression gate's rule and verdicts. The
+ * rows, their changes and verdicts come from gate/regression.h; this file renders them. */
 #include "compare.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include "core/args.h"
 #include "commands.h"
-#include "gate/decide.h"
+#include "gate/regression.h"
 #include "core/numfmt.h"
 
 typedef struct {
-    const char *impl;
-    attn_shape shape;
-    const run_result *ra, *rb;
-    int compared;                  /* change holds numbers */
-    reg_change change;
-    reg_verdict verdict;
-    char note[200];                /* why not compared */
-} row;
+    const gate_config *c;
+    const compare_opts *o;
+} selection;
 
-typedef struct {
-    row *rows;
-    size_t n, cap;
-} rows;
-
-static const gate_config *g_cfg;   /* for qsort's comparator */
-
-static int cmp_row(const void *pa, const void *pb)
+static int wanted(const run_data *r, const char *impl, void *ctx)
 {
-    const row *a = pa, *b = pb;
-    int c = strcmp(a->impl, b->impl);
-    if (c) return c;
-    return run_shape_order(&a->shape, &b->shape, g_cfg->headline, g_cfg->n_headline);
-}
-
-static int wanted(const run_data *r, const char *impl, const gate_config *c, const compare_opts *o)
-{
+    const selection *sel = ctx;
     const run_impl *im = run_find_impl(r, impl);
-    if (!im || strcmp(impl, c->baseline) == 0) return 0;
-    return strcmp(im->kind, "phase") == 0 || (o->all_impls && strcmp(im->kind, "external") == 0);
-}
-
-static int collect(rows *rs, const run_data *from, const run_data *other, int from_is_a,
-                   const gate_config *c, const compare_opts *o)
-{
-    for (size_t i = 0; i < from->n_results; i++) {
-        const run_result *r = &from->results[i];
-        if (!wanted(from, r->impl, c, o)) continue;
-        int seen = 0;
-        for (size_t k = 0; k < rs->n && !seen; k++)
-            seen = strcmp(rs->rows[k].impl, r->impl) == 0 && run_same_shape(&rs->rows[k].shape, &r->shape);
-        if (seen) continue;
-        if (rs->n == rs->cap) {
-            size_t cap = rs->cap ? 2 * rs->cap : 64;
-            row *n = realloc(rs->rows, cap * sizeof *n);
-            if (!n) return -1;
-            rs->rows = n;
-            rs->cap = cap;
-        }
-        row *w = &rs->rows[rs->n++];
-        memset(w, 0, sizeof *w);
-        w->impl = r->impl;
-        w->shape = r->shape;
-        const run_result *o2 = run_find(other, r->impl, &r->shape);
-        w->ra = from_is_a ? r : o2;
-        w->rb = from_is_a ? o2 : r;
-    }
-    return 0;
-}
-
-static const char *untimed_why(const run_result *r)
-{
-    if (!r->supported) return r->reason ? r->reason : "unsupported";
-    if (r->checked && !r->correct) return "failed correctness";
-    return "no graph timing";
+    if (!im || strcmp(impl, sel->c->baseline) == 0) return 0;
+    return strcmp(im->kind, "phase") == 0 || (sel->o->all_impls && strcmp(im->kind, "external") == 0);
 }
 
 /* Markdown cells cannot hold '|' or newlines. */
@@ -88,42 +35,42 @@ static void cell(char *dst, size_t len, const char *src)
     dst[k] = '\0';
 }
 
-static int decide(row *w, const gate_config *c, const run_data *a, const run_data *b)
+static int timed(const run_result *r) { return r && r->timed; }
+
+/* Why a row has no change (A is the reference, B the run compared with it). */
+static void row_note(const reg_row *w, const gate_config *c, char *note, size_t len)
 {
     char why[160];
-    if (!w->ra || !w->rb) {
-        snprintf(w->note, sizeof w->note, "only in %s", w->ra ? "A" : "B");
-        return 0;
+    const run_result *u;
+    switch (w->state) {
+    case REG_ROW_ONLY_REF:
+    case REG_ROW_ONLY_NOW:
+        snprintf(note, len, "only in %s", w->ref ? "A" : "B");
+        break;
+    case REG_ROW_UNTIMED:
+        u = !w->now->timed ? w->now : w->ref;
+        cell(why, sizeof why, reg_untimed_reason(u));
+        snprintf(note, len, "not timed in %s: %s", u == w->now ? "B" : "A", why);
+        break;
+    case REG_ROW_NO_BASELINE:
+        snprintf(note, len, "no %s timing in %s", c->baseline,
+                 !timed(w->base_ref) ? (!timed(w->base_now) ? "A and B" : "A") : "B");
+        break;
+    case REG_ROW_COMPARED:
+        snprintf(note, len, "-");
+        break;
     }
-    if (!w->ra->timed || !w->rb->timed) {
-        const run_result *u = !w->rb->timed ? w->rb : w->ra;
-        cell(why, sizeof why, untimed_why(u));
-        snprintf(w->note, sizeof w->note, "not timed in %s: %s", u == w->rb ? "B" : "A", why);
-        return 0;
-    }
-    const run_result *ba = run_find(a, c->baseline, &w->shape), *bb = run_find(b, c->baseline, &w->shape);
-    if (!ba || !ba->timed || !bb || !bb->timed) {
-        snprintf(w->note, sizeof w->note, "no %s timing in %s", c->baseline,
-                 !ba || !ba->timed ? (!bb || !bb->timed ? "A and B" : "A") : "B");
-        return 0;
-    }
-    if (gate_change_ci(w->rb->samples, w->rb->n_samples, bb->samples, bb->n_samples,
-                       w->ra->samples, w->ra->n_samples, ba->samples, ba->n_samples,
-                       c->reg.resamples, c->reg.seed, c->reg.ci_level, &w->change))
-        return -1;
-    w->compared = 1;
-    w->verdict = gate_regression_decide(&c->reg, &w->change);
-    return 0;
 }
 
-static void print_row(FILE *f, const row *w)
+static void print_row(FILE *f, const reg_row *w, const gate_config *cfg)
 {
-    char shape[96], a1[48], a2[64], b1[48], b2[64], ch[32], lo[32], hi[32];
+    char shape[96], a1[48], a2[64], b1[48], b2[64], ch[32], lo[32], hi[32], note[200];
     run_shape_text(&w->shape, shape, sizeof shape);
-    if (!w->compared) {
+    if (w->state != REG_ROW_COMPARED) {
+        row_note(w, cfg, note, sizeof note);
         fprintf(f, "| %s | %s | %s | %s | - | %s |\n", w->impl, shape,
-                w->ra && w->ra->has_ratio ? fmt_num(a1, sizeof a1, w->ra->ratio) : "-",
-                w->rb && w->rb->has_ratio ? fmt_num(b1, sizeof b1, w->rb->ratio) : "-", w->note);
+                w->ref && w->ref->has_ratio ? fmt_num(a1, sizeof a1, w->ref->ratio) : "-",
+                w->now && w->now->has_ratio ? fmt_num(b1, sizeof b1, w->now->ratio) : "-", note);
         return;
     }
     const reg_change *c = &w->change;
@@ -151,30 +98,30 @@ static void run_row(FILE *f, const char *label, const run_data *r)
             r->dirty ? " (dirty)" : "", r->created_utc);
 }
 
-int runs_compare_markdown(FILE *f, const gate_config *c, const run_data *a, const run_data *b,
-                          const compare_opts *o, char *err, size_t errlen)
+static int notable(const reg_row *w)
+{
+    return w->state != REG_ROW_COMPARED || w->verdict != REG_UNCHANGED;
+}
+
+/* Both runs need the baseline timed at the headline shapes. */
+static int baselines_present(const gate_config *c, const run_data *a, const run_data *b,
+                             char *err, size_t errlen)
 {
     const run_data *runs[2] = { a, b };
-    for (int k = 0; k < 2; k++)
-        for (size_t h = 0; h < c->n_headline; h++) {
-            const run_result *br = run_find(runs[k], c->baseline, &c->headline[h]);
-            if (br && br->timed) continue;
-            char text[96];
-            run_shape_text(&c->headline[h], text, sizeof text);
-            snprintf(err, errlen, "%s: the baseline '%s' has no graph timing at the headline shape "
-                     "%s; no ratio can be compared without it", runs[k]->path, c->baseline, text);
-            return -1;
-        }
-    rows rs = { 0 };
-    if (collect(&rs, a, b, 1, c, o) || collect(&rs, b, a, 0, c, o)) goto oom;
-    g_cfg = c;
-    qsort(rs.rows, rs.n, sizeof *rs.rows, cmp_row);
-    size_t count[4] = { 0 }, not_compared = 0;
-    for (size_t i = 0; i < rs.n; i++) {
-        if (decide(&rs.rows[i], c, a, b)) goto oom;
-        if (rs.rows[i].compared) count[rs.rows[i].verdict]++;
-        else not_compared++;
+    for (int k = 0; k < 2; k++) {
+        const attn_shape *gap = reg_baseline_gap(c, runs[k], NULL);
+        if (!gap) continue;
+        char text[96];
+        run_shape_text(gap, text, sizeof text);
+        snprintf(err, errlen, "%s: the baseline '%s' has no graph timing at the headline shape "
+                 "%s; no ratio can be compared without it", runs[k]->path, c->baseline, text);
+        return -1;
     }
+    return 0;
+}
+
+static void print_head(FILE *f, const gate_config *c, const run_data *a, const run_data *b)
+{
     char t1[32], t2[32];
     fprintf(f, "### attnladder compare: B against A\n\n");
     fprintf(f, "| | evidence | GPU | commit | date |\n| --- | --- | --- | --- | --- |\n");
@@ -195,32 +142,60 @@ int runs_compare_markdown(FILE *f, const gate_config *c, const run_data *a, cons
         fprintf(f, " and the two ratios' %.0f%% CIs do not overlap", c->reg.ci_level * 100);
     fprintf(f, "; improved symmetrically; inconclusive when the estimate crosses the tolerance "
             "but the CI does not.\n\n");
+}
+
+/* The count line; returns the number of regressed rows. */
+static size_t print_counts(FILE *f, const reg_row *rows, size_t n)
+{
+    size_t count[4] = { 0 }, not_compared = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].state == REG_ROW_COMPARED) count[rows[i].verdict]++;
+        else not_compared++;
+    }
     fprintf(f, "**%zu regressed, %zu improved, %zu inconclusive, %zu unchanged, %zu not compared.**\n\n",
             count[REG_REGRESSED], count[REG_IMPROVED], count[REG_INCONCLUSIVE], count[REG_UNCHANGED],
             not_compared);
-    size_t notable = 0;
-    for (size_t i = 0; i < rs.n; i++)
-        notable += !rs.rows[i].compared || rs.rows[i].verdict != REG_UNCHANGED;
-    if (notable) {
+    return count[REG_REGRESSED];
+}
+
+static void print_tables(FILE *f, const gate_config *c, const reg_row *rows, size_t n,
+                         const compare_opts *o)
+{
+    size_t n_notable = 0;
+    for (size_t i = 0; i < n; i++) n_notable += notable(&rows[i]);
+    if (n_notable) {
         table_head(f, c);
-        for (size_t i = 0; i < rs.n; i++)
-            if (!rs.rows[i].compared || rs.rows[i].verdict != REG_UNCHANGED) print_row(f, &rs.rows[i]);
+        for (size_t i = 0; i < n; i++)
+            if (notable(&rows[i])) print_row(f, &rows[i], c);
         fprintf(f, "\n");
     } else {
         fprintf(f, "Every compared row is unchanged.\n\n");
     }
-    if (!o->changed_only && rs.n) {
-        fprintf(f, "<details><summary>All %zu rows</summary>\n\n", rs.n);
+    if (!o->changed_only && n) {
+        fprintf(f, "<details><summary>All %zu rows</summary>\n\n", n);
         table_head(f, c);
-        for (size_t i = 0; i < rs.n; i++) print_row(f, &rs.rows[i]);
+        for (size_t i = 0; i < n; i++) print_row(f, &rows[i], c);
         fprintf(f, "\n</details>\n");
     }
-    free(rs.rows);
-    return (int)count[REG_REGRESSED];
-oom:
-    free(rs.rows);
-    snprintf(err, errlen, "out of memory comparing %s and %s", a->path, b->path);
-    return -1;
+}
+
+int runs_compare_markdown(FILE *f, const gate_config *c, const run_data *a, const run_data *b,
+                          const compare_opts *o, char *err, size_t errlen)
+{
+    if (baselines_present(c, a, b, err, errlen)) return -1;
+    selection sel = { c, o };
+    reg_row_filter filter = { wanted, &sel, 0 };
+    reg_row *rows;
+    size_t n;
+    if (reg_rows(c, a, b, &filter, &rows, &n)) {
+        snprintf(err, errlen, "out of memory comparing %s and %s", a->path, b->path);
+        return -1;
+    }
+    print_head(f, c, a, b);
+    size_t regressed = print_counts(f, rows, n);
+    print_tables(f, c, rows, n, o);
+    free(rows);
+    return (int)regressed;
 }
 
 int cmd_compare(int argc, char **argv)

@@ -1,10 +1,11 @@
 /* core/stats.c: percentiles, bootstrap intervals and the stop rule.
  *
- * A bootstrap resample of a sorted sample is drawn as n indices (rng_below(n), in
- * order) into the sorted array; only how often each index was drawn matters for an
- * order statistic, so the resample's median is read off the cumulative counts in O(n)
+ * A bootstrap resample of a sample set is drawn as n indices (rng_below(n), in order)
+ * into the set as the caller gives it; only how often each value was drawn matters for
+ * an order statistic, so the drawn indices are counted at their samples' positions in
+ * the sorted set and the resample's median is read off the cumulative counts in O(n)
  * instead of sorting every resample. The interval is the type-7 percentile pair
- * (1-conf)/2 and (1+conf)/2 of the resample medians. */
+ * (1-conf)/2 and (1+conf)/2 of the resampled statistic. */
 #include "core/stats.h"
 
 #include <math.h>
@@ -51,11 +52,57 @@ double stats_median(const double *x, size_t n)
     return m;
 }
 
-/* One resample of sorted[0..n) and its type-7 median (the same arithmetic as
- * stats_percentile_sorted at p = 0.5). counts: n zeroed entries, left zeroed. */
-static double resample_median(const double *sorted, size_t n, uint32_t *counts, rng_state *r)
+/* A sample set prepared for resampling: its values ascending, and where each sample (in
+ * the order given) stands among them, so that drawn indices count at sorted positions. */
+typedef struct {
+    double *sorted;
+    uint32_t *rank;
+    size_t n;
+} ranked_set;
+
+typedef struct {
+    double value;
+    uint32_t index;
+} indexed_value;
+
+static int cmp_indexed(const void *a, const void *b)
 {
-    for (size_t i = 0; i < n; i++) counts[rng_below(r, n)]++;
+    return cmp_double(&((const indexed_value *)a)->value, &((const indexed_value *)b)->value);
+}
+
+/* 0, or -1 on allocation failure (what was allocated stays in r for ranked_free). */
+static int ranked_init(ranked_set *r, const double *x, size_t n)
+{
+    indexed_value *iv = malloc(n * sizeof *iv);
+    r->sorted = malloc(n * sizeof *r->sorted);
+    r->rank = malloc(n * sizeof *r->rank);
+    r->n = n;
+    if (!iv || !r->sorted || !r->rank) {
+        free(iv);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) iv[i] = (indexed_value){ x[i], (uint32_t)i };
+    qsort(iv, n, sizeof *iv, cmp_indexed);
+    for (size_t j = 0; j < n; j++) {
+        r->sorted[j] = iv[j].value;
+        r->rank[iv[j].index] = (uint32_t)j;
+    }
+    free(iv);
+    return 0;
+}
+
+static void ranked_free(ranked_set *r)
+{
+    free(r->sorted);
+    free(r->rank);
+}
+
+/* One resample of the set and its type-7 median (the same arithmetic as
+ * stats_percentile_sorted at p = 0.5). counts: n zeroed entries, left zeroed. */
+static double resample_median(const ranked_set *s, uint32_t *counts, rng_state *r)
+{
+    size_t n = s->n;
+    for (size_t i = 0; i < n; i++) counts[s->rank[rng_below(r, n)]]++;
     size_t k1 = (n - 1) / 2, k2 = n / 2, seen = 0;
     double v1 = 0, v2 = 0;
     int have1 = 0;
@@ -63,9 +110,9 @@ static double resample_median(const double *sorted, size_t n, uint32_t *counts, 
         if (!counts[i]) continue;
         seen += counts[i];
         counts[i] = 0;
-        if (!have1 && seen > k1) { v1 = sorted[i]; have1 = 1; }
+        if (!have1 && seen > k1) { v1 = s->sorted[i]; have1 = 1; }
         if (seen > k2) {
-            v2 = sorted[i];
+            v2 = s->sorted[i];
             for (size_t j = i + 1; j < n; j++) counts[j] = 0;
             break;
         }
@@ -78,33 +125,116 @@ static int bad_args(size_t n, size_t resamples, double conf)
     return n == 0 || n > UINT32_MAX || resamples == 0 || !(conf > 0 && conf < 1);
 }
 
-static void interval(double *meds, size_t resamples, double conf, double *lo, double *hi)
+static void interval(double *values, size_t resamples, double conf, double *lo, double *hi)
 {
-    qsort(meds, resamples, sizeof *meds, cmp_double);
-    *lo = stats_percentile_sorted(meds, resamples, (1 - conf) / 2);
-    *hi = stats_percentile_sorted(meds, resamples, (1 + conf) / 2);
+    qsort(values, resamples, sizeof *values, cmp_double);
+    *lo = stats_percentile_sorted(values, resamples, (1 - conf) / 2);
+    *hi = stats_percentile_sorted(values, resamples, (1 + conf) / 2);
 }
 
+static int bad_spec(const stats_bootstrap_spec *s, size_t resamples, double conf)
+{
+    if (!s || !s->sets || !s->n || !s->k || !s->statistic || !s->n_values) return 1;
+    for (size_t j = 0; j < s->k; j++)
+        if (!s->sets[j] || bad_args(s->n[j], resamples, conf)) return 1;
+    return 0;
+}
+
+/* What one bootstrap holds: the ranked sets, the counts one resample is tallied in, the
+ * sets' medians of the current resample, and every resample's statistic (value v of
+ * resample i at values[v * resamples + i]). */
+typedef struct {
+    ranked_set *sets;
+    uint32_t *counts;
+    double *medians, *one, *values;
+} bootstrap_work;
+
+static void work_free(bootstrap_work *w, size_t k)
+{
+    for (size_t j = 0; w->sets && j < k; j++) ranked_free(&w->sets[j]);
+    free(w->sets);
+    free(w->counts);
+    free(w->medians);
+    free(w->one);
+    free(w->values);
+}
+
+static int work_init(bootstrap_work *w, const stats_bootstrap_spec *s, size_t resamples)
+{
+    size_t nmax = 0;
+    for (size_t j = 0; j < s->k; j++)
+        if (s->n[j] > nmax) nmax = s->n[j];
+    w->sets = calloc(s->k, sizeof *w->sets);
+    w->counts = calloc(nmax, sizeof *w->counts);
+    w->medians = malloc(s->k * sizeof *w->medians);
+    w->one = malloc(s->n_values * sizeof *w->one);
+    w->values = malloc(s->n_values * resamples * sizeof *w->values);
+    if (!w->sets || !w->counts || !w->medians || !w->one || !w->values) return -1;
+    for (size_t j = 0; j < s->k; j++)
+        if (ranked_init(&w->sets[j], s->sets[j], s->n[j])) return -1;
+    return 0;
+}
+
+static void point_estimate(const stats_bootstrap_spec *s, bootstrap_work *w, double *point)
+{
+    for (size_t j = 0; j < s->k; j++)
+        w->medians[j] = stats_percentile_sorted(w->sets[j].sorted, w->sets[j].n, 0.5);
+    s->statistic(w->medians, point, s->ctx);
+}
+
+static void resample_all(const stats_bootstrap_spec *s, bootstrap_work *w, size_t resamples,
+                         uint64_t seed)
+{
+    rng_state r;
+    rng_seed(&r, seed);
+    for (size_t i = 0; i < resamples; i++) {
+        for (size_t j = 0; j < s->k; j++) w->medians[j] = resample_median(&w->sets[j], w->counts, &r);
+        s->statistic(w->medians, w->one, s->ctx);
+        for (size_t v = 0; v < s->n_values; v++) w->values[v * resamples + i] = w->one[v];
+    }
+}
+
+int stats_bootstrap_medians(const stats_bootstrap_spec *s, size_t resamples, uint64_t seed,
+                            double conf, double *point, double *lo, double *hi)
+{
+    if (!lo || !hi || bad_spec(s, resamples, conf)) return -1;
+    bootstrap_work w = { 0 };
+    int rc = work_init(&w, s, resamples);
+    if (rc == 0) {
+        if (point) point_estimate(s, &w, point);
+        resample_all(s, &w, resamples, seed);
+        for (size_t v = 0; v < s->n_values; v++)
+            interval(w.values + v * resamples, resamples, conf, &lo[v], &hi[v]);
+    }
+    work_free(&w, s->k);
+    return rc;
+}
+
+static void first_median(const double *medians, double *out, void *ctx)
+{
+    (void)ctx;
+    out[0] = medians[0];
+}
+
+static void median_ratio(const double *medians, double *out, void *ctx)
+{
+    (void)ctx;
+    out[0] = medians[0] / medians[1];
+}
+
+/* The sorted sample is what gets resampled, so the draws are those of
+ * harness/tests/stats_expected.py and of the intervals already in the evidence. */
 int stats_bootstrap_median_ci(const double *x, size_t n, size_t resamples, uint64_t seed,
                               double conf, double *lo, double *hi)
 {
     if (!x || bad_args(n, resamples, conf)) return -1;
-    double *s = sorted_copy(x, n), *meds = malloc(resamples * sizeof *meds);
-    uint32_t *counts = calloc(n, sizeof *counts);
-    if (!s || !meds || !counts) {
-        free(s);
-        free(meds);
-        free(counts);
-        return -1;
-    }
-    rng_state r;
-    rng_seed(&r, seed);
-    for (size_t i = 0; i < resamples; i++) meds[i] = resample_median(s, n, counts, &r);
-    interval(meds, resamples, conf, lo, hi);
+    double *s = sorted_copy(x, n);
+    if (!s) return -1;
+    const double *sets[1] = { s };
+    stats_bootstrap_spec spec = { sets, &n, 1, first_median, 1, NULL };
+    int rc = stats_bootstrap_medians(&spec, resamples, seed, conf, NULL, lo, hi);
     free(s);
-    free(meds);
-    free(counts);
-    return 0;
+    return rc;
 }
 
 int stats_summarize(const double *x, size_t n, size_t resamples, uint64_t seed,
@@ -126,33 +256,23 @@ int stats_summarize(const double *x, size_t n, size_t resamples, uint64_t seed,
     return stats_bootstrap_median_ci(x, n, resamples, seed, conf, &out->ci_lo, &out->ci_hi);
 }
 
-/* Each resample draws a's n_a indices, then b's n_b, from one stream. */
+/* Each resample draws a's n_a indices, then b's n_b, from one stream, into the sorted
+ * samples (as stats_bootstrap_median_ci). */
 int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
                    size_t resamples, uint64_t seed, double conf,
                    double *ratio, double *lo, double *hi)
 {
     if (!a || !b || bad_args(na, resamples, conf) || bad_args(nb, resamples, conf)) return -1;
     double *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
-    double *meds = malloc(resamples * sizeof *meds);
-    uint32_t *counts = calloc(na > nb ? na : nb, sizeof *counts);
     int rc = -1;
-    if (!sa || !sb || !meds || !counts) goto out;
-    double mb = stats_percentile_sorted(sb, nb, 0.5);
-    if (mb == 0) goto out;
-    *ratio = stats_percentile_sorted(sa, na, 0.5) / mb;
-    rng_state r;
-    rng_seed(&r, seed);
-    for (size_t i = 0; i < resamples; i++) {
-        double ma = resample_median(sa, na, counts, &r);
-        meds[i] = ma / resample_median(sb, nb, counts, &r);
+    if (sa && sb && stats_percentile_sorted(sb, nb, 0.5) != 0) {
+        const double *sets[2] = { sa, sb };
+        size_t n[2] = { na, nb };
+        stats_bootstrap_spec spec = { sets, n, 2, median_ratio, 1, NULL };
+        rc = stats_bootstrap_medians(&spec, resamples, seed, conf, ratio, lo, hi);
     }
-    interval(meds, resamples, conf, lo, hi);
-    rc = 0;
-out:
     free(sa);
     free(sb);
-    free(meds);
-    free(counts);
     return rc;
 }
 

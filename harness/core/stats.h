@@ -32,6 +32,29 @@ int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
                    size_t resamples, uint64_t seed, double conf,
                    double *ratio, double *lo, double *hi);
 
+/* A statistic of the medians of several sample sets (medians[j]: set j's), writing its
+ * values to out. */
+typedef void (*stats_of_medians)(const double *medians, double *out, void *ctx);
+
+typedef struct {
+    const double *const *sets;   /* k sample sets, resampled in the order given */
+    const size_t *n;             /* their sizes */
+    size_t k;
+    stats_of_medians statistic;
+    size_t n_values;             /* how many values the statistic writes */
+    void *ctx;                   /* passed to the statistic */
+} stats_bootstrap_spec;
+
+/* Percentile-bootstrap CIs of a statistic of the sets' medians. Each of `resamples`
+ * resamples draws every set in turn, n_j indices (rng_below(n_j), in order) into set j as
+ * given, from one stream seeded with seed, and evaluates the statistic on the resampled
+ * sets' medians; lo[v], hi[v]: the type-7 percentiles (1-conf)/2 and (1+conf)/2 of value
+ * v over the resamples. point (NULL: not wanted): the statistic of the sets' own medians.
+ * 0, or -1 on bad arguments (as stats_bootstrap_median_ci's, for every set) or
+ * allocation failure. */
+int stats_bootstrap_medians(const stats_bootstrap_spec *s, size_t resamples, uint64_t seed,
+                            double conf, double *point, double *lo, double *hi);
+
 /* When to stop sampling (as nvbench does: a minimum and maximum count, a time budget,
  * and a noise criterion: the CI width of the median relative to the median). */
 typedef struct {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "core/numfmt.h"
 #include "core/stats.h"
+#include "gate/regression.h"
 
 static gate_check *add(gate_outcome *o, check_kind kind, const char *phase, const attn_shape *s,
                        int pass, const char *fmt, ...)
@@ -40,13 +41,6 @@ void gate_outcome_free(gate_outcome *o)
 {
     free(o->checks);
     memset(o, 0, sizeof *o);
-}
-
-static int is_headline(const gate_config *c, const attn_shape *s)
-{
-    for (size_t i = 0; i < c->n_headline; i++)
-        if (run_same_shape(s, &c->headline[i])) return 1;
-    return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -99,17 +93,15 @@ int gate_result_ratio(const gate_config *c, const run_data *run, const run_resul
 /* Every ratio of a gate needs the baseline at the headline shapes. */
 static int baseline_present(const gate_config *c, const run_data *run, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < c->n_headline; i++) {
-        const run_result *b = run_find(run, c->baseline, &c->headline[i]);
-        if (b && b->timed) continue;
-        char text[96];
-        run_shape_text(&c->headline[i], text, sizeof text);
-        snprintf(err, errlen, "%s: the baseline '%s' (%s) has %s at the headline shape %s; "
-                 "no ratio can be gated without it", run->path, c->baseline, c->path,
-                 !b ? "no result" : !b->supported ? "no support" : "no graph timing", text);
-        return -1;
-    }
-    return 0;
+    const run_result *b = NULL;
+    const attn_shape *gap = reg_baseline_gap(c, run, &b);
+    if (!gap) return 0;
+    char text[96];
+    run_shape_text(gap, text, sizeof text);
+    snprintf(err, errlen, "%s: the baseline '%s' (%s) has %s at the headline shape %s; "
+             "no ratio can be gated without it", run->path, c->baseline, c->path,
+             !b ? "no result" : !b->supported ? "no support" : "no graph timing", text);
+    return -1;
 }
 
 static void shape_str(const attn_shape *s, char *buf, size_t len) { run_shape_text(s, buf, len); }
@@ -134,8 +126,7 @@ static int ladder_phase(const gate_config *c, const run_data *run, const char *p
             }
             if (!res->timed) {
                 if (!add(o, CHECK_BOUND, phase, s, 0, "not timed at %s: %s", text,
-                         !res->supported ? (res->reason ? res->reason : "unsupported")
-                         : res->checked && !res->correct ? "failed correctness" : "no graph timing"))
+                         reg_untimed_reason(res)))
                     return -1;
                 continue;
             }
@@ -209,86 +200,77 @@ oom:
     return -1;
 }
 
+/* One phase's regression checks, built from the rows of the phase. */
 typedef struct {
-    const run_result *res;
     const gate_config *c;
-} shape_item;
+    const char *phase;
+    gate_outcome *o;
+} phase_checks;
 
-static int cmp_item(const void *pa, const void *pb)
+static int is_the_phase(const run_data *r, const char *impl, void *ctx)
 {
-    const shape_item *a = pa, *b = pb;
-    return run_shape_order(&a->res->shape, &b->res->shape, a->c->headline, a->c->n_headline);
+    (void)r;
+    return strcmp(impl, ((const phase_checks *)ctx)->phase) == 0;
+}
+
+static int change_check(phase_checks *pc, const reg_row *row)
+{
+    char a[48], b[48], d[48], e[48], g[48];
+    const reg_change *ch = &row->change;
+    gate_check *ck = add(pc->o, CHECK_REGRESSION, pc->phase, &row->shape,
+                         row->verdict != REG_REGRESSED, "%s: ratio %s -> %s, change %s [%s, %s]",
+                         reg_verdict_name(row->verdict), fmt_num(a, sizeof a, ch->ref),
+                         fmt_num(b, sizeof b, ch->now), fmt_change(d, sizeof d, ch->change),
+                         fmt_change(e, sizeof e, ch->lo), fmt_change(g, sizeof g, ch->hi));
+    if (!ck) return -1;
+    ck->change = *ch;
+    ck->verdict = row->verdict;
+    return 0;
+}
+
+/* The gate judges the shapes the reference run timed: one the run under test lacks fails
+ * at a headline shape and is skipped elsewhere, one it did not time fails, one without a
+ * baseline timing in either run is skipped. */
+static int row_check(phase_checks *pc, const reg_row *row)
+{
+    const attn_shape *s = &row->shape;
+    if (!row->ref || !row->ref->timed) return 0;   /* not a shape the reference timed */
+    switch (row->state) {
+    case REG_ROW_ONLY_REF:
+        if (!reg_is_headline(pc->c, s)) break;
+        return add(pc->o, CHECK_MISSING, pc->phase, s, 0, "missing: timed in the reference run, "
+                   "no result in this run") ? 0 : -1;
+    case REG_ROW_UNTIMED:
+        return add(pc->o, CHECK_MISSING, pc->phase, s, 0, "missing: timed in the reference run, "
+                   "not in this run (%s)", reg_untimed_reason(row->now)) ? 0 : -1;
+    case REG_ROW_COMPARED:
+        return change_check(pc, row);
+    case REG_ROW_ONLY_NOW:   /* excluded above */
+        return 0;
+    case REG_ROW_NO_BASELINE:
+        break;
+    }
+    pc->o->skipped++;
+    return 0;
 }
 
 static int regression_phase(const gate_config *c, const run_data *run, const run_data *ref,
                             const char *phase, gate_outcome *o)
 {
-    char text[96], a[48], b[48], d[48], e[48], g[48];
     if (!is_phase_of(run, phase))
         return add(o, CHECK_MISSING, phase, NULL, 0, "missing: in the reference run, not in this run")
              ? 0 : -1;
     if (!is_phase_of(ref, phase))
         return add(o, CHECK_REGRESSION, phase, NULL, 1, "new: not in the reference run, nothing to "
                    "compare") ? 0 : -1;
-    shape_item *items = malloc((ref->n_results + 1) * sizeof *items);
-    if (!items) return -1;
-    size_t n = 0;
-    for (size_t i = 0; i < ref->n_results; i++) {
-        const run_result *r = &ref->results[i];
-        if (strcmp(r->impl, phase) != 0 || !r->timed) continue;
-        if (!c->reg.all_shapes && !is_headline(c, &r->shape)) continue;
-        items[n].res = r;
-        items[n++].c = c;
-    }
-    qsort(items, n, sizeof *items, cmp_item);
+    phase_checks pc = { c, phase, o };
+    reg_row_filter f = { is_the_phase, &pc, !c->reg.all_shapes };
+    reg_row *rows;
+    size_t n;
+    if (reg_rows(c, ref, run, &f, &rows, &n)) return -1;
     int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        const run_result *pr = items[i].res;
-        const attn_shape *s = &pr->shape;
-        shape_str(s, text, sizeof text);
-        const run_result *pn = run_find(run, phase, s);
-        if (!pn) {
-            if (is_headline(c, s)) {
-                if (!add(o, CHECK_MISSING, phase, s, 0, "missing: timed in the reference run, no "
-                         "result in this run")) rc = -1;
-            } else {
-                o->skipped++;
-            }
-            continue;
-        }
-        if (!pn->timed) {
-            if (!add(o, CHECK_MISSING, phase, s, 0, "missing: timed in the reference run, not in "
-                     "this run (%s)", !pn->supported ? (pn->reason ? pn->reason : "unsupported")
-                     : pn->checked && !pn->correct ? "failed correctness" : "no graph timing"))
-                rc = -1;
-            continue;
-        }
-        const run_result *bn = run_find(run, c->baseline, s), *br = run_find(ref, c->baseline, s);
-        if (!bn || !bn->timed || !br || !br->timed) {
-            o->skipped++;
-            continue;
-        }
-        reg_change ch;
-        if (gate_change_ci(pn->samples, pn->n_samples, bn->samples, bn->n_samples, pr->samples,
-                           pr->n_samples, br->samples, br->n_samples, c->reg.resamples,
-                           c->reg.seed, c->reg.ci_level, &ch)) {
-            rc = -1;
-            break;
-        }
-        reg_verdict v = gate_regression_decide(&c->reg, &ch);
-        gate_check *ck = add(o, CHECK_REGRESSION, phase, s, v != REG_REGRESSED,
-                             "%s: ratio %s -> %s, change %s [%s, %s]", reg_verdict_name(v),
-                             fmt_num(a, sizeof a, ch.ref), fmt_num(b, sizeof b, ch.now),
-                             fmt_change(d, sizeof d, ch.change), fmt_change(e, sizeof e, ch.lo),
-                             fmt_change(g, sizeof g, ch.hi));
-        if (!ck) {
-            rc = -1;
-            break;
-        }
-        ck->change = ch;
-        ck->verdict = v;
-    }
-    free(items);
+    for (size_t i = 0; i < n && rc == 0; i++) rc = row_check(&pc, &rows[i]);
+    free(rows);
     return rc;
 }
 

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include "commands.h"
 #include "gate/config.h"
+#include "gate/evaluate.h"
 #include "evidence/reader.h"
 #include "core/files.h"
 #include "compare.h"
@@ -103,6 +104,45 @@ static void reversed_pair_improves(void **st)
     free(text);
 }
 
+/* The gate and `compare` judge the rows they share alike: the same verdict counts on a
+ * pair where both look at every phase at every shape. */
+static void gate_and_compare_agree(void **st)
+{
+    (void)st;
+    static const char *const pairs[][2] = {
+        { DATA "gate/ref.json", DATA "gate/slow.json" },
+        { DATA "gate/slow.json", DATA "gate/ref.json" },
+        { DATA "gate/ref.json", DATA "gate/borderline.json" },
+    };
+    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+        gate_config cfg;
+        run_data ra, rb;
+        char err[1024];
+        assert_int_equal(gate_config_load(DATA "gate_config.json", &cfg, err, sizeof err), 0);
+        assert_int_equal(cfg.reg.all_shapes, 1);
+        if (run_open(&ra, pairs[p][0], err, sizeof err) || run_open(&rb, pairs[p][1], err, sizeof err))
+            fail_msg("%s", err);
+        gate_outcome o = { 0 };
+        assert_int_equal(gate_regression(&cfg, &rb, &ra, &o, err, sizeof err), 0);
+        size_t n[4] = { 0 };
+        for (size_t i = 0; i < o.n; i++)
+            if (o.checks[i].kind == CHECK_REGRESSION && o.checks[i].has_shape) n[o.checks[i].verdict]++;
+        char want[160];
+        snprintf(want, sizeof want, "**%zu regressed, %zu improved, %zu inconclusive, %zu unchanged, 0 "
+                 "not compared.**", n[REG_REGRESSED], n[REG_IMPROVED], n[REG_INCONCLUSIVE], n[REG_UNCHANGED]);
+        compare_opts opts = { .changed_only = 1 };
+        int regressed;
+        char *text = compare_text(pairs[p][0], pairs[p][1], &opts, &regressed);
+        if (!strstr(text, want)) fail_msg("%s %s: the gate counts %s", pairs[p][0], pairs[p][1], want);
+        assert_int_equal((size_t)regressed, n[REG_REGRESSED]);
+        free(text);
+        gate_outcome_free(&o);
+        run_close(&ra);
+        run_close(&rb);
+        gate_config_free(&cfg);
+    }
+}
+
 static void missing_baseline_is_bad_input(void **st)
 {
     (void)st;
@@ -158,6 +198,7 @@ int main(void)
         cmocka_unit_test(golden_missing_phase_with_externals),
         cmocka_unit_test(golden_other_gpu_is_noted),
         cmocka_unit_test(reversed_pair_improves),
+        cmocka_unit_test(gate_and_compare_agree),
         cmocka_unit_test(missing_baseline_is_bad_input),
         cmocka_unit_test(command_line),
     };

@@ -13,6 +13,7 @@
 #include "gate/config.h"
 #include "gate/decide.h"
 #include "gate/evaluate.h"
+#include "gate/regression.h"
 #include "evidence/reader.h"
 #include "core/stats.h"
 
@@ -101,11 +102,23 @@ static void change_bootstrap(void **st)
     reg_change d;
     assert_int_equal(gate_change_ci(p2, 41, b, 41, p, 41, b, 41, 1000, 7, 0.95, &d), 0);
     assert_memory_equal(&c, &d, sizeof c);
+    /* to the bit, on odd and even sizes: the committed reports and the golden compare
+     * tables are printed from these numbers, so a change to the resampling, the median or
+     * the interval shows here first */
+    const reg_change odd = { 0x1p+1, 0x1.ff018d92caa36p+0, 0x1.007fd5e9d42f8p+1,
+                             0x1.3333333333333p+1, 0x1.3287bd0e16d0ep+1, 0x1.33df1e5b5b4b5p+1,
+                             0x1.3333333333333p+0, 0x1.324e8b3553e0ep+0, 0x1.342ba25f1a0ebp+0 };
+    assert_memory_equal(&c, &odd, sizeof c);
+    assert_int_equal(gate_change_ci(p2, 40, b, 38, p, 39, b, 40, 500, 11, 0.9, &d), 0);
+    const reg_change even = { 0x1.fff0175dae67ep+0, 0x1.ff2184a5d7p+0, 0x1.00775ff692484p+1,
+                              0x1.33201d39a6201p+1, 0x1.329a9aa0f585bp+1, 0x1.33b8fabca660cp+1,
+                              0x1.3329a882576e6p+0, 0x1.326180cdafb47p+0, 0x1.33f2eb6005b02p+0 };
+    assert_memory_equal(&d, &even, sizeof d);
     assert_int_equal(gate_change_ci(p, 0, b, 41, p, 41, b, 41, 1000, 7, 0.95, &c), -1);
     assert_int_equal(gate_change_ci(p, 41, b, 41, p, 41, b, 41, 1000, 7, 1.5, &c), -1);
 }
 
-/* The quickselect median against a sort, on even and odd sizes with ties. */
+/* The gate's median against a sort, on even and odd sizes with ties. */
 static void median_matches_sort(void **st)
 {
     (void)st;
@@ -344,6 +357,91 @@ static void bad_inputs(void **st)
     gate_outcome_free(&r);
 }
 
+static int any_phase(const run_data *r, const char *impl, void *ctx)
+{
+    (void)ctx;
+    const run_impl *im = run_find_impl(r, impl);
+    return im && strcmp(im->kind, "phase") == 0;
+}
+
+/* Rows in order (name, then shape), each shape once; a compared row's change and verdict
+ * are the rule's on its four sample sets. */
+static void check_rows(const fixture *f, const reg_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const reg_row *w = &rows[i], *prev = i ? &rows[i - 1] : NULL;
+        if (prev) {
+            int c = strcmp(prev->impl, w->impl);
+            assert_true(c < 0 || (c == 0 && run_shape_order(&prev->shape, &w->shape, f->cfg.headline,
+                                                              f->cfg.n_headline) < 0));
+        }
+        if (w->state != REG_ROW_COMPARED) continue;
+        reg_change c;
+        assert_int_equal(gate_change_ci(w->now->samples, w->now->n_samples, w->base_now->samples,
+                                        w->base_now->n_samples, w->ref->samples, w->ref->n_samples,
+                                        w->base_ref->samples, w->base_ref->n_samples,
+                                        f->cfg.reg.resamples, f->cfg.reg.seed, f->cfg.reg.ci_level, &c), 0);
+        assert_memory_equal(&c, &w->change, sizeof c);
+        assert_int_equal(w->verdict, gate_regression_decide(&f->cfg.reg, &w->change));
+    }
+}
+
+static void regression_rows_walk(void **st)
+{
+    fixture *f = *st;
+    char err[1024];
+    assert_int_equal(run_open(&f->run, DATA "missing_phase.json", err, sizeof err), 0);
+    reg_row *rows;
+    size_t n;
+    reg_row_filter all = { any_phase, NULL, 0 };
+    assert_int_equal(reg_rows(&f->cfg, &f->ref, &f->run, &all, &rows, &n), 0);
+    assert_true(n > 0);
+    check_rows(f, rows, n);
+    /* the phase the run lacks: one row per shape of the reference, none compared */
+    size_t only_ref = 0, in_ref = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].state == REG_ROW_ONLY_REF) {
+            only_ref++;
+            assert_string_equal(rows[i].impl, "05_warp_specialized");
+            assert_null(rows[i].now);
+        }
+    for (size_t i = 0; i < f->ref.n_results; i++)
+        in_ref += strcmp(f->ref.results[i].impl, "05_warp_specialized") == 0;
+    assert_true(only_ref > 0);
+    assert_int_equal(only_ref, in_ref);
+    free(rows);
+    /* the headline shapes alone */
+    size_t every = n;
+    reg_row_filter headline = { any_phase, NULL, 1 };
+    assert_int_equal(reg_rows(&f->cfg, &f->ref, &f->run, &headline, &rows, &n), 0);
+    assert_true(n > 0 && n < every);
+    check_rows(f, rows, n);
+    for (size_t i = 0; i < n; i++) assert_true(reg_is_headline(&f->cfg, &rows[i].shape));
+    free(rows);
+}
+
+static void untimed_reasons_and_baseline_gap(void **st)
+{
+    fixture *f = *st;
+    char err[1024];
+    run_result r;
+    memset(&r, 0, sizeof r);
+    assert_string_equal(reg_untimed_reason(&r), "unsupported");
+    r.reason = "head_dim 96";
+    assert_string_equal(reg_untimed_reason(&r), "head_dim 96");
+    r.supported = r.checked = 1;
+    assert_string_equal(reg_untimed_reason(&r), "failed correctness");
+    r.correct = 1;
+    assert_string_equal(reg_untimed_reason(&r), "no graph timing");
+    assert_null(reg_baseline_gap(&f->cfg, &f->ref, NULL));
+    assert_int_equal(run_open(&f->run, DATA "missing_baseline.json", err, sizeof err), 0);
+    const run_result *found = &r;
+    const attn_shape *gap = reg_baseline_gap(&f->cfg, &f->run, &found);
+    assert_non_null(gap);
+    assert_true(reg_is_headline(&f->cfg, gap));
+    assert_ptr_equal(found, run_find(&f->run, f->cfg.baseline, gap));
+}
+
 static int run_cmd(const char *const *args, int n)
 {
     char *argv[16];
@@ -418,6 +516,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(phase_without_bound_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(over_bound_and_incorrect_fail_the_ladder, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_inputs, setup, teardown),
+        cmocka_unit_test_setup_teardown(regression_rows_walk, setup, teardown),
+        cmocka_unit_test_setup_teardown(untimed_reasons_and_baseline_gap, setup, teardown),
         cmocka_unit_test(command_exit_status_and_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

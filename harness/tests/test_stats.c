@@ -153,6 +153,98 @@ static void summary_fields(void **st)
     assert_true(s.ci_lo == 10.375 && s.ci_hi == 12.5);   /* as the bootstrap alone */
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of one resample drawn as values from x as given and sorted (no counting). */
+static double drawn_median(const double *x, size_t n, rng_state *r)
+{
+    double v[16];
+    for (size_t i = 0; i < n; i++) v[i] = x[rng_below(r, n)];
+    qsort(v, n, sizeof *v, cmp_double);
+    return stats_percentile_sorted(v, n, 0.5);
+}
+
+static void medians_and_ratio(const double *m, double *out, void *ctx)
+{
+    (void)ctx;
+    out[0] = m[0];
+    out[1] = m[0] / m[1];
+}
+
+static void first_only(const double *m, double *out, void *ctx)
+{
+    (void)ctx;
+    out[0] = m[0];
+}
+
+/* Several sets resampled in the order given, against resamples drawn as values. */
+static void bootstrap_of_medians_resamples_as_given(void **st)
+{
+    (void)st;
+    enum { R = 301 };
+    const double *sets[2] = { X, Y };
+    size_t n[2] = { NX, NY };
+    stats_bootstrap_spec spec = { sets, n, 2, medians_and_ratio, 2, NULL };
+    double point[2], lo[2], hi[2];
+    assert_int_equal(stats_bootstrap_medians(&spec, R, 9, 0.9, point, lo, hi), 0);
+    assert_true(point[0] == stats_median(X, NX));
+    assert_true(point[1] == stats_median(X, NX) / stats_median(Y, NY));
+    double med[R], ratio[R];
+    rng_state r;
+    rng_seed(&r, 9);
+    for (size_t i = 0; i < R; i++) {
+        med[i] = drawn_median(X, NX, &r);
+        ratio[i] = med[i] / drawn_median(Y, NY, &r);
+    }
+    qsort(med, R, sizeof *med, cmp_double);
+    qsort(ratio, R, sizeof *ratio, cmp_double);
+    double p_lo = (1 - 0.9) / 2, p_hi = (1 + 0.9) / 2;
+    assert_true(lo[0] == stats_percentile_sorted(med, R, p_lo));
+    assert_true(hi[0] == stats_percentile_sorted(med, R, p_hi));
+    assert_true(lo[1] == stats_percentile_sorted(ratio, R, p_lo));
+    assert_true(hi[1] == stats_percentile_sorted(ratio, R, p_hi));
+    /* the median CI draws its indices into the sorted sample (as stats_expected.py) */
+    double sorted[NX], lo_s, hi_s;
+    memcpy(sorted, X, sizeof X);
+    qsort(sorted, NX, sizeof *sorted, cmp_double);
+    assert_int_equal(stats_bootstrap_median_ci(X, NX, R, 9, 0.9, &lo_s, &hi_s), 0);
+    const double *one[1] = { sorted };
+    stats_bootstrap_spec sorted_spec = { one, n, 1, first_only, 1, NULL };
+    assert_int_equal(stats_bootstrap_medians(&sorted_spec, R, 9, 0.9, NULL, lo, hi), 0);
+    assert_true(lo[0] == lo_s && hi[0] == hi_s);   /* the median CI resamples the sorted copy */
+}
+
+static void bootstrap_of_medians_refuses_bad_arguments(void **st)
+{
+    (void)st;
+    const double *sets[2] = { X, NULL };
+    size_t n[2] = { NX, NY };
+    double lo[2], hi[2];
+    stats_bootstrap_spec s = { sets, n, 1, first_only, 1, NULL };
+    assert_int_equal(stats_bootstrap_medians(&s, 100, 1, 0.95, NULL, lo, hi), 0);
+    assert_int_equal(stats_bootstrap_medians(NULL, 100, 1, 0.95, NULL, lo, hi), -1);
+    assert_int_equal(stats_bootstrap_medians(&s, 0, 1, 0.95, NULL, lo, hi), -1);
+    assert_int_equal(stats_bootstrap_medians(&s, 100, 1, 1.0, NULL, lo, hi), -1);
+    assert_int_equal(stats_bootstrap_medians(&s, 100, 1, 0.95, NULL, NULL, hi), -1);
+    s.k = 2;   /* a NULL set */
+    assert_int_equal(stats_bootstrap_medians(&s, 100, 1, 0.95, NULL, lo, hi), -1);
+    s.k = 0;
+    assert_int_equal(stats_bootstrap_medians(&s, 100, 1, 0.95, NULL, lo, hi), -1);
+    s.k = 1;
+    s.n_values = 0;
+    assert_int_equal(stats_bootstrap_medians(&s, 100, 1, 0.95, NULL, lo, hi), -1);
+    s.n_values = 1;
+    s.statistic = NULL;
+    assert_int_equal(stats_bootstrap_medians(&s, 100, 1, 0.95, NULL, lo, hi), -1);
+    s.statistic = first_only;
+    n[0] = 0;
+    assert_int_equal(stats_bootstrap_medians(&s, 100, 1, 0.95, NULL, lo, hi), -1);
+}
+
 static void stop_rule_decisions(void **st)
 {
     (void)st;
@@ -198,6 +290,8 @@ int main(void)
         cmocka_unit_test(ratio_properties),
         cmocka_unit_test(summary_fields),
         cmocka_unit_test(stop_rule_decisions),
+        cmocka_unit_test(bootstrap_of_medians_resamples_as_given),
+        cmocka_unit_test(bootstrap_of_medians_refuses_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,128 @@
+/* regression.c: the rows two runs are compared on (see regression.h). */
+#include "gate/regression.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    reg_row row;
+    const gate_config *c;    /* the headline shapes, for the comparator */
+} row_item;
+
+/* Room for every row: each result of either run makes at most one. */
+typedef struct {
+    row_item *items;
+    size_t n;
+} row_list;
+
+static int has_row(const row_list *l, const char *impl, const attn_shape *s)
+{
+    for (size_t k = 0; k < l->n; k++)
+        if (strcmp(l->items[k].row.impl, impl) == 0 && run_same_shape(&l->items[k].row.shape, s))
+            return 1;
+    return 0;
+}
+
+/* The rows of `from` not yet listed; `other` is the second run. */
+static void collect(row_list *l, const run_data *from, const run_data *other, int from_is_ref,
+                    const gate_config *c, const reg_row_filter *f)
+{
+    for (size_t i = 0; i < from->n_results; i++) {
+        const run_result *r = &from->results[i];
+        if (!f->wanted(from, r->impl, f->ctx)) continue;
+        if (f->headline_only && !reg_is_headline(c, &r->shape)) continue;
+        if (has_row(l, r->impl, &r->shape)) continue;
+        row_item *it = &l->items[l->n++];
+        memset(it, 0, sizeof *it);
+        it->c = c;
+        reg_row *w = &it->row;
+        w->impl = r->impl;
+        w->shape = r->shape;
+        const run_result *o = run_find(other, r->impl, &r->shape);
+        w->ref = from_is_ref ? r : o;
+        w->now = from_is_ref ? o : r;
+    }
+}
+
+static int cmp_item(const void *pa, const void *pb)
+{
+    const row_item *a = pa, *b = pb;
+    int c = strcmp(a->row.impl, b->row.impl);
+    if (c) return c;
+    return run_shape_order(&a->row.shape, &b->row.shape, a->c->headline, a->c->n_headline);
+}
+
+static int timed(const run_result *r) { return r && r->timed; }
+
+/* The row's state, and for a comparable row its change and verdict. 0, or -1 when the
+ * bootstrap failed. */
+static int settle(reg_row *w, const gate_config *c, const run_data *ref, const run_data *now)
+{
+    w->base_ref = run_find(ref, c->baseline, &w->shape);
+    w->base_now = run_find(now, c->baseline, &w->shape);
+    if (!w->ref) w->state = REG_ROW_ONLY_NOW;
+    else if (!w->now) w->state = REG_ROW_ONLY_REF;
+    else if (!w->ref->timed || !w->now->timed) w->state = REG_ROW_UNTIMED;
+    else if (!timed(w->base_ref) || !timed(w->base_now)) w->state = REG_ROW_NO_BASELINE;
+    else w->state = REG_ROW_COMPARED;
+    if (w->state != REG_ROW_COMPARED) return 0;
+    if (gate_change_ci(w->now->samples, w->now->n_samples, w->base_now->samples,
+                       w->base_now->n_samples, w->ref->samples, w->ref->n_samples,
+                       w->base_ref->samples, w->base_ref->n_samples, c->reg.resamples,
+                       c->reg.seed, c->reg.ci_level, &w->change))
+        return -1;
+    w->verdict = gate_regression_decide(&c->reg, &w->change);
+    return 0;
+}
+
+int reg_rows(const gate_config *c, const run_data *ref, const run_data *now,
+             const reg_row_filter *filter, reg_row **rows, size_t *n)
+{
+    *rows = NULL;
+    *n = 0;
+    row_list l = { malloc((ref->n_results + now->n_results + 1) * sizeof *l.items), 0 };
+    if (!l.items) return -1;
+    collect(&l, ref, now, 1, c, filter);
+    collect(&l, now, ref, 0, c, filter);
+    qsort(l.items, l.n, sizeof *l.items, cmp_item);
+    reg_row *out = malloc((l.n + 1) * sizeof *out);
+    int rc = out ? 0 : -1;
+    for (size_t i = 0; i < l.n && rc == 0; i++) {
+        out[i] = l.items[i].row;
+        rc = settle(&out[i], c, ref, now);
+    }
+    free(l.items);
+    if (rc) {
+        free(out);
+        return -1;
+    }
+    *rows = out;
+    *n = l.n;
+    return 0;
+}
+
+int reg_is_headline(const gate_config *c, const attn_shape *s)
+{
+    for (size_t i = 0; i < c->n_headline; i++)
+        if (run_same_shape(s, &c->headline[i])) return 1;
+    return 0;
+}
+
+const attn_shape *reg_baseline_gap(const gate_config *c, const run_data *run,
+                                   const run_result **found)
+{
+    for (size_t i = 0; i < c->n_headline; i++) {
+        const run_result *b = run_find(run, c->baseline, &c->headline[i]);
+        if (timed(b)) continue;
+        if (found) *found = b;
+        return &c->headline[i];
+    }
+    return NULL;
+}
+
+const char *reg_untimed_reason(const run_result *r)
+{
+    if (!r->supported) return r->reason ? r->reason : "unsupported";
+    if (r->checked && !r->correct) return "failed correctness";
+    return "no graph timing";
+}
