@@ -230,6 +230,25 @@ static size_t count_measurements(const run_opts *o, size_t n_sel)
     return total;
 }
 
+extern char **environ;
+
+/* Every ATTN* variable set for this run (ATTN06_CONFIG forces a tuning configuration,
+ * ATTN07_* a variant, ATTN_PLANT a slowdown): such a run measures something other than
+ * the rungs as built, and the ladder gate refuses it. */
+static json_t *env_overrides_json(void)
+{
+    json_t *o = json_object();
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "ATTN", 4) != 0) continue;
+        const char *eq = strchr(*e, '=');
+        if (!eq) continue;
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
+        json_object_set_new(o, name, json_string(eq + 1));
+    }
+    return o;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -294,6 +313,7 @@ static int run_main(run_opts *o, int argc, char **argv)
     json_object_set_new(ctx, "argv", jargv);
     if (plant_describe())   /* test builds only: the planted slowdown is part of the record */
         json_object_set_new(ctx, "planted_slowdown", json_string(plant_describe()));
+    json_object_set_new(ctx, "env_overrides", env_overrides_json());
     json_t *before = device_clocks_json(why, sizeof why);
     json_object_set_new(ctx, "clocks_before", before ? before : json_null());
     json_object_set_new(ctx, "nvml", json_string(before ? "ok" : why));

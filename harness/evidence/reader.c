@@ -160,6 +160,28 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
     return 0;
 }
 
+/* context.env_overrides: the ATTN* variables set when the run was made (a tuning override
+ * such as ATTN06_CONFIG measures something other than the rung), joined for messages. */
+static void read_overrides(run_data *r, json_t *ov)
+{
+    r->overrides = NULL;
+    if (!json_is_object(ov) || json_object_size(ov) == 0) return;
+    size_t len = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(ov, k, v) len += strlen(k) + (json_is_string(v) ? strlen(json_string_value(v)) : 0) + 2;
+    r->overrides_buf = malloc(len + 1);
+    if (!r->overrides_buf) return;
+    r->overrides_buf[0] = '\0';
+    json_object_foreach(ov, k, v) {
+        strcat(r->overrides_buf, k);
+        strcat(r->overrides_buf, "=");
+        if (json_is_string(v)) strcat(r->overrides_buf, json_string_value(v));
+        strcat(r->overrides_buf, " ");
+    }
+    r->overrides = r->overrides_buf;
+}
+
 static void read_context(run_data *r, json_t *ctx)
 {
     json_t *gpu = json_object_get(ctx, "gpu"), *ver = json_object_get(ctx, "versions");
@@ -315,6 +337,11 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     r->baseline = str_or(json_object_get(method, "baseline"), "");
     r->ci_level = json_is_number(json_object_get(method, "ci_level"))
                 ? json_number_value(json_object_get(method, "ci_level")) : 0.95;
+    r->stats_seed = (unsigned long long)int_or(json_object_get(method, "stats_seed"), 20261122);
+    r->resamples = (size_t)int_or(json_object_get(method, "bootstrap_resamples"), 2000);
+    if (r->resamples < 100 || r->resamples > 100000) r->resamples = 2000;
+    r->planted = str_or(json_object_get(ctx, "planted_slowdown"), NULL);
+    read_overrides(r, json_object_get(ctx, "env_overrides"));
     json_t *ce = json_object_get(doc, "ceilings");
     r->fp16_tflops = num_or_nan(json_object_get(ce, "fp16_tflops"));
     r->dram_gbps = num_or_nan(json_object_get(ce, "dram_gbps"));
@@ -365,6 +392,7 @@ void run_close(run_data *r)
     }
     free(r->profiles);
     free(r->input_checks);
+    free(r->overrides_buf);
     free(r->path);
     json_decref(r->doc);
     memset(r, 0, sizeof *r);

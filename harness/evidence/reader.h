@@ -89,6 +89,11 @@ typedef struct {
     int dirty, partial, throttled;
     const char *baseline;          /* method.baseline, "" when none */
     double ci_level;               /* method.ci_level, 0.95 when absent */
+    unsigned long long stats_seed; /* method.stats_seed: the seed of the run's own bootstraps */
+    size_t resamples;              /* method.bootstrap_resamples, 2000 when absent */
+    const char *planted;           /* context.planted_slowdown: a test build's plant, or NULL */
+    const char *overrides;         /* context.env_overrides as "NAME=value ...", or NULL */
+    char *overrides_buf;
     double fp16_tflops, dram_gbps; /* ceilings, NAN when null */
     double launch_floor_us;        /* graph-mode median of the empty kernel, NAN if absent */
     run_impl *impls;

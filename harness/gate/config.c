@@ -84,6 +84,31 @@ static int cmp_bound(const void *a, const void *b)
     return strcmp(((const gate_bound *)a)->phase, ((const gate_bound *)b)->phase);
 }
 
+/* A list of shapes [B,H,Sq,Skv,D,causal]: "headline" (required, 1 or more) or
+ * "throughput" (optional, may be empty). */
+static int read_shape_list(json_t *h, const char *name, int required, const char *path,
+                           attn_shape *out, size_t *n, char *err, size_t errlen)
+{
+    *n = 0;
+    if (!h && !required) return 0;
+    if (!json_is_array(h) || (required && json_array_size(h) == 0) || json_array_size(h) > GATE_MAX_HEADLINE)
+        return fail(err, errlen, path, "%s: must be an array of %d to %d shapes [B,H,Sq,Skv,D,causal]",
+                    name, required, GATE_MAX_HEADLINE);
+    for (size_t i = 0; i < json_array_size(h); i++) {
+        json_t *s = json_array_get(h, i);
+        int v[6];
+        for (size_t k = 0; k < 6; k++) {
+            json_t *x = json_array_get(s, k);
+            if (json_array_size(s) != 6 || !json_is_integer(x) || json_integer_value(x) < 0 ||
+                json_integer_value(x) > 1 << 30)
+                return fail(err, errlen, path, "%s[%zu]: must be [B,H,Sq,Skv,D,causal] (integers)", name, i);
+            v[k] = (int)json_integer_value(x);
+        }
+        out[(*n)++] = (attn_shape){ v[0], v[1], v[2], v[3], v[4], v[5], 0.0f };
+    }
+    return 0;
+}
+
 int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
@@ -98,27 +123,11 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
         goto bad;
     }
     c->baseline = strdup(json_string_value(b));
-    json_t *h = json_object_get(j, "headline");
-    if (!json_is_array(h) || json_array_size(h) == 0 || json_array_size(h) > GATE_MAX_HEADLINE) {
-        fail(err, errlen, path, "headline: must be an array of 1 to %d shapes [B,H,Sq,Skv,D,causal]",
-             GATE_MAX_HEADLINE);
+    if (read_shape_list(json_object_get(j, "headline"), "headline", 1, path, c->headline,
+                        &c->n_headline, err, errlen) ||
+        read_shape_list(json_object_get(j, "throughput"), "throughput", 0, path, c->throughput,
+                        &c->n_throughput, err, errlen))
         goto bad;
-    }
-    for (size_t i = 0; i < json_array_size(h); i++) {
-        json_t *s = json_array_get(h, i);
-        int v[6];
-        for (size_t k = 0; k < 6; k++) {
-            json_t *x = json_array_get(s, k);
-            if (json_array_size(s) != 6 || !json_is_integer(x) || json_integer_value(x) < 0 ||
-                json_integer_value(x) > 1 << 30) {
-                fail(err, errlen, path, "headline[%zu]: must be [B,H,Sq,Skv,D,causal] (integers)", i);
-                goto bad;
-            }
-            v[k] = (int)json_integer_value(x);
-        }
-        attn_shape sh = { v[0], v[1], v[2], v[3], v[4], v[5], 0.0f };
-        c->headline[c->n_headline++] = sh;
-    }
     json_t *bounds = json_object_get(j, "bounds");
     if (!json_is_object(bounds)) {
         fail(err, errlen, path, "bounds: missing or not an object ({\"01_scalar\": {\"ratio_max\": ...}})");
@@ -137,7 +146,13 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
             fail(err, errlen, path, "bounds.%s.ratio_max: missing or not a positive number", key);
             goto bad;
         }
+        json_t *tm = json_object_get(val, "throughput_ratio_max");
+        if (tm && (!json_is_number(tm) || !(json_number_value(tm) > 0) || !isfinite(json_number_value(tm)))) {
+            fail(err, errlen, path, "bounds.%s.throughput_ratio_max: not a positive number", key);
+            goto bad;
+        }
         c->bounds[c->n_bounds].phase = strdup(key);
+        c->bounds[c->n_bounds].throughput_ratio_max = tm ? json_number_value(tm) : 0;
         c->bounds[c->n_bounds++].ratio_max = json_number_value(rm);
     }
     qsort(c->bounds, c->n_bounds, sizeof *c->bounds, cmp_bound);

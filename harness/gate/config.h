@@ -34,6 +34,7 @@ typedef struct {
 typedef struct {
     char *phase;
     double ratio_max;            /* pass when the ratio's CI upper end is below this */
+    double throughput_ratio_max; /* the same at the throughput shapes; 0: none */
 } gate_bound;
 
 typedef struct {
@@ -41,6 +42,8 @@ typedef struct {
     char *baseline;
     attn_shape headline[GATE_MAX_HEADLINE];
     size_t n_headline;
+    attn_shape throughput[GATE_MAX_HEADLINE];   /* where attention is heavy (optional) */
+    size_t n_throughput;
     gate_bound *bounds;
     size_t n_bounds;
     regression_params reg;

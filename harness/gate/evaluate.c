@@ -77,17 +77,14 @@ static int is_phase_of(const run_data *r, const char *name)
 int gate_result_ratio(const gate_config *c, const run_data *run, const run_result *res,
                       double *ratio, double *lo, double *hi)
 {
+    /* Recomputed from both sample sets with the run's own bootstrap seed and count, never
+     * read from derived.ratio: for a file the harness wrote the two agree exactly, and an
+     * edited file is judged on its samples. */
     if (!res->timed) return -1;
-    if (res->has_ratio && strcmp(res->ratio_baseline, c->baseline) == 0) {
-        *ratio = res->ratio;
-        *lo = res->ratio_lo;
-        *hi = res->ratio_hi;
-        return 0;
-    }
     const run_result *b = run_find(run, c->baseline, &res->shape);
     if (!b || !b->timed) return -1;
     return stats_ratio_ci(res->samples, res->n_samples, b->samples, b->n_samples,
-                          c->reg.resamples, c->reg.seed, run->ci_level, ratio, lo, hi);
+                          run->resamples, run->stats_seed, run->ci_level, ratio, lo, hi);
 }
 
 /* Every ratio of a gate needs the baseline at the headline shapes. */
@@ -106,46 +103,86 @@ static int baseline_present(const gate_config *c, const run_data *run, char *err
 
 static void shape_str(const attn_shape *s, char *buf, size_t len) { run_shape_text(s, buf, len); }
 
+/* The bound checks of one phase at a list of shapes: the ratio's CI upper end under
+ * `bound`. `optional` (the throughput shapes): a shape the run did not time the baseline
+ * at (a run without the sweep) is skipped and counted, not failed. */
+static int bound_checks(const gate_config *c, const run_data *run, const char *phase,
+                        const attn_shape *shapes, size_t n, double bound, int optional,
+                        const char *which, gate_outcome *o)
+{
+    char text[96], a[48], b[48], d[48];
+    for (size_t h = 0; h < n; h++) {
+        const attn_shape *s = &shapes[h];
+        shape_str(s, text, sizeof text);
+        const run_result *base = run_find(run, c->baseline, s);
+        if (optional && (!base || !base->timed)) {
+            o->skipped++;
+            continue;
+        }
+        const run_result *res = run_find(run, phase, s);
+        if (!res) {
+            if (!add(o, CHECK_MISSING, phase, s, 0, "missing: no result at the %s shape %s", which,
+                     text)) return -1;
+            continue;
+        }
+        if (!res->timed) {
+            if (!add(o, CHECK_BOUND, phase, s, 0, "not timed at %s: %s", text,
+                     !res->supported ? (res->reason ? res->reason : "unsupported")
+                     : res->checked && !res->correct ? "failed correctness" : "no graph timing"))
+                return -1;
+            continue;
+        }
+        double r, lo, hi;
+        if (gate_result_ratio(c, run, res, &r, &lo, &hi)) {
+            if (!add(o, CHECK_BOUND, phase, s, 0, "no ratio to %s at %s", c->baseline, text))
+                return -1;
+            continue;
+        }
+        int pass = gate_ladder_pass(hi, bound);
+        gate_check *ck = add(o, CHECK_BOUND, phase, s, pass, "ratio %s %s: CI upper end %s bound %s",
+                             fmt_num(a, sizeof a, r), fmt_ci(b, sizeof b, lo, hi),
+                             pass ? "under" : "NOT under", fmt_num(d, sizeof d, bound));
+        if (!ck) return -1;
+        ck->ratio = r;
+        ck->lo = lo;
+        ck->hi = hi;
+        ck->bound = bound;
+    }
+    return 0;
+}
+
+/* The phase's checks on other input distributions (`input_checks`): each failure fails
+ * the phase's correctness like a failed result. Returns the failures, -1 out of memory. */
+static long input_check_failures(const run_data *run, const char *phase, gate_outcome *o)
+{
+    char text[96], a[48];
+    long bad = 0;
+    for (size_t i = 0; i < run->n_input_checks; i++) {
+        const run_input_check *k = &run->input_checks[i];
+        if (strcmp(k->impl, phase) != 0 || k->correct) continue;
+        bad++;
+        shape_str(&k->shape, text, sizeof text);
+        if (!add(o, CHECK_CORRECT, phase, &k->shape, 0, "incorrect at %s on %s inputs: rel_l2 %s", text,
+                 k->inputs, fmt_sci(a, sizeof a, k->rel_l2))) return -1;
+    }
+    return bad;
+}
+
 static int ladder_phase(const gate_config *c, const run_data *run, const char *phase,
                         gate_outcome *o)
 {
-    char text[96], a[48], b[48], d[48];
+    char text[96], a[48], b[48];
     const gate_bound *bound = gate_config_bound(c, phase);
     if (!bound) {
         if (!add(o, CHECK_NO_BOUND, phase, NULL, 0,
                  "no bound in %s (add bounds.\"%s\".ratio_max)", c->path, phase)) return -1;
     } else {
-        for (size_t h = 0; h < c->n_headline; h++) {
-            const attn_shape *s = &c->headline[h];
-            shape_str(s, text, sizeof text);
-            const run_result *res = run_find(run, phase, s);
-            if (!res) {
-                if (!add(o, CHECK_MISSING, phase, s, 0, "missing: no result at the headline shape %s",
-                         text)) return -1;
-                continue;
-            }
-            if (!res->timed) {
-                if (!add(o, CHECK_BOUND, phase, s, 0, "not timed at %s: %s", text,
-                         reg_untimed_reason(res)))
-                    return -1;
-                continue;
-            }
-            double r, lo, hi;
-            if (gate_result_ratio(c, run, res, &r, &lo, &hi)) {
-                if (!add(o, CHECK_BOUND, phase, s, 0, "no ratio to %s at %s", c->baseline, text))
-                    return -1;
-                continue;
-            }
-            int pass = gate_ladder_pass(hi, bound->ratio_max);
-            gate_check *ck = add(o, CHECK_BOUND, phase, s, pass, "ratio %s %s: CI upper end %s bound %s",
-                                 fmt_num(a, sizeof a, r), fmt_ci(b, sizeof b, lo, hi),
-                                 pass ? "under" : "NOT under", fmt_num(d, sizeof d, bound->ratio_max));
-            if (!ck) return -1;
-            ck->ratio = r;
-            ck->lo = lo;
-            ck->hi = hi;
-            ck->bound = bound->ratio_max;
-        }
+        if (bound_checks(c, run, phase, c->headline, c->n_headline, bound->ratio_max, 0, "headline", o))
+            return -1;
+        if (bound->throughput_ratio_max > 0 &&
+            bound_checks(c, run, phase, c->throughput, c->n_throughput, bound->throughput_ratio_max, 1,
+                         "throughput", o))
+            return -1;
     }
     /* Correct on every shape it claims: every supported result passed its check. */
     size_t claimed = 0, bad = 0;
@@ -165,7 +202,9 @@ static int ladder_phase(const gate_config *c, const run_data *run, const char *p
             return -1;
         }
     }
-    if (!bad && !add(o, CHECK_CORRECT, phase, NULL, claimed > 0, claimed ? "correct on all %zu shapes "
+    long other = input_check_failures(run, phase, o);
+    if (other < 0) return -1;
+    if (!bad && !other && !add(o, CHECK_CORRECT, phase, NULL, claimed > 0, claimed ? "correct on all %zu shapes "
                      "it claims" : "claims no shape (every result unsupported)", claimed))
         return -1;
     return 0;
@@ -173,6 +212,14 @@ static int ladder_phase(const gate_config *c, const run_data *run, const char *p
 
 int gate_ladder(const gate_config *c, const run_data *run, gate_outcome *o, char *err, size_t errlen)
 {
+    /* a planted slowdown or a forced configuration measures something other than the
+     * rungs as built: such a run proves nothing about them */
+    if (run->planted || run->overrides) {
+        snprintf(err, errlen, "%s: made with %s%s%s; the ladder gate judges runs of the rungs as "
+                 "built only", run->path, run->planted ? "a planted slowdown " : "",
+                 run->planted ? run->planted : "", run->overrides ? run->overrides : "");
+        return -1;
+    }
     if (baseline_present(c, run, err, errlen)) return -1;
     size_t n;
     const char **found = phase_names(run, NULL, &n);

@@ -1,0 +1,225 @@
+/* test_ladder_gate.c: the ladder gate on the accepted H100 run, edited in memory. The
+ * ratio is recomputed from the samples (an edited file is judged on them, whatever its
+ * derived.ratio says); the CI's upper end decides; only the bound's own shapes count;
+ * input checks count as correctness; a planted or overridden run is refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "evidence/evidence_file.h"
+#include "evidence/reader.h"
+#include "gate/config.h"
+#include "gate/evaluate.h"
+
+#define ACCEPTED "evidence/nvidia-h100-80gb-hbm3/20261122T113359Z_e46f08b.json"
+
+static json_t *load_accepted(void)
+{
+    char err[1024];
+    json_t *doc = evidence_load(ACCEPTED, err, sizeof err);
+    if (!doc) fail_msg("%s", err);
+    return doc;
+}
+
+/* A config with one bound, for 06_tiling, at the headline shapes (and the throughput ones
+ * when tmax > 0). */
+static void config_06(gate_config *c, double bound, double tmax)
+{
+    char text[1024], err[512];
+    snprintf(text, sizeof text,
+             "{\"baseline\": \"sdpa_cudnn\", \"headline\": [[1,8,512,512,64,0],[1,8,512,512,64,1]],"
+             " \"throughput\": [[4,16,4096,4096,128,0],[4,16,4096,4096,128,1]],"
+             " \"bounds\": {\"06_tiling\": {\"ratio_max\": %.17g%s%.17g}}}",
+             bound, tmax > 0 ? ", \"throughput_ratio_max\": " : ", \"x\": ", tmax);
+    json_error_t je;
+    json_t *j = json_loads(text, 0, &je);
+    assert_non_null(j);
+    assert_int_equal(gate_config_from_json(j, "test", c, err, sizeof err), 0);
+    json_decref(j);
+}
+
+/* The 06_tiling checks of one kind: count and failures. */
+static void count_06(const gate_outcome *o, check_kind kind, size_t *n, size_t *failed)
+{
+    *n = *failed = 0;
+    for (size_t i = 0; i < o->n; i++)
+        if (o->checks[i].kind == kind && strcmp(o->checks[i].phase, "06_tiling") == 0) {
+            (*n)++;
+            *failed += !o->checks[i].pass;
+        }
+}
+
+static void gate_06(json_t *doc, const gate_config *c, gate_outcome *o, int expect_rc)
+{
+    run_data r;
+    char err[1024];
+    assert_int_equal(run_from_doc(&r, doc, ACCEPTED, err, sizeof err), 0);
+    memset(o, 0, sizeof *o);
+    assert_int_equal(gate_ladder(c, &r, o, err, sizeof err), expect_rc);
+    run_close(&r);
+}
+
+static void scale_samples(json_t *doc, const char *impl, double f, int also_stored_ratio)
+{
+    size_t i;
+    json_t *res;
+    json_array_foreach(json_object_get(doc, "results"), i, res) {
+        if (strcmp(json_string_value(json_object_get(res, "impl")), impl) != 0) continue;
+        json_t *g = json_object_get(json_object_get(res, "timing"), "graph");
+        size_t k;
+        json_t *x;
+        json_array_foreach(json_object_get(g, "samples_us"), k, x) json_real_set(x, json_real_value(x) * f);
+        json_t *ra = json_object_get(json_object_get(res, "derived"), "ratio");
+        if (also_stored_ratio && json_is_object(ra)) {
+            json_object_set_new(ra, "median", json_real(0.1));
+            json_object_set_new(ra, "ci_lo", json_real(0.09));
+            json_object_set_new(ra, "ci_hi", json_real(0.11));
+        }
+    }
+}
+
+static void accepted_run_passes_and_only_headline_shapes_count(void **st)
+{
+    (void)st;
+    json_t *doc = load_accepted();
+    gate_config c;
+    config_06(&c, 0.95, 0);
+    gate_outcome o;
+    gate_06(doc, &c, &o, 0);
+    size_t n, failed;
+    count_06(&o, CHECK_BOUND, &n, &failed);
+    /* two headline checks, both pass: 06 is 1.7-1.9x the baseline at 4x16x4096x128, which a
+     * gate that dropped the headline filter would fail on */
+    assert_int_equal(n, 2);
+    assert_int_equal(failed, 0);
+    gate_outcome_free(&o);
+    gate_config_free(&c);
+    json_decref(doc);
+}
+
+static void edited_samples_are_judged_not_the_stored_ratio(void **st)
+{
+    (void)st;
+    json_t *doc = load_accepted();
+    scale_samples(doc, "06_tiling", 1.6, 1);   /* slower samples, a flattering stored ratio */
+    gate_config c;
+    config_06(&c, 0.95, 0);
+    gate_outcome o;
+    gate_06(doc, &c, &o, 0);
+    size_t n, failed;
+    count_06(&o, CHECK_BOUND, &n, &failed);
+    assert_int_equal(n, 2);
+    assert_int_equal(failed, 2);
+    gate_outcome_free(&o);
+    gate_config_free(&c);
+    json_decref(doc);
+}
+
+/* A bound inside the ratio's CI fails: the upper end decides (a lower-end rule passes it). */
+static void the_upper_end_decides(void **st)
+{
+    (void)st;
+    json_t *doc = load_accepted();
+    gate_config c;
+    config_06(&c, 0.95, 0);
+    gate_outcome o;
+    gate_06(doc, &c, &o, 0);
+    double mid = 0, lo = 0, hi = 0;
+    for (size_t i = 0; i < o.n; i++)
+        if (o.checks[i].kind == CHECK_BOUND && strcmp(o.checks[i].phase, "06_tiling") == 0) {
+            mid = o.checks[i].ratio, lo = o.checks[i].lo, hi = o.checks[i].hi;
+            break;
+        }
+    assert_true(lo < mid && mid < hi);
+    gate_outcome_free(&o);
+    gate_config_free(&c);
+    config_06(&c, (mid + hi) / 2, 0);   /* above the median and the lower end, below the upper */
+    gate_06(doc, &c, &o, 0);
+    size_t n, failed;
+    count_06(&o, CHECK_BOUND, &n, &failed);
+    assert_true(failed >= 1);
+    gate_outcome_free(&o);
+    gate_config_free(&c);
+    json_decref(doc);
+}
+
+static void throughput_bounds_are_gated(void **st)
+{
+    (void)st;
+    json_t *doc = load_accepted();
+    gate_config c;
+    size_t n, failed;
+    gate_outcome o;
+    config_06(&c, 0.95, 2.35);
+    gate_06(doc, &c, &o, 0);
+    count_06(&o, CHECK_BOUND, &n, &failed);
+    assert_int_equal(n, 4);
+    assert_int_equal(failed, 0);
+    gate_outcome_free(&o);
+    gate_config_free(&c);
+    config_06(&c, 0.95, 1.5);           /* 06 is ~1.7-1.9x at 4x16x4096x128 */
+    gate_06(doc, &c, &o, 0);
+    count_06(&o, CHECK_BOUND, &n, &failed);
+    assert_int_equal(n, 4);
+    assert_int_equal(failed, 2);
+    gate_outcome_free(&o);
+    gate_config_free(&c);
+    json_decref(doc);
+}
+
+static void failed_input_check_fails_correctness(void **st)
+{
+    (void)st;
+    json_t *doc = load_accepted();
+    json_t *checks = json_pack("[{s:s, s:{s:i, s:i, s:i, s:i, s:i, s:i}, s:s, s:s, s:{s:b, s:f}}]",
+                               "impl", "06_tiling", "shape", "batch", 1, "heads", 8, "seq_q", 512,
+                               "seq_kv", 512, "head_dim", 64, "causal", 0, "tag", "headline",
+                               "inputs", "peaked", "correctness", "pass", 0, "rel_l2", 0.5);
+    json_object_set_new(doc, "input_checks", checks);
+    gate_config c;
+    config_06(&c, 0.95, 0);
+    gate_outcome o;
+    gate_06(doc, &c, &o, 0);
+    size_t n, failed;
+    count_06(&o, CHECK_CORRECT, &n, &failed);
+    assert_int_equal(failed, 1);
+    assert_true(o.failures >= 1);
+    gate_outcome_free(&o);
+    gate_config_free(&c);
+    json_decref(doc);
+}
+
+static void planted_or_overridden_runs_are_refused(void **st)
+{
+    (void)st;
+    gate_config c;
+    config_06(&c, 0.95, 0);
+    gate_outcome o;
+    json_t *doc = load_accepted();
+    json_object_set_new(json_object_get(doc, "context"), "planted_slowdown", json_string("06_tiling:500"));
+    gate_06(doc, &c, &o, -1);
+    gate_outcome_free(&o);
+    json_decref(doc);
+    doc = load_accepted();
+    json_object_set_new(json_object_get(doc, "context"), "env_overrides",
+                        json_pack("{s:s}", "ATTN06_CONFIG", "bm64"));
+    gate_06(doc, &c, &o, -1);
+    gate_outcome_free(&o);
+    json_decref(doc);
+    gate_config_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(accepted_run_passes_and_only_headline_shapes_count),
+        cmocka_unit_test(edited_samples_are_judged_not_the_stored_ratio),
+        cmocka_unit_test(the_upper_end_decides),
+        cmocka_unit_test(throughput_bounds_are_gated),
+        cmocka_unit_test(failed_input_check_fails_correctness),
+        cmocka_unit_test(planted_or_overridden_runs_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
