@@ -272,7 +272,12 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     json_t *git = json_object_get(ctx, "git");
     r->commit = str_or(json_object_get(git, "commit"), "unknown");
     r->dirty = json_is_true(json_object_get(git, "dirty"));
-    r->partial = json_is_true(json_object_get(doc, "partial"));
+    /* Partial when either says so: a renamed interrupted run stays partial for show,
+     * gate, compare and report alike. */
+    static const char partial_suffix[] = ".partial.json";
+    size_t blen = strlen(r->base), slen = sizeof partial_suffix - 1;
+    r->partial = json_is_true(json_object_get(doc, "partial")) ||
+                 (blen >= slen && !strcmp(r->base + blen - slen, partial_suffix));
     r->throttled = json_is_true(json_object_get(ctx, "throttled"));
     read_context(r, ctx);
     json_t *method = json_object_get(doc, "method");
