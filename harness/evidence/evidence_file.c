@@ -525,12 +525,20 @@ static void check_unique_rows(vstate *v, const json_t *results)
         oom = !keys[i].key;
     }
     if (!oom) qsort(keys, n, sizeof *keys, cmp_row_key);
-    for (size_t i = 1; !oom && i < n && !v->failed; i++) {
-        if (strcmp(keys[i - 1].key, keys[i].key)) continue;
+    /* the first repeat in file order is named, with the row it repeats (its group's first) */
+    size_t first = 0, repeat = n, of = 0;
+    for (size_t i = 1; !oom && i < n; i++) {
+        if (strcmp(keys[i - 1].key, keys[i].key)) first = i;
+        else if (keys[i].index < repeat) {
+            repeat = keys[i].index;
+            of = keys[first].index;
+        }
+    }
+    if (repeat < n) {
         char p[64];
-        join_index(p, sizeof p, "results", keys[i].index);
-        const json_t *r = json_array_get(results, keys[i].index);
-        vfail(v, p, "repeats results[%zu] (impl '%s', the same shape and tag '%s')", keys[i - 1].index,
+        join_index(p, sizeof p, "results", repeat);
+        const json_t *r = json_array_get(results, repeat);
+        vfail(v, p, "repeats results[%zu] (impl '%s', the same shape and tag '%s')", of,
               json_string_value(json_object_get(r, "impl")), json_string_value(json_object_get(r, "tag")));
     }
     if (oom) vfail(v, "results", "out of memory checking for repeated rows");
