@@ -85,6 +85,29 @@ static const char *tidy_dir(const char *d, char *buf, size_t len)
     return buf;
 }
 
+/* 0 when dir is an existing directory (following links); else -1 after naming it. */
+static int need_dir(const char *opt, const char *dir)
+{
+    struct stat st;
+    if (dir[0] && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
+    fprintf(stderr, "attnladder report: %s '%s': not a directory\n", opt, dir);
+    return -1;
+}
+
+/* The directories read must exist; --out must be a directory or not exist yet: an existing
+ * file (or a link to one) is refused before anything is written or renamed. */
+static int check_dirs(const char *root, const char *phases, const char *out)
+{
+    if (need_dir("--evidence", root) || need_dir("--phases", phases)) return -1;
+    struct stat st;
+    if (!out[0]) {
+        fprintf(stderr, "attnladder report: --out '': give a directory\n");
+        return -1;
+    }
+    if (lstat(out, &st) == 0 && !S_ISDIR(st.st_mode) && need_dir("--out", out)) return -1;
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     const char *root = "evidence", *out = "reports", *config = GATE_CONFIG_DEFAULT;
@@ -125,9 +148,7 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "attnladder report: %s\n", err);
         return EXIT_BAD_INPUT;
     }
-    struct stat st;
-    if (stat(root, &st) || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "attnladder report: --evidence %s: not a directory\n", root);
+    if (check_dirs(root, phases, out)) {
         gate_config_free(&cfg);
         return EXIT_BAD_INPUT;
     }
@@ -142,7 +163,14 @@ int cmd_report(int argc, char **argv)
     size_t n_runs = 0, bad = 0;
     for (size_t i = 0; runs && i < n_paths; i++) {
         if (run_open(&runs[n_runs], paths[i], err, sizeof err) == 0) {
-            n_runs++;
+            /* a run partial inside though not by name: left out like one named so */
+            if (runs[n_runs].partial && !include_partial) {
+                fprintf(stderr, "attnladder report: %s: partial (interrupted) run, left out "
+                        "(--include-partial to report it)\n", paths[i]);
+                run_close(&runs[n_runs]);
+            } else {
+                n_runs++;
+            }
         } else {
             fprintf(stderr, "attnladder report: %s (left out; the other evidence still reports)\n", err);
             bad++;

@@ -241,7 +241,9 @@ static void check_method(vstate *v, const json_t *m)
     static const char *const bounds[] = { "rel_l2", "max_abs", NULL };
     members(v, b, "method.bounds", T_NUM, REQUIRED, bounds);
     member(v, m, "method", "baseline", T_STR, OPTIONAL);
-    safe_member(v, m, "method", "baseline");
+    json_t *base = json_object_get(m, "baseline");
+    if (json_is_string(base) && json_string_length(base) > 0)   /* "": no baseline was found */
+        safe_member(v, m, "method", "baseline");
     number_above(v, m, "method", "ci_level", 0, 0);
     json_t *level = json_object_get(m, "ci_level");
     if (!v->failed && json_is_number(level) && json_number_value(level) >= 1)

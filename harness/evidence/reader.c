@@ -320,6 +320,36 @@ int run_open(run_data *r, const char *path, char *err, size_t errlen)
     return rc;
 }
 
+int run_open_newest(run_data *r, const char *root, int include_partial, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    char **paths = NULL;
+    size_t n = 0;
+    if (evidence_list(root, include_partial, &paths, &n, err, errlen)) return -1;
+    int rc = -1;
+    /* sorted by <gpu>/<stamp>: the newest is the greatest base name, over every GPU */
+    size_t *order = calloc(n + 1, sizeof *order);
+    for (size_t i = 0; order && i < n; i++) {
+        size_t k = i;
+        while (k > 0 && strcmp(strrchr(paths[order[k - 1]], '/'), strrchr(paths[i], '/')) > 0) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = i;
+    }
+    snprintf(err, errlen, "no evidence under %s/ yet (run `make run` on a GPU)%s", root,
+             include_partial ? "" : "; partial runs are left out");
+    for (size_t i = n; order && i-- > 0 && rc;) {
+        if (run_open(r, paths[order[i]], err, errlen)) break;
+        if (!r->partial || include_partial) rc = 0;
+        else run_close(r);
+    }
+    if (!order) snprintf(err, errlen, "out of memory listing %s", root);
+    free(order);
+    evidence_free_list(paths, n);
+    return rc;
+}
+
 void run_close(run_data *r)
 {
     for (size_t i = 0; r->results && i < r->n_results; i++) free(r->results[i].samples);

@@ -39,11 +39,16 @@ static int script_begin(script *s, const report_ctx *c, const char *name, const 
     return 0;
 }
 
-/* Strings in gnuplot's double quotes: no quotes or backslashes from evidence. */
+/* Strings in gnuplot's double quotes: no quote or backslash from evidence (they would end
+ * the string), no backquote (gnuplot runs `...` as a shell command even inside double
+ * quotes) and no control character (a newline would start a command of its own). */
 static const char *q(const char *s, char *buf, size_t len)
 {
     size_t k = 0;
-    for (; s && *s && k + 1 < len; s++) buf[k++] = (*s == '"' || *s == '\\') ? '\'' : *s;
+    for (; s && *s && k + 1 < len; s++) {
+        unsigned char c = (unsigned char)*s;
+        buf[k++] = c == '"' || c == '\\' || c == '`' ? '\'' : c < 0x20 || c == 0x7f ? ' ' : *s;
+    }
     buf[k] = '\0';
     return buf;
 }
