@@ -3,7 +3,9 @@
  * place only when complete; `--check` writes it the same way and compares it with what
  * is there instead (what `make test` runs on the committed evidence). A malformed file
  * is named with its field and left out; the other evidence still reports, and the exit
- * status (2) says that something was left out. */
+ * status (2) says that something was left out (when nothing is left, nothing is written).
+ * Every path written is under --out: the names evidence puts in them are checked by the
+ * evidence validator (core/names.h's rule). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +184,10 @@ int cmd_report(int argc, char **argv)
                      .keep_scripts = keep };
     char tmp[4096] = "";
     if (!runs) goto out;
+    if (bad && n_runs == 0) {   /* a report of nothing would only hide the refusals above */
+        fprintf(stderr, "attnladder report: every evidence file under %s was left out; nothing written\n", root);
+        goto out;
+    }
     qsort(runs, n_runs, sizeof *runs, cmp_run);
     if (report_model_build(&c, runs, n_runs)) goto out;
     if (files_temp_beside(out, tmp, sizeof tmp, err, sizeof err)) {
