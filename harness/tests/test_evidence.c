@@ -420,7 +420,16 @@ static void failed_write_keeps_old_file(void **st)
     assert_memory_equal(now, old, n_old);
     free(now);
 
-    /* an unwritable directory (root writes anyway, so only checked for others) */
+    /* a directory nobody may create files in, root included (CI runs as root, which
+     * writes through mode bits): /proc refuses new entries, as a read-only mount would */
+    assert_int_equal(evidence_write_atomic(doc, "/proc/attnladder_run.json", err, sizeof err), -1);
+    assert_non_null(strstr(err, "/proc"));
+    assert_int_equal(evidence_write_atomic(doc, "/proc/attnladder/gpu/run.json", err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot create directory /proc/attnladder"));
+    struct stat pst;
+    assert_int_not_equal(stat("/proc/attnladder_run.json", &pst), 0);
+
+    /* an unwritable directory by its mode bits (root writes anyway: checked for others) */
     if (geteuid() != 0) {
         assert_int_equal(chmod(dir, 0555), 0);
         assert_int_equal(evidence_write_atomic(bigger, path, err, sizeof err), -1);
