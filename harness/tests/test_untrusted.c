@@ -15,28 +15,10 @@
 #include <unistd.h>
 #include "core/names.h"
 #include "evidence/evidence_file.h"
+#include "json_at.h"
 #include "evidence/reader.h"
 
 static json_t *g_accepted;        /* the accepted H100 run, loaded once */
-
-/* The member at a dotted path with [i] indices ("results[3].timing.graph"). */
-static json_t *at(json_t *doc, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    json_t *x = doc;
-    for (char *tok = strtok(buf, "."); tok && x; tok = strtok(NULL, ".")) {
-        char *br = strchr(tok, '[');
-        if (br) *br = '\0';
-        if (*tok) x = json_object_get(x, tok);
-        while (br && x) {
-            x = json_array_get(x, strtoul(br + 1, &br, 10));
-            br = strchr(br, '[');
-        }
-    }
-    if (!x) fail_msg("no member %s", path);
-    return x;
-}
 
 /* Sets the last key of path (an object member) on a copy of the accepted run. */
 static json_t *edited(const char *path, json_t *value)
