@@ -74,6 +74,17 @@ if command -v gnuplot >/dev/null 2>&1; then
   expect 0 "report: .*README.md" -- report --evidence "$tmp/gq" --out "$tmp/rep-gq"
 fi
 
+# the gate's config comes from the pull request too: its baseline reaches the plot scripts
+python3 - ci/gate.json "$tmp/gate.json" "$canary" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["baseline"] = 'sdpa_cudnn`touch ' + sys.argv[3] + '/PWNED2`'
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+PY
+if command -v gnuplot >/dev/null 2>&1; then
+  expect 0 "report: .*README.md" -- report --config "$tmp/gate.json" --out "$tmp/rep-gc"
+fi
+
 # ---- partial inside a normally named file ------------------------------------------------------
 mkdir -p "$tmp/pa/$gpu"
 sed 's/"partial": false/"partial": true/' "$acc" > "$tmp/pa/$gpu/$name"
