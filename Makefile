@@ -13,7 +13,6 @@ ARCHS     ?= -gencode arch=compute_80,code=sm_80 \
              -gencode arch=compute_90,code=sm_90 \
              -gencode arch=compute_90,code=compute_90
 
-DEB_PKGS  := libjansson-dev libcmocka-dev gnuplot-nox pkg-config yamllint clang libclang-rt-14-dev
 
 INCLUDES  := -Iharness -Iharness/include -Ikernels/reference \
              -I$(CUDA)/include
@@ -68,16 +67,7 @@ FORCE:
 
 # ---- dependencies (Debian packages; root or sudo) ---------------------------------
 deps:
-	@missing=""; for p in $(DEB_PKGS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' \
-	    || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "deps: installing$$missing"; \
-	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-	  $$sudo apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null \
-	    || { echo "deps: apt-get failed for:$$missing" >&2; exit 1; }; \
-	fi
+	@bash ci/tools/deps.sh
 
 # ---- the harness (C11) --------------------------------------------------------------
 $(BUILD)/obj/%.o: %.c
@@ -95,12 +85,18 @@ $(BUILD)/obj/harness/measure/device_info.o: CFLAGS += -DATTN_NVCC_VERSION='"$(NV
 
 # ---- phases and kernels: one shared object each, ptxas report beside it ---------------
 .SECONDEXPANSION:
+# How a phase's object is built, written once: the rule below runs it and
+# `make -s nvcc-command-NAME` prints it (with the build directory as <build>), which the
+# freeze manifest pins, so a frozen phase built with other flags fails `make test`.
+phase_nvcc = $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -Xptxas -v -MD -MF $(2)/phases/$(1).d \
+             -o $(2)/phases/$(1).so $(sort $(wildcard phases/$(1)/*.cu)) $(LDLIBS_$(1))
 $(BUILD)/phases/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phases/$$*/*.h phases/$$*/*.c) harness/include/attn_phase.h
 	@mkdir -p $(dir $@)
 	@echo "nvcc  $@"
-	@$(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$*) -Xptxas -v -MD -MF $(BUILD)/phases/$*.d \
-	  -o $@ $(filter %.cu,$^) $(LDLIBS_$*) 2> $(BUILD)/phases/$*.ptxas.txt \
+	@$(call phase_nvcc,$*,$(BUILD)) 2> $(BUILD)/phases/$*.ptxas.txt \
 	  || { cat $(BUILD)/phases/$*.ptxas.txt >&2; rm -f $@; exit 1; }
+nvcc-command-%:
+	@echo '$(strip $(call phase_nvcc,$*,<build>))'
 
 $(BUILD)/kernels/%.so: $$(wildcard kernels/$$*/*.cu kernels/$$*/*.cuh kernels/$$*/*.h kernels/$$*/*.c) harness/include/attn_phase.h
 	@mkdir -p $(dir $@)
@@ -141,7 +137,17 @@ $(BUILD)/testing/plant_delay.so: harness/testing/plant_delay.cu
 	$(NVCC) $(NVCCFLAGS) -o $@ $<
 $(BUILD)/attnladder-test: $(HARNESS_SRC) $(wildcard harness/*.h harness/*/*.h)
 	$(CC) $(CFLAGS) -DATTN_TEST_SWITCHES -DATTN_NVCC_VERSION='"$(NVCC_VERSION)"' -o $@ $(HARNESS_SRC) $(HARNESS_LIBS)
-test-switches: $(BUILD)/attnladder-test $(BUILD)/testing/plant_delay.so
+# A faulty implementation (one interior query tile wrong) that the correctness check
+# must fail wherever it is wrong; loaded from a scratch build directory on the GPU.
+$(BUILD)/testing/faulty_skip_tile.so: harness/testing/faulty_skip_tile.c harness/include/attn_phase.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart -ldl
+# The A/B study's slowed stand-in for one implementation of a head build.
+$(BUILD)/testing/planted_wrapper.so: harness/testing/planted_wrapper.c harness/include/attn_phase.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart -ldl
+test-switches: $(BUILD)/attnladder-test $(BUILD)/testing/plant_delay.so $(BUILD)/testing/faulty_skip_tile.so \
+               $(BUILD)/testing/planted_wrapper.so
 
 # ---- sanitizers and fuzzing (CPU parts) -------------------------------------------------
 # (gcc's truncation warnings depend on the optimisation level; the -O2 build keeps them)
@@ -217,11 +223,19 @@ test: deps
 	@bash ci/checks/test_freeze.sh
 	@$(PYTHON) ci/checks/check_layers.py --objects $(BUILD)/obj
 	@bash ci/checks/test_layers.sh
+	@bash ci/checks/test_deps.sh
+	@bash ci/checks/test_pr_comment.sh
+	@$(PYTHON) ci/checks/test_sanitize_verdict.py
+	@$(PYTHON) ci/checks/check_faulty_tile.py $(wildcard evidence/*/faulty_skip_tile_*.json)
 	@echo "make test: all passed"
 
 # ---- run -----------------------------------------------------------------------------
-run: deps
-	@$(MAKE) --no-print-directory build
+# With the build in place, running installs nothing (a GPU machine may have no network);
+# otherwise the build's dependencies first. The reports' gnuplot is named by run_ladder.sh
+# when it is missing.
+run:
+	@if ! $(MAKE) --no-print-directory -q $(BUILD)/attnladder $(PHASE_SOS) $(KERNEL_SOS) 2>/dev/null; then \
+	  $(MAKE) --no-print-directory deps && $(MAKE) --no-print-directory build || exit 1; fi
 	@bash ci/workflow/run_ladder.sh $(BUILD)
 
 # compute-sanitizer over every phase and baseline (GPU machine only).

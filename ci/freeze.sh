@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # Freezing: a frozen phase's compile closure (every file in its directory plus every
 # header of this repository that its sources include, from `nvcc -M`) is pinned by
-# sha256 in ci/frozen/<phase>.sha256.
+# sha256 in ci/frozen/<phase>.sha256, and so is how it is built: the nvcc release
+# (major.minor: the toolchain whose code generation the numbers were measured with; the
+# patch level is left free so the same release's images agree) and the resolved nvcc
+# command line (`make -s nvcc-command-NAME`: flags, architectures, defines, libraries).
+# --check also refuses a build.mk that reaches outside its own directory: each
+# phases/NAME/build.mk and kernels/NAME/build.mk may set only variables ending in _NAME
+# and may name no other phase or kernel, since every build.mk is included into the one
+# Makefile namespace.
 #
 #   ci/freeze.sh NAME...    write (or rewrite) the manifest of each phase: an explicit,
 #                           reviewed change; say why in the commit
@@ -26,17 +33,50 @@ closure() {
   } | sed 's|^\./||' | grep -v '^$' | grep -v '^/' | sort -u
 }
 
-manifest() { closure "$1" | xargs -r sha256sum; }
+nvcc_release() { "$NVCC" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p'; }
+nvcc_command() { make -s --no-print-directory nvcc-command-"$1" 2>/dev/null; }
+manifest() {
+  closure "$1" | xargs -r sha256sum
+  local cmd; cmd=$(nvcc_command "$1")
+  [ -n "$cmd" ] || { echo "freeze: make cannot print the nvcc command of $1" >&2; return 2; }
+  echo "nvcc-release $(nvcc_release)"
+  echo "nvcc-command $cmd"
+}
+
+# Every build.mk stays in its own namespace. Prints one line per violation.
+buildmk_violations() {
+  local all mk dir name other
+  all=$(ls -d phases/*/ kernels/*/ 2>/dev/null | xargs -r -n1 basename)
+  for mk in phases/*/build.mk kernels/*/build.mk; do
+    [ -e "$mk" ] || continue
+    dir=$(dirname "$mk"); name=$(basename "$dir")
+    # variable assignments: NAME op value (op: = := ::= ?= +=), also after override/export
+    sed -n 's/^[[:space:]]*\(override[[:space:]]\+\|export[[:space:]]\+\)*\([A-Za-z0-9_.-]\+\)[[:space:]]*\(::\?=\|?=\|+=\|=\).*/\2/p' "$mk" \
+      | while read -r var; do
+          case "$var" in *_"$name") ;; *) echo "$mk sets $var (a build.mk may set only *_$name)";; esac
+        done
+    for other in $all; do
+      [ "$other" = "$name" ] && continue
+      grep -q -- "$other" "$mk" && echo "$mk names $other (another directory's build)"
+    done
+  done
+}
 
 if [ "${1:-}" = "--check" ]; then
   fail=0; n=0
+  v=$(buildmk_violations)
+  if [ -n "$v" ]; then
+    echo "freeze: a build.mk reaches outside its own directory:" >&2
+    printf '    %s\n' "$v" >&2
+    fail=1
+  fi
   for m in ci/frozen/*.sha256; do
     [ -e "$m" ] || continue
     name=$(basename "$m" .sha256); n=$((n + 1))
     now=$(manifest "$name") || { fail=1; continue; }
     if ! diff -u "$m" <(printf '%s\n' "$now") > /tmp/freeze_diff.$$ 2>&1; then
       echo "freeze: phase $name is frozen and its compile closure changed:" >&2
-      grep '^[-+][0-9a-f]' /tmp/freeze_diff.$$ | sed 's/^/    /' >&2
+      grep '^[-+][0-9a-n]' /tmp/freeze_diff.$$ | sed 's/^/    /' >&2
       echo "  improve by adding a new phase or header; unfreezing is an explicit change to $m" >&2
       fail=1
     fi

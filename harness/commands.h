@@ -16,5 +16,6 @@ int cmd_gate(int argc, char **argv);      /* gate.c:    ladder + regression gate
 int cmd_compare(int argc, char **argv);   /* compare.c: markdown diff of two runs */
 int cmd_report(int argc, char **argv);    /* report.c:  reports/ from all evidence */
 int cmd_accepted(int argc, char **argv);  /* accepted.c: the accepted run of a GPU */
+int cmd_ab(int argc, char **argv);        /* ab.c:      the A/B gate of two builds */
 
 #endif

@@ -16,6 +16,7 @@ static const struct {
     { "compare", cmd_compare, "markdown table of the changes between two evidence files" },
     { "report", cmd_report, "regenerate reports/ (markdown and plots) from all evidence" },
     { "accepted", cmd_accepted, "the path of a GPU's accepted reference run" },
+    { "ab", cmd_ab, "the A/B gate: two builds in one process, timed in alternation" },
 };
 
 static void usage(FILE *f)

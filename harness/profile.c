@@ -89,7 +89,7 @@ static int profile_target(const char *build, const char *name, const attn_shape 
     }
     size_t wsb = im->ph->workspace_bytes(s);
     cudaStream_t st = NULL;
-    if (inputs_generate(&in, s, 1234) || cudaMalloc(&q, in.nq * 2) || cudaMalloc(&k, in.nkv * 2) ||
+    if (inputs_generate(&in, s, 1234, DIST_UNIFORM) || cudaMalloc(&q, in.nq * 2) || cudaMalloc(&k, in.nkv * 2) ||
         cudaMalloc(&v, in.nkv * 2) || cudaMalloc(&o, in.nq * 2) || (wsb && cudaMalloc(&ws, wsb)) ||
         cudaMemcpy(q, in.q, in.nq * 2, cudaMemcpyHostToDevice) ||
         cudaMemcpy(k, in.k, in.nkv * 2, cudaMemcpyHostToDevice) ||

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 #include "measure/ceilings.h"
 #include "core/args.h"
+#include "attn_reference.h"
 #include "commands.h"
 #include "measure/device_info.h"
 #include "evidence/evidence_file.h"
@@ -109,6 +110,17 @@ static json_t *method_json(const run_opts *o, size_t scrub_bytes)
                      "l2_scrub_bytes", (json_int_t)scrub_bytes,
                      "baseline", o->baseline ? o->baseline : "",
                      "full_ref_gflop", o->full_ref_gflop, "sample_rows", (json_int_t)o->sample_rows);
+}
+
+/* The method's record of the inputs: the distribution every point is timed on, the others
+ * checked at chosen points (input_checks), and how sampled rows are chosen. */
+static void method_inputs(json_t *method)
+{
+    json_t *other = json_array();
+    for (int d = 1; d < DIST_COUNT; d++) json_array_append_new(other, json_string(input_dist_name((input_dist)d)));
+    json_object_set_new(method, "inputs", json_pack("{s:s, s:o, s:i, s:b}", "timed", "uniform",
+                                                     "checked_also", other, "sample_tile_rows",
+                                                     REF_SAMPLE_TILE, "sampled_needs_baseline", 1));
 }
 
 static json_t *impl_json(const loaded_impl *im, const char *arch)
@@ -211,13 +223,24 @@ static size_t count_measurements(const run_opts *o, size_t n_sel)
         per_other += (size_t)o->sweep_modes[m];
     }
     size_t total = 0;
-    for (size_t i = 0; i < o->n_shapes; i++)
+    for (size_t i = 0; i < o->n_shapes; i++) {
         total += n_sel * (strcmp(o->shapes[i].tag, "headline") == 0 ? per_headline : per_other);
+        for (int d = 1; d < DIST_COUNT; d++) total += n_sel * ((o->shapes[i].extra_inputs >> d) & 1u);
+    }
     return total;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static int run_main(run_opts *o, int argc, char **argv)
 {
+    double t_start = now_s();
+    measure_ctx mc = { 0 };   /* its counters go into the evidence even when nothing ran */
 
     char err[1024] = "";
     loaded_impl *all = NULL;
@@ -243,6 +266,12 @@ static int run_main(run_opts *o, int argc, char **argv)
         free(sel);
         loader_close_all(all, n_all);
         return EXIT_NO_GPU;
+    }
+    if (device_select(o->device, err, sizeof err)) {
+        fprintf(stderr, "attnladder run: --device %d: %s\n", o->device, err);
+        free(sel);
+        loader_close_all(all, n_all);
+        return EXIT_BAD_INPUT;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -281,7 +310,7 @@ static int run_main(run_opts *o, int argc, char **argv)
     size_t scrub_bytes = 2 * (l2 ? l2 : ((size_t)64 << 20));
     void *scrub = NULL;
     int exit_code = EXIT_OK;
-    json_t *results = json_array(), *ceil_json = json_object();
+    json_t *results = json_array(), *input_checks = json_array(), *ceil_json = json_object();
     if (cudaMalloc(&scrub, scrub_bytes) != cudaSuccess) {
         fprintf(stderr, "attnladder run: cannot allocate the %zu-byte L2 scrub buffer\n", scrub_bytes);
         exit_code = EXIT_GATE;
@@ -306,7 +335,7 @@ static int run_main(run_opts *o, int argc, char **argv)
     json_object_set_new(ceil_json, "copy_bytes", json_integer((json_int_t)ce.copy_bytes));
     json_object_set_new(ceil_json, "gemm_shape", json_pack("[i,i,i]", ce.gemm_n, ce.gemm_n, ce.gemm_n));
 
-    measure_ctx mc = { .impls = sel, .n_impls = n_sel, .baseline = o->baseline, .tc = o->tc,
+    mc = (measure_ctx){ .impls = sel, .n_impls = n_sel, .baseline = o->baseline, .tc = o->tc,
                        .bounds = compare_default_bounds(), .seed = o->seed,
                        .full_ref_max_flops = o->full_ref_gflop * 1e9,
                        .sample_rows = (size_t)o->sample_rows, .ref_threads = (int)o->ref_threads,
@@ -339,7 +368,7 @@ static int run_main(run_opts *o, int argc, char **argv)
     }
 
     for (size_t i = 0; i < o->n_shapes && !g_stop; i++) {
-        int f = measure_point(&mc, &o->shapes[i], results, err, sizeof err);
+        int f = measure_point(&mc, &o->shapes[i], results, input_checks, err, sizeof err);
         if (f < 0) {
             fprintf(stderr, "attnladder run: stopped: %s\n", err);
             exit_code = EXIT_GATE;
@@ -356,11 +385,17 @@ write:;
     json_object_set_new(ctx, "throttled", json_boolean((before && device_clocks_throttled(before)) ||
                                                        (after && device_clocks_throttled(after))));
     json_object_set_new(ctx, "clocks_after", after ? after : json_null());
-    json_t *doc = json_pack("{s:s, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o}",
+    json_t *cost = json_pack("{s:f, s:f, s:I}", "wall_s", now_s() - t_start, "gpu_timed_s",
+                             mc.gpu_timed_s, "measurements", (json_int_t)mc.measurements);
+    json_t *method = method_json(o, scrub_bytes);
+    method_inputs(method);
+    json_object_set_new(method, "min_gpu_s", json_real(o->tc.min_gpu_s));
+    json_t *doc = json_pack("{s:s, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                             "schema", EVIDENCE_SCHEMA, "schema_version", EVIDENCE_SCHEMA_VERSION,
                             "partial", g_stop != 0, "created_utc", iso, "context", ctx,
-                            "method", method_json(o, scrub_bytes), "ceilings", ceil_json,
-                            "implementations", impls, "results", results);
+                            "method", method, "ceilings", ceil_json,
+                            "implementations", impls, "results", results,
+                            "input_checks", input_checks, "cost", cost);
     char path[1024];
     const char *commit = json_string_value(json_object_get(json_object_get(ctx, "git"), "commit"));
     if (o->out_path)

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Compile checks of every phase and baseline shared object (run by `make test`):
-#  - it exports exactly one dynamic symbol, attn_phase_entry (the ABI);
+#  - it exports exactly one dynamic symbol, attn_phase_entry (the ABI), or for the launch
+#    floor attn_launch_floor_entry (it writes no output: no attention implementation);
 #  - the ptxas report beside it holds machine code for sm_80, sm_89 and sm_90;
-#  - no kernel spills to local memory on sm_90 unless the phase README says so.
+#  - no kernel spills to local memory on sm_90 or sm_90a unless the phase README says so;
+#  - no ptxas warning that setmaxnreg was ignored (C7508) or wgmma serialized (C7515).
 set -u
 build=$1; shift
 fail=0
 for so in "$@"; do
   name=$(basename "$so" .so)
   syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sort -u)
-  if [ "$syms" != "attn_phase_entry" ]; then
-    echo "check_kernels: $so exports [$syms]; the ABI allows exactly attn_phase_entry" >&2
+  # the launch floor is timed like a phase but is no attention implementation
+  want=attn_phase_entry; [ "$name" = launch_floor ] && want=attn_launch_floor_entry
+  if [ "$syms" != "$want" ]; then
+    echo "check_kernels: $so exports [$syms]; it must export exactly $want" >&2
     fail=1
   fi
   report="${so%.so}.ptxas.txt"
@@ -20,7 +24,14 @@ for so in "$@"; do
       fail=1
     fi
   done
-  spills=$(awk "/for 'sm_90'/{a=1} /for 'sm_(80|89)'/{a=0} a && /spill stores/ {s+=\$5+\$9} END{print s+0}" "$report" 2>/dev/null)
+  # sm_90 and sm_90a (architecture-specific code, what a Hopper-only rung runs)
+  spills=$(awk "/for 'sm_90a?'/{a=1} /for 'sm_(80|89)'/{a=0} a && /spill stores/ {s+=\$5+\$9} END{print s+0}" "$report" 2>/dev/null)
+  # ptxas ignoring setmaxnreg (C7508) or serializing wgmma (C7515) makes a Hopper kernel slow
+  # without failing it: never accepted
+  if grep -qE "C7508|C7515" "$report" 2>/dev/null; then
+    echo "check_kernels: $so: ptxas warns $(grep -oE 'C75(08|15)[^)]*' "$report" | sort -u | head -2 | tr '\n' ' ')" >&2
+    fail=1
+  fi
   dir=$(ls -d phases/"$name" kernels/"$name" 2>/dev/null | head -1)
   if [ "${spills:-0}" -gt 0 ] && ! grep -qi "spill" "$dir/README.md" 2>/dev/null; then
     echo "check_kernels: $so spills $spills bytes on sm_90 and its README does not explain it" >&2

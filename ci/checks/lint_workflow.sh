@@ -129,8 +129,9 @@ for j in gpu_jobs:
     t = steps_text(j)
     need("make run" in t, "the GPU job must run `make run`")
     need("ci/workflow/pr_gate.sh" in t, "the GPU job must gate with ci/workflow/pr_gate.sh")
+    need("ci/workflow/ab_gate.sh" in t, "the GPU job must run the A/B gate against the base build (ci/workflow/ab_gate.sh)")
     need("actions/upload-artifact@" in t, "the GPU job must upload evidence and reports")
-    need("gh pr comment" in t, "the GPU job must post the comparison on the pull request")
+    need("ci/workflow/pr_comment.sh" in t, "the GPU job must post the comparison on the pull request (one comment per GPU, ci/workflow/pr_comment.sh)")
     steps = j.get("steps") or []
     need(any("exit 1" in str(s.get("run", "")) and "steps.gate.outputs.status" in str(s.get("if", ""))
              for s in steps), "a last step must fail the job when the gate failed")

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Proves the freeze check can fail: in a scratch copy of the tree, freeze a phase,
 # check (must pass), change one byte of a header it includes and of its source (each
-# must fail), and add a new include (must fail).
+# must fail), add a new include (must fail), change how it is built (the Makefile's
+# optimisation level; another directory's build.mk setting its flags: each must fail).
 set -u
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/ci/frozen" "$tmp/phases/99_probe" "$tmp/harness/include"
 cp ci/freeze.sh "$tmp/ci/"
+cp Makefile "$tmp/"
+mkdir -p "$tmp/phases/98_other"
 cp harness/include/attn_phase.h "$tmp/harness/include/"
 printf '#pragma once\nstatic __device__ int probe_one() { return 1; }\n' > "$tmp/harness/include/probe.cuh"
 printf '#pragma once\nstatic __device__ int probe_two() { return 2; }\n' > "$tmp/harness/include/probe2.cuh"
@@ -32,5 +35,18 @@ sed -i '$d' "$tmp/phases/99_probe/probe.cu"; check 0 "source restored"
 sed -i '1i #include "probe2.cuh"' "$tmp/phases/99_probe/probe.cu"; check 1 "new include"
 sed -i '1d' "$tmp/phases/99_probe/probe.cu"; check 0 "include removed"
 echo x > "$tmp/phases/99_probe/notes.txt"; check 1 "new file in the phase directory"
-[ $fail = 0 ] && echo "test_freeze: the freeze check catches edits, new includes and new files"
+rm "$tmp/phases/99_probe/notes.txt"; check 0 "file removed"
+grep -q '^nvcc-command .*-O3 .*phases/99_probe/probe.cu' "$tmp/ci/frozen/99_probe.sha256" \
+  || { echo "test_freeze: the manifest lacks the resolved nvcc command" >&2; fail=1; }
+grep -q '^nvcc-release [0-9][0-9]*\.[0-9]' "$tmp/ci/frozen/99_probe.sha256" \
+  || { echo "test_freeze: the manifest lacks the nvcc release" >&2; fail=1; }
+cp "$tmp/Makefile" "$tmp/mk.bak"
+sed -i 's/^NVCCFLAGS ?= -O3/NVCCFLAGS ?= -O1/' "$tmp/Makefile"; check 1 "Makefile builds with -O1"
+cp "$tmp/mk.bak" "$tmp/Makefile"; check 0 "Makefile restored"
+echo 'NVCCFLAGS_99_probe := -O0' > "$tmp/phases/98_other/build.mk"; check 1 "another directory's build.mk sets the frozen phase's flags"
+echo 'NVCCFLAGS := -O0' > "$tmp/phases/98_other/build.mk"; check 1 "a build.mk sets a shared variable"
+echo '$(BUILD)/phases/99_probe.so: EXTRA := 1' > "$tmp/phases/98_other/build.mk"; check 1 "a build.mk adds to another directory's target"
+echo 'NVCCFLAGS_98_other := --threads 0' > "$tmp/phases/98_other/build.mk"; check 0 "a build.mk that keeps to its own directory"
+echo 'LDLIBS_99_probe := -lm' > "$tmp/phases/99_probe/build.mk"; check 1 "the frozen phase's own build.mk changed"
+[ $fail = 0 ] && echo "test_freeze: the freeze check catches edits, new includes, new files, other build flags and build.mk files outside their directory"
 exit $fail

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # One GPU session's worth of evidence, for a machine where build/ was carried in from a
 # build machine (no compiler needed): the ladder with the sweep and PyTorch's backends,
-# the profiler metrics, the gate, and the sanitizer. Everything lands in OUT_DIR
-# (default: evidence/<gpu>/ through the harness's own defaults).
-#   ci/workflow/gpu_session.sh [ladder] [sanitize]      (default: both)
+# the profiler metrics, the gate, the sanitizer, and the check against the faulty
+# implementation. Everything lands in OUT_DIR (default: evidence/<gpu>/ through the
+# harness's own defaults).
+#   ci/workflow/gpu_session.sh [ladder] [sanitize] [faulty]   (default: all three)
 set -u
 build=${BUILD:-build}
 out=${OUT_DIR:-}
 bin=$build/attnladder
-steps=${*:-ladder sanitize}
+steps=${*:-ladder sanitize faulty}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 status=0
 ev_args=(); [ -n "$out" ] && ev_args=(--evidence "$out/ev")
@@ -27,7 +28,7 @@ if [[ " $steps " == *" ladder "* ]]; then
   if [ -n "$file" ]; then
     raw=$(mktemp -d)
     "$bin" profile --build "$build" --into "$file" --raw-dir "$raw" \
-      --impl 01_scalar,02_cublas_hybrid,03_wmma,04_cp_async,05_warp_specialized,06_tiling,sdpa_cudnn \
+      --impl "$("$bin" list --build "$build" | awk '$2 == "phase" || $2 == "baseline" {print $1}' | paste -sd,)" \
       --shape 1,8,512,64,0 --shape 1,8,512,64,1 --shape 4,16,4096,128,0
     [ -n "$out" ] && tar czf "$out/ncu_raw.tgz" -C "$raw" .
     "$bin" gate "$file" || status=1
@@ -35,5 +36,8 @@ if [[ " $steps " == *" ladder "* ]]; then
 fi
 if [[ " $steps " == *" sanitize "* ]]; then
   bash ci/workflow/sanitize.sh "$build" "${out:+$out/ev}" || status=1
+fi
+if [[ " $steps " == *" faulty "* ]]; then
+  BUILD=$build bash ci/checks/test_faulty_tile.sh "${out:+$out/ev}" || status=1
 fi
 exit $status

@@ -76,22 +76,38 @@ int shape_validate(const attn_shape *s, char *err, size_t errlen)
     return 0;
 }
 
-static size_t put(shape_point *out, size_t cap, size_t n, int b, int h, int sq, int skv,
-                  int d, int causal, const char *tag)
+const char *input_dist_name(input_dist d)
+{
+    static const char *const names[DIST_COUNT] = { "uniform", "peaked", "outliers" };
+    return d < DIST_COUNT ? names[d] : "unknown";
+}
+
+/* The distributions the small points are also checked on. */
+#define EXTRA_INPUTS ((1u << DIST_PEAKED) | (1u << DIST_OUTLIERS))
+
+static size_t put_checked(shape_point *out, size_t cap, size_t n, int b, int h, int sq, int skv,
+                          int d, int causal, const char *tag, unsigned extra)
 {
     if (n < cap) {
         attn_shape s = { b, h, sq, skv, d, causal, (float)(1.0 / sqrt((double)d)) };
         out[n].s = s;
         out[n].tag = tag;
+        out[n].extra_inputs = extra;
     }
     return n + 1;
+}
+
+static size_t put(shape_point *out, size_t cap, size_t n, int b, int h, int sq, int skv,
+                  int d, int causal, const char *tag)
+{
+    return put_checked(out, cap, n, b, h, sq, skv, d, causal, tag, 0);
 }
 
 size_t shapes_headline(shape_point *out, size_t cap)
 {
     size_t n = 0;
-    n = put(out, cap, n, 1, 8, 512, 512, 64, 0, "headline");
-    n = put(out, cap, n, 1, 8, 512, 512, 64, 1, "headline");
+    n = put_checked(out, cap, n, 1, 8, 512, 512, 64, 0, "headline", EXTRA_INPUTS);
+    n = put_checked(out, cap, n, 1, 8, 512, 512, 64, 1, "headline", EXTRA_INPUTS);
     return n;
 }
 
@@ -110,18 +126,32 @@ size_t shapes_sweep(shape_point *out, size_t cap)
     /* Ragged lengths (tails inside a tile) and seq_q != seq_kv (decode-like and odd). */
     for (size_t di = 0; di < 2; di++)
         for (int causal = 0; causal <= 1; causal++) {
-            n = put(out, cap, n, 2, 8, 77, 77, dims[di], causal, "ragged");
-            n = put(out, cap, n, 2, 8, 1000, 1000, dims[di], causal, "ragged");
+            n = put_checked(out, cap, n, 2, 8, 77, 77, dims[di], causal, "ragged", EXTRA_INPUTS);
+            n = put_checked(out, cap, n, 2, 8, 1000, 1000, dims[di], causal, "ragged", EXTRA_INPUTS);
             n = put(out, cap, n, 1, 8, 1, 300, dims[di], causal, "ragged");
-            n = put(out, cap, n, 1, 8, 129, 257, dims[di], causal, "ragged");
+            n = put_checked(out, cap, n, 1, 8, 129, 257, dims[di], causal, "ragged", EXTRA_INPUTS);
         }
+    /* More queries than keys, causal: the first seq_q - seq_kv rows see no key and must
+     * be zeros (the ABI's rule). */
+    for (size_t di = 0; di < 2; di++)
+        n = put_checked(out, cap, n, 1, 8, 300, 129, dims[di], 1, "ragged", EXTRA_INPUTS);
     return n;
+}
+
+double shape_visible_pairs(const attn_shape *s)
+{
+    double sq = s->seq_q, skv = s->seq_kv;
+    if (!s->causal) return sq * skv;
+    /* row i sees min(Skv, max(0, i + Skv - Sq + 1)) keys. With Sq <= Skv every row sees
+     * Skv - Sq + 1 + i keys, an arithmetic series; with Sq > Skv the first Sq - Skv rows
+     * see none and the rest 1, 2, ..., Skv. */
+    if (sq <= skv) return sq * (2.0 * skv - sq + 1.0) / 2.0;
+    return skv * (skv + 1.0) / 2.0;
 }
 
 double shape_flops(const attn_shape *s)
 {
-    double f = 4.0 * s->batch * s->heads * (double)s->seq_q * s->seq_kv * s->head_dim;
-    return s->causal ? f / 2.0 : f;
+    return 4.0 * s->batch * s->heads * s->head_dim * shape_visible_pairs(s);
 }
 
 double shape_bytes(const attn_shape *s)

@@ -5,9 +5,22 @@
 #include <stddef.h>
 #include "attn_phase.h"
 
+/* The input distributions a run draws (measure/inputs.c says how). Every point is timed
+ * on uniform inputs; the others are correctness checks at chosen points. */
+typedef enum {
+    DIST_UNIFORM = 0,    /* uniform in [-1, 1): scores with sd ~1/3 */
+    DIST_PEAKED,         /* K rows scaled by a ramp along the keys: the running maximum of
+                            every row keeps rising until its last keys */
+    DIST_OUTLIERS,       /* uniform, with rare large elements in Q and K */
+    DIST_COUNT
+} input_dist;
+
+const char *input_dist_name(input_dist d);   /* "uniform", "peaked", "outliers" */
+
 typedef struct {
     attn_shape s;
     const char *tag;        /* "headline", "sweep", "ragged", "custom" */
+    unsigned extra_inputs;  /* bit d: also check correctness on input_dist d */
 } shape_point;
 
 /* "B,H,S,D[,causal]" or "B,H,Sq,Skv,D,causal"; scale = 1/sqrt(D).
@@ -18,13 +31,19 @@ int shape_parse(const char *text, attn_shape *out, char *err, size_t errlen);
  * count within 32-bit indexing (kernels may index with int). */
 int shape_validate(const attn_shape *s, char *err, size_t errlen);
 
-/* The headline shapes (1x8x512x64, non-causal and causal): returns the count. */
+/* The headline shapes (1x8x512x64, non-causal and causal), each also checked on the
+ * peaked and outlier inputs: returns the count. */
 size_t shapes_headline(shape_point *out, size_t cap);
 /* The standard sweep: S in {128..16384} x D {64,128} x causal {0,1}, B = 16384/S,
- * H = 2048/D, then the ragged and seq_q != seq_kv points. Returns the count. */
+ * H = 2048/D, then the ragged and seq_q != seq_kv points (among them 1x8x300x129 causal,
+ * whose first rows see no key), the small ones also checked on the peaked and outlier
+ * inputs. Returns the count. */
 size_t shapes_sweep(shape_point *out, size_t cap);
 
-double shape_flops(const attn_shape *s);   /* 4*B*H*Sq*Skv*D, halved for causal */
+/* 4*B*H*D per visible (query, key) pair: Sq*Skv pairs, or for causal (bottom-right
+ * aligned: row i sees key j when j <= i + Skv - Sq) the pairs that mask leaves. */
+double shape_flops(const attn_shape *s);
+double shape_visible_pairs(const attn_shape *s);   /* per (batch, head) */
 double shape_bytes(const attn_shape *s);   /* Q, K, V read once, O written once (fp16) */
 void shape_format(const attn_shape *s, char *buf, size_t len);   /* "1x8x512x64 causal" */
 

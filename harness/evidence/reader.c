@@ -131,12 +131,6 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
     o->flops = o->bytes = o->tflops = o->gbps = o->frac_fp16_peak = o->frac_dram = NAN;
     json_t *d = json_object_get(v, "derived");
     if (json_is_object(d)) {
-        o->flops = num_or_nan(json_object_get(d, "flops"));
-        o->bytes = num_or_nan(json_object_get(d, "bytes"));
-        o->tflops = num_or_nan(json_object_get(d, "tflops"));
-        o->gbps = num_or_nan(json_object_get(d, "gbps"));
-        o->frac_fp16_peak = num_or_nan(json_object_get(d, "frac_fp16_peak"));
-        o->frac_dram = num_or_nan(json_object_get(d, "frac_dram"));
         json_t *ra = json_object_get(d, "ratio");
         if (json_is_object(ra)) {
             static const char *const rk[] = { "median", "ci_lo", "ci_hi" };
@@ -152,10 +146,17 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
             o->has_ratio = 1;
         }
     }
-    /* The work of the shape does not depend on the evidence having it. */
-    if (isnan(o->flops)) o->flops = shape_flops(&o->shape);
-    if (isnan(o->bytes)) o->bytes = shape_bytes(&o->shape);
-    if (isnan(o->tflops) && o->timed) o->tflops = o->flops / (o->median_us * 1e-6) / 1e12;
+    /* The work of a shape is the harness's to compute, not the evidence's to claim: FLOPs
+     * (visible pairs, core/shapes.h), bytes and the rates come from the shape and the
+     * median, whatever an older or edited file stored. */
+    o->flops = shape_flops(&o->shape);
+    o->bytes = shape_bytes(&o->shape);
+    if (o->timed) {
+        o->tflops = o->flops / (o->median_us * 1e-6) / 1e12;
+        o->gbps = o->bytes / (o->median_us * 1e-6) / 1e9;
+        o->frac_fp16_peak = r->fp16_tflops > 0 ? o->tflops / r->fp16_tflops : NAN;
+        o->frac_dram = r->dram_gbps > 0 ? o->gbps / r->dram_gbps : NAN;
+    }
     return 0;
 }
 
@@ -163,6 +164,9 @@ static void read_context(run_data *r, json_t *ctx)
 {
     json_t *gpu = json_object_get(ctx, "gpu"), *ver = json_object_get(ctx, "versions");
     r->ctx = (run_context){
+        .device_index = int_or(json_object_get(gpu, "index"), -1),
+        .uuid = str_or(json_object_get(gpu, "uuid"), NULL),
+        .cuda_visible_devices = str_or(json_object_get(gpu, "cuda_visible_devices"), NULL),
         .sm_count = int_or(json_object_get(gpu, "sm_count"), -1),
         .cc_major = int_or(json_object_get(gpu, "cc_major"), -1),
         .cc_minor = int_or(json_object_get(gpu, "cc_minor"), -1),
@@ -245,6 +249,34 @@ static int read_profiles(run_data *r, char *err, size_t errlen)
     return 0;
 }
 
+/* `input_checks` (absent in runs made before they existed: none). */
+static int read_input_checks(run_data *r, char *err, size_t errlen)
+{
+    json_t *arr = json_object_get(r->doc, "input_checks");
+    if (!arr) return 0;
+    if (!json_is_array(arr)) return fail(err, errlen, r->path, "input_checks: not an array");
+    r->input_checks = calloc(json_array_size(arr) + 1, sizeof *r->input_checks);
+    if (!r->input_checks) return fail(err, errlen, r->path, "out of memory");
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) {
+        run_input_check *o = &r->input_checks[r->n_input_checks++];
+        o->impl = str_or(json_object_get(v, "impl"), NULL);
+        o->inputs = str_or(json_object_get(v, "inputs"), NULL);
+        o->tag = str_or(json_object_get(v, "tag"), "");
+        json_t *pass = json_object_get(json_object_get(v, "correctness"), "pass");
+        if (!o->impl || !o->inputs || !json_is_boolean(pass))
+            return fail(err, errlen, r->path, "input_checks[%zu]: needs strings impl and inputs and a "
+                        "boolean correctness.pass", i);
+        if (run_read_shape(json_object_get(v, "shape"), &o->shape) >= 0)
+            return fail(err, errlen, r->path, "input_checks[%zu].shape: not a shape", i);
+        o->correct = json_is_true(pass);
+        o->rel_l2 = num_or_nan(json_object_get(json_object_get(v, "correctness"), "rel_l2"));
+        o->max_abs = num_or_nan(json_object_get(json_object_get(v, "correctness"), "max_abs"));
+    }
+    return 0;
+}
+
 const run_metric *run_metric_find(const run_kernel_profile *k, const char *name)
 {
     for (size_t i = 0; i < k->n_metrics; i++)
@@ -280,6 +312,10 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
                  (blen >= slen && !strcmp(r->base + blen - slen, partial_suffix));
     r->throttled = json_is_true(json_object_get(ctx, "throttled"));
     read_context(r, ctx);
+    json_t *cost = json_object_get(doc, "cost");
+    r->cost_wall_s = num_or_nan(json_object_get(cost, "wall_s"));
+    r->cost_gpu_s = num_or_nan(json_object_get(cost, "gpu_timed_s"));
+    r->cost_measurements = int_or(json_object_get(cost, "measurements"), -1);
     json_t *method = json_object_get(doc, "method");
     r->baseline = str_or(json_object_get(method, "baseline"), "");
     r->ci_level = json_is_number(json_object_get(method, "ci_level"))
@@ -303,7 +339,7 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     }
     for (size_t i = 0; i < r->n_results; i++)
         if (read_result(r, i, &r->results[i], err, errlen)) goto bad;
-    if (read_profiles(r, err, errlen)) goto bad;
+    if (read_profiles(r, err, errlen) || read_input_checks(r, err, errlen)) goto bad;
     return 0;
 bad:
     run_close(r);
@@ -363,6 +399,7 @@ void run_close(run_data *r)
         free(r->profiles[i].kernels);
     }
     free(r->profiles);
+    free(r->input_checks);
     free(r->path);
     json_decref(r->doc);
     memset(r, 0, sizeof *r);

@@ -63,9 +63,19 @@ typedef struct {
     size_t n_kernels;
 } run_profile;
 
+/* One correctness check on other inputs than the timed ones (`input_checks`). */
+typedef struct {
+    const char *impl, *tag, *inputs;   /* inputs: "peaked", "outliers", ... */
+    attn_shape shape;
+    int correct;
+    double rel_l2, max_abs;            /* NAN when absent */
+} run_input_check;
+
 /* The machine and library versions of context.gpu / context.versions (-1 or NULL when
  * absent). */
 typedef struct {
+    long device_index;             /* -1 when absent (runs before it was recorded) */
+    const char *uuid, *cuda_visible_devices;
     long sm_count, cc_major, cc_minor;
     long cuda_runtime, cuda_driver, cublas, cudnn;
     const char *driver, *nvcc;
@@ -86,8 +96,12 @@ typedef struct {
     run_result *results;
     size_t n_results;
     run_context ctx;
+    double cost_wall_s, cost_gpu_s;   /* the run's wall time and timed device time, NAN if absent */
+    long cost_measurements;           /* timed measurements, -1 if absent */
     run_profile *profiles;
     size_t n_profiles;
+    run_input_check *input_checks;
+    size_t n_input_checks;
 } run_data;
 
 /* Loads and validates path (evidence.h), then reads it. 0, or -1 with err naming the

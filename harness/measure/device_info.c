@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include <cublas_api.h>
@@ -29,6 +30,36 @@ int device_probe(char *why, size_t len)
     return 0;
 }
 
+int device_select(int index, char *why, size_t len)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        snprintf(why, len, "%s", cudaGetErrorString(e));
+        return -1;
+    }
+    if (index < 0 || index >= n) {
+        const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+        snprintf(why, len, "this machine shows %d CUDA device%s (accepted: 0..%d)%s%s", n, n == 1 ? "" : "s",
+                 n - 1, vis ? "; CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "");
+        return -1;
+    }
+    e = cudaSetDevice(index);
+    if (e != cudaSuccess) {
+        snprintf(why, len, "cudaSetDevice: %s", cudaGetErrorString(e));
+        return -1;
+    }
+    return 0;
+}
+
+/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi writes a device's UUID. */
+static void uuid_text(const unsigned char b[16], char *out, size_t len)
+{
+    char hex[33];
+    for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", b[i]);
+    snprintf(out, len, "GPU-%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16, hex + 20);
+}
+
 json_t *device_gpu_json(void)
 {
     int dev = 0;
@@ -41,13 +72,19 @@ json_t *device_gpu_json(void)
     cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev);
     cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev);
     cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev);
-    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:i, s:i}",
-                     "name", p.name, "slug", slug, "sm_count", p.multiProcessorCount,
-                     "cc_major", p.major, "cc_minor", p.minor,
-                     "l2_bytes", (json_int_t)p.l2CacheSize,
-                     "mem_bytes", (json_int_t)p.totalGlobalMem,
-                     "smem_per_block_optin", (json_int_t)p.sharedMemPerBlockOptin,
-                     "clock_khz", clock_khz, "mem_clock_khz", mem_khz, "mem_bus_bits", bus);
+    char uuid[64];
+    uuid_text((const unsigned char *)p.uuid.bytes, uuid, sizeof uuid);
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    json_t *g = json_pack("{s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:s}",
+                          "name", p.name, "slug", slug, "sm_count", p.multiProcessorCount,
+                          "cc_major", p.major, "cc_minor", p.minor,
+                          "l2_bytes", (json_int_t)p.l2CacheSize,
+                          "mem_bytes", (json_int_t)p.totalGlobalMem,
+                          "smem_per_block_optin", (json_int_t)p.sharedMemPerBlockOptin,
+                          "clock_khz", clock_khz, "mem_clock_khz", mem_khz, "mem_bus_bits", bus,
+                          "index", dev, "uuid", uuid);
+    json_object_set_new(g, "cuda_visible_devices", visible ? json_string(visible) : json_null());
+    return g;
 }
 
 /* Path of the shared object that defines `sym` in this process, or NULL. */
@@ -128,15 +165,10 @@ static int first_line(const char *cmd, char *buf, size_t len)
 
 json_t *device_git_json(const char *build_dir)
 {
-    char commit[128] = "", dirty[16] = "";
-    if (first_line("git rev-parse HEAD 2>/dev/null", commit, sizeof commit) == 0) {
-        /* tracked changes only: build outputs and scratch files do not make a tree dirty */
-        FILE *f = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");
-        int any = f && fgetc(f) != EOF;
-        if (f) pclose(f);
-        return json_pack("{s:s, s:b, s:s}", "commit", commit, "dirty", any, "source", "git");
-    }
-    char path[512];
+    /* build_dir/gitinfo (written by make) describes the tree the measured objects were
+     * built from; the working directory's git may be another tree (a copy carried to a
+     * GPU machine, a worktree), so it is asked only when the build left no gitinfo */
+    char commit[128] = "", dirty[16] = "", path[512];
     snprintf(path, sizeof path, "%s/gitinfo", build_dir);
     FILE *f = fopen(path, "r");
     if (f && fscanf(f, "%127s %15s", commit, dirty) == 2) {
@@ -145,6 +177,13 @@ json_t *device_git_json(const char *build_dir)
                          strcmp(dirty, "clean") != 0, "source", "build/gitinfo");
     }
     if (f) fclose(f);
+    if (first_line("git rev-parse HEAD 2>/dev/null", commit, sizeof commit) == 0) {
+        /* tracked changes only: build outputs and scratch files do not make a tree dirty */
+        FILE *p = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");
+        int any = p && fgetc(p) != EOF;
+        if (p) pclose(p);
+        return json_pack("{s:s, s:b, s:s}", "commit", commit, "dirty", any, "source", "git");
+    }
     return json_pack("{s:s, s:b, s:s}", "commit", "unknown", "dirty", 1, "source", "none");
 }
 

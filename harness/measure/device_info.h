@@ -7,7 +7,12 @@
 /* 0 when a CUDA device is usable; else -1 and why (no device, no driver). */
 int device_probe(char *why, size_t len);
 
-/* context.gpu: name, slug, SM count, compute capability, memory sizes, clocks. */
+/* Makes device `index` (among those CUDA_VISIBLE_DEVICES shows) current. 0, or -1 with
+ * why, naming the count and the accepted range. */
+int device_select(int index, char *why, size_t len);
+
+/* context.gpu: name, slug, SM count, compute capability, memory sizes, clocks, and which
+ * device it is (index, UUID, CUDA_VISIBLE_DEVICES). */
 json_t *device_gpu_json(void);
 /* context.versions: driver, CUDA driver and runtime, cuBLAS, cuDNN (where loaded into
  * this process, with the path of the library that was loaded), nvcc at build time. */

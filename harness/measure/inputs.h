@@ -1,9 +1,11 @@
-/* measure/inputs.h: seeded random fp16 inputs, uniform in [-1, 1), never zeros by design. */
+/* measure/inputs.h: seeded random fp16 inputs of a named distribution (core/shapes.h:
+ * uniform in [-1, 1), peaked, outliers), never zeros by design. */
 #ifndef ATTNLADDER_INPUTS_H
 #define ATTNLADDER_INPUTS_H
 #include <stddef.h>
 #include <stdint.h>
 #include "attn_phase.h"
+#include "core/shapes.h"
 
 typedef struct {
     uint16_t *q, *k, *v;      /* host fp16 bits, BHSD */
@@ -12,8 +14,9 @@ typedef struct {
 
 size_t inputs_q_elems(const attn_shape *s);    /* B*H*Sq*D */
 size_t inputs_kv_elems(const attn_shape *s);   /* B*H*Skv*D */
-/* 0, or -1 on allocation failure; q, k, v use independent streams of one seed */
-int inputs_generate(host_inputs *in, const attn_shape *s, uint64_t seed);
+/* 0, or -1 on allocation failure; q, k, v use independent streams of one seed, so the
+ * uniform distribution gives the same values as it always has. */
+int inputs_generate(host_inputs *in, const attn_shape *s, uint64_t seed, input_dist dist);
 void inputs_free(host_inputs *in);
 
 #endif

@@ -92,7 +92,12 @@ json_t *resources_for_object(const char *so_path, const char *arch)
     json_t *r = NULL;
     if (text && fread(text, 1, (size_t)size, f) == (size_t)size) {
         text[size] = '\0';
-        r = resources_parse(text, arch);
+        /* an object with architecture-specific code for this GPU (sm_90a on sm_90) runs
+         * that code, not its portable fallback: report the one that runs */
+        char specific[32];
+        snprintf(specific, sizeof specific, "%sa", arch);
+        r = resources_parse(text, specific);
+        if (!r) r = resources_parse(text, arch);
     }
     free(text);
     fclose(f);

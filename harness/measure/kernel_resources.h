@@ -10,7 +10,8 @@
  * when the report holds no kernel for that target. */
 json_t *resources_parse(const char *report, const char *arch);
 
-/* Reads <so path without .so>.ptxas.txt; NULL when absent or empty for arch. */
+/* Reads <so path without .so>.ptxas.txt: the architecture-specific target's kernels
+ * (arch + "a", e.g. sm_90a) where the report has them, else arch's. NULL when absent. */
 json_t *resources_for_object(const char *so_path, const char *arch);
 
 #endif

@@ -27,9 +27,13 @@ int loader_open(const char *path, impl_kind kind, loaded_impl *out, char *err, s
         snprintf(err, errlen, "%s: cannot load: %s", path, dlerror());
         return -1;
     }
-    const attn_phase *ph = (const attn_phase *)dlsym(dl, "attn_phase_entry");
+    /* The launch floor is timed like a phase but is no attention implementation: it exports
+     * its own symbol, so a tool that loads every attn_phase_entry never mistakes it for one. */
+    const char *symbol = kind == IMPL_FLOOR ? LOADER_FLOOR_SYMBOL : "attn_phase_entry";
+    const attn_phase *ph = (const attn_phase *)dlsym(dl, symbol);
     if (!ph) {
-        snprintf(err, errlen, "%s: does not export attn_phase_entry (the ABI v1 symbol)", path);
+        snprintf(err, errlen, "%s: does not export %s (%s)", path, symbol,
+                 kind == IMPL_FLOOR ? "the launch floor's symbol" : "the ABI v1 symbol");
         dlclose(dl);
         return -1;
     }

@@ -6,6 +6,10 @@
 
 typedef enum { IMPL_PHASE, IMPL_BASELINE, IMPL_FLOOR } impl_kind;
 
+/* The launch floor (kernels/launch_floor) exports the ABI's struct under this name instead
+ * of attn_phase_entry: it writes no output and is no attention implementation. */
+#define LOADER_FLOOR_SYMBOL "attn_launch_floor_entry"
+
 typedef struct {
     char path[512];
     impl_kind kind;

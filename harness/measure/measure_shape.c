@@ -107,13 +107,138 @@ static int time_modes(measure_ctx *ctx, const loaded_impl *im, void *state,
                  r.inner, stop_reason_name(r.stop));
         progress(ctx, im->ph->name, shape_text, line);
         json_object_set_new(timing, time_mode_name((time_mode)m), time_result_json(&r));
+        ctx->gpu_timed_s += r.gpu_s;
+        ctx->measurements++;
         if (m == MODE_GRAPH) *graph = r;
         else time_result_free(&r);
     }
     return 0;
 }
 
-int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results,
+/* Where rows were sampled, the sampled rows alone do not make a pass: every row must
+ * also agree with the baseline's full output (a kernel that skips a query tile the
+ * sample missed fails here). The baseline itself is judged on the sampled rows. */
+static int full_output_pass(const measure_ctx *ctx, const loaded_impl *im, int sampled,
+                            const attn_shape *s, const uint16_t *out, const uint16_t *base_out,
+                            json_t *corr)
+{
+    int is_baseline = ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0;
+    if (base_out && !is_baseline) {
+        compare_result cb = compare_half_outputs(s, out, base_out, ctx->bounds);
+        json_object_set_new(corr, "vs_baseline", compare_json(&cb, NULL, 0));
+        if (sampled && !cb.pass) {
+            json_object_set_new(corr, "error", json_string("differs from the baseline's full output "
+                                                           "on rows the CPU sample did not check"));
+            return 0;
+        }
+        return 1;
+    }
+    if (sampled && !is_baseline) {
+        json_object_set_new(corr, "error", json_string("rows were sampled and no correct baseline "
+                                                       "output covers the others (measure the "
+                                                       "baseline too)"));
+        return 0;
+    }
+    return 1;
+}
+
+/* Copies the output of the last timed launch back and checks it again: 1 pass, 0 fail
+ * (corr gets after_timing and pass false), -1 CUDA failure (err). */
+static int recheck_after_timing(const measure_ctx *ctx, const loaded_impl *im, const attn_shape *s,
+                                const device_bufs *d, size_t nq, const size_t *rows, size_t nrows, const double *ref,
+                                const uint16_t *base_out, uint16_t *out, json_t *corr,
+                                char *err, size_t errlen)
+{
+    CUDA_OR_GOTO(cudaDeviceSynchronize(), fail);
+    CUDA_OR_GOTO(cudaMemcpy(out, d->o, nq * sizeof(uint16_t), cudaMemcpyDeviceToHost), fail);
+    compare_result c = compare_output(s, out, rows, nrows, ref, ctx->bounds);
+    json_t *after = compare_json(&c, NULL, 0);
+    int pass = c.pass && full_output_pass(ctx, im, rows != NULL, s, out, base_out, after);
+    json_object_set_new(after, "pass", json_boolean(pass));
+    json_object_set_new(corr, "after_timing", after);
+    if (!pass) json_object_set_new(corr, "pass", json_false());
+    return pass;
+fail:
+    return -1;
+}
+
+/* Correctness on the point's other input distributions (shape_point.extra_inputs), for
+ * every implementation, against the full CPU reference: one object each in `checks`.
+ * Untimed. Returns the number of failures, or -1 on a CUDA failure (err). */
+static int check_other_inputs(measure_ctx *ctx, const shape_point *pt, device_bufs *d,
+                              cudaStream_t stream, json_t *checks, const char *shape_text,
+                              char *err, size_t errlen)
+{
+    const attn_shape *s = &pt->s;
+    size_t total_rows = ref_total_rows(s);
+    if (ref_row_flops(s, total_rows) > ctx->full_ref_max_flops) return 0;   /* small points only */
+    int failures = 0;
+    host_inputs in = { 0 };
+    double *ref = NULL;
+    uint16_t *out = NULL;
+    for (int dist = 1; dist < DIST_COUNT && !*ctx->stop; dist++) {
+        if (!(pt->extra_inputs & (1u << dist))) continue;
+        inputs_free(&in);
+        free(ref);
+        free(out);
+        ref = NULL;
+        out = NULL;
+        if (inputs_generate(&in, s, shape_seed(ctx->seed + 2 + (uint64_t)dist, s), (input_dist)dist)) goto oom;
+        ref = malloc(total_rows * (size_t)s->head_dim * sizeof *ref);
+        out = malloc(in.nq * sizeof *out);
+        if (!ref || !out || ref_attention_rows(s, in.q, in.k, in.v, NULL, total_rows, ref,
+                                               ctx->ref_threads)) goto oom;
+        CUDA_OR_GOTO(cudaMemcpy(d->q, in.q, in.nq * 2, cudaMemcpyHostToDevice), fail);
+        CUDA_OR_GOTO(cudaMemcpy(d->k, in.k, in.nkv * 2, cudaMemcpyHostToDevice), fail);
+        CUDA_OR_GOTO(cudaMemcpy(d->v, in.v, in.nkv * 2, cudaMemcpyHostToDevice), fail);
+        for (size_t i = 0; i < ctx->n_impls && !*ctx->stop; i++) {
+            const loaded_impl *im = ctx->impls[i];
+            if (im->kind == IMPL_FLOOR || im->ph->unsupported(s) || im->ph->workspace_bytes(s) > d->ws_bytes)
+                continue;
+            void *state = NULL;
+            char why[512] = "";
+            json_t *corr;
+            int rc = im->ph->init(&state, s), pass = 0;
+            if (rc != 0) {
+                snprintf(why, sizeof why, "init failed (%d): %s", rc, im->ph->error_string(rc));
+                corr = json_pack("{s:b, s:s}", "pass", 0, "error", why);
+            } else {
+                size_t ws = im->ph->workspace_bytes(s);
+                attn_args a = { d->q, d->k, d->v, d->o, ws ? d->ws : NULL, stream };
+                rc = run_for_check(im, state, &a, d, out, in.nq, why, sizeof why, err, errlen);
+                im->ph->fini(state);
+                if (rc < 0) goto fail;
+                if (rc == 1) {
+                    corr = json_pack("{s:b, s:s}", "pass", 0, "error", why);
+                } else {
+                    compare_result c = compare_output(s, out, NULL, total_rows, ref, ctx->bounds);
+                    corr = compare_json(&c, "cpu-fp64", total_rows);
+                    pass = c.pass;
+                }
+            }
+            failures += !pass;
+            json_array_append_new(checks, json_pack("{s:s, s:o, s:s, s:s, s:o}", "impl", im->ph->name,
+                                                    "shape", shape_json(s), "tag", pt->tag, "inputs",
+                                                    input_dist_name((input_dist)dist), "correctness", corr));
+            char line[160];
+            snprintf(line, sizeof line, "check  %s on %s inputs", pass ? "PASS" : "FAIL",
+                     input_dist_name((input_dist)dist));
+            progress(ctx, im->ph->name, shape_text, line);
+        }
+    }
+    goto done;
+oom:
+    snprintf(err, errlen, "out of host memory checking %s on other inputs", shape_text);
+fail:
+    failures = -1;
+done:
+    inputs_free(&in);
+    free(ref);
+    free(out);
+    return failures;
+}
+
+int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json_t *checks,
                   char *err, size_t errlen)
 {
     const attn_shape *s = &pt->s;
@@ -127,7 +252,7 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results,
     cudaStream_t stream = NULL;
     int failures = 0;
 
-    if (inputs_generate(&in, s, shape_seed(ctx->seed, s))) {
+    if (inputs_generate(&in, s, shape_seed(ctx->seed, s), DIST_UNIFORM)) {
         snprintf(err, errlen, "out of host memory for the inputs of %s", shape_text);
         return -1;
     }
@@ -222,11 +347,8 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results,
         } else {
             compare_result c = compare_output(s, out, rows, nrows, ref, ctx->bounds);
             corr = compare_json(&c, ref_kind, nrows);
-            pass = c.pass;
-            if (base_out) {
-                compare_result cb = compare_half_outputs(s, out, base_out, ctx->bounds);
-                json_object_set_new(corr, "vs_baseline", compare_json(&cb, NULL, 0));
-            }
+            pass = c.pass && full_output_pass(ctx, im, rows != NULL, s, out, base_out, corr);
+            json_object_set_new(corr, "pass", json_boolean(pass));
             if (ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0 && pass && !base_out) {
                 base_out = out;   /* keep the baseline's output for the others */
                 out = malloc(in.nq * sizeof *out);
@@ -252,6 +374,20 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results,
                 goto fail;
             }
             json_object_set_new(res, "timing", timing);
+            /* The output of the last timed launch: the same inputs must still give the
+             * same function (state kept across calls, e.g. split counters, shows here). */
+            int again = recheck_after_timing(ctx, im, s, &d, in.nq, rows, nrows, ref, base_out, out, corr,
+                                             err, errlen);
+            if (again < 0) {
+                time_result_free(&graph);
+                json_decref(res);
+                im->ph->fini(state);
+                goto fail;
+            }
+            if (!again) {
+                failures++;
+                progress(ctx, im->ph->name, shape_text, "check  FAIL after timing");
+            }
             if (graph.n) {
                 if (ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0 &&
                     keep_baseline_timing(ctx, s, &graph)) {
@@ -267,6 +403,11 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results,
         }
         im->ph->fini(state);
         json_array_append_new(results, res);
+    }
+    if (pt->extra_inputs && !*ctx->stop) {
+        int f = check_other_inputs(ctx, pt, &d, stream, checks, shape_text, err, errlen);
+        if (f < 0) goto fail;
+        failures += f;
     }
     goto done;
 oom:

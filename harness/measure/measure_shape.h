@@ -33,13 +33,19 @@ typedef struct {
     volatile sig_atomic_t *stop;   /* set by SIGINT/SIGTERM: finish the point early */
     size_t progress_done, progress_total;   /* for the progress line */
     double fp16_tflops, dram_gbps; /* the run's ceilings (0 when not measured) */
+    double gpu_timed_s;            /* device time inside every timed region so far */
+    size_t measurements;           /* timed measurements so far */
     measure_baseline_timing *base; /* kept by measure_point; freed by measure_ctx_free */
     size_t n_base, cap_base;
 } measure_ctx;
 
-/* Appends one result object per implementation for this point to `results`.
- * Returns the number of correctness failures, or -1 on a fatal CUDA error (err). */
-int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results,
+/* Appends one result object per implementation for this point to `results`: the check on
+ * uniform inputs (on shapes too large for the full CPU reference: sampled rows plus the
+ * baseline's full output), the timing, the check again on the output of the last timed
+ * launch, the derived figures. For the point's other input distributions, one
+ * correctness object per implementation goes to `checks`. Returns the number of
+ * correctness failures, or -1 on a fatal CUDA error (err). */
+int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json_t *checks,
                   char *err, size_t errlen);
 
 /* The evidence's `derived` object of a result timed at s: FLOPs, bytes, TFLOP/s, GB/s,

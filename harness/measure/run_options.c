@@ -17,13 +17,15 @@ const char RUN_USAGE[] =
     "  --modes LIST          modes at headline shapes (graph,single,cold; default all)\n"
     "  --sweep-modes LIST    modes at other shapes (default graph)\n"
     "  --min-samples N --max-samples N --max-seconds S --rel-ci X --inner N --seed N\n"
+    "  --min-gpu-seconds S   GPU time a measurement takes before the noise rule may stop it (0.25)\n"
     "  --baseline NAME       the ratio's denominator (default sdpa_cudnn)\n"
     "  --external FILE       import external baselines (ci/tools/torch_sdpa.py output)\n"
     "  --build DIR           where the shared objects are (default build)\n"
+    "  --device N            the CUDA device to measure (default 0; of those CUDA_VISIBLE_DEVICES shows)\n"
     "  --evidence DIR        evidence root (default evidence); --out FILE overrides\n"
     "  --no-ceilings         skip the copy/GEMM ceilings\n"
     "  --full-ref-gflop X    full CPU reference up to X GFLOP, sampled rows above (default 40)\n"
-    "  --sample-rows N       rows sampled above that (default 512)\n"
+    "  --sample-rows N       rows sampled above that (default 4096: whole heads, a row in every 64-row tile)\n"
     "  --ref-threads N       CPU reference threads (default: all CPUs)\n";
 
 /* The whole text is read (no fixed buffer that would drop a bad mode past its end). */
@@ -46,16 +48,20 @@ static int parse_modes(const char *opt, const char *text, int *modes)
     return rc;
 }
 
-static int add_shape(run_opts *o, const attn_shape *s, const char *tag)
+static int add_point(run_opts *o, const shape_point *pt)
 {
     if (o->n_shapes == MAX_SHAPES) {
         fprintf(stderr, "attnladder run: more than %d shapes\n", MAX_SHAPES);
         return -1;
     }
-    o->shapes[o->n_shapes].s = *s;
-    o->shapes[o->n_shapes].tag = tag;
-    o->n_shapes++;
+    o->shapes[o->n_shapes++] = *pt;
     return 0;
+}
+
+static int add_shape(run_opts *o, const attn_shape *s, const char *tag)
+{
+    shape_point pt = { *s, tag, 0 };
+    return add_point(o, &pt);
 }
 
 int parse_run_opts(int argc, char **argv, run_opts *o)
@@ -68,10 +74,11 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
     o->modes[MODE_GRAPH] = o->modes[MODE_SINGLE] = o->modes[MODE_COLD] = 1;
     o->sweep_modes[MODE_GRAPH] = 1;
     o->tc = (time_config){ .rule = { 10, 200, 1.0, 0.02 }, .resamples = 2000, .ci_level = 0.95,
-                           .seed = 20261122, .inner_max = 20, .graph_target_us = 2000.0 };
+                           .seed = 20261122, .inner_max = 20, .graph_target_us = 2000.0,
+                           .min_gpu_s = 0.25 };
     o->seed = 1234;
     o->full_ref_gflop = 40;
-    o->sample_rows = 512;
+    o->sample_rows = 4096;
     o->ref_threads = 0;
     int custom = 0;
     for (int i = 1; i < argc; i++) {
@@ -124,6 +131,10 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
             VALUE();
             if (arg_double("run", a, v, 0.001, 3600, &d)) return -1;
             o->tc.rule.max_seconds = d;
+        } else if (!strcmp(a, "--min-gpu-seconds")) {
+            VALUE();
+            if (arg_double("run", a, v, 0, 60, &d)) return -1;
+            o->tc.min_gpu_s = d;
         } else if (!strcmp(a, "--rel-ci")) {
             VALUE();
             if (arg_double("run", a, v, 0, 1, &d)) return -1;
@@ -151,6 +162,10 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
         } else if (!strcmp(a, "--build")) {
             VALUE();
             o->build_dir = v;
+        } else if (!strcmp(a, "--device")) {
+            VALUE();
+            if (arg_long("run", a, v, 0, 1023, &l)) return -1;   /* the count is checked on the GPU */
+            o->device = (int)l;
         } else if (!strcmp(a, "--evidence")) {
             VALUE();
             o->evidence_dir = v;
@@ -186,12 +201,12 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
     if (o->want_headline || o->want_sweep || !custom) {
         size_t n = shapes_headline(pts, MAX_SHAPES);
         for (size_t i = 0; i < n; i++)
-            if (add_shape(o, &pts[i].s, pts[i].tag)) return -1;
+            if (add_point(o, &pts[i])) return -1;
     }
     if (o->want_sweep) {
         size_t n = shapes_sweep(pts, MAX_SHAPES);
         for (size_t i = 0; i < n; i++)
-            if (add_shape(o, &pts[i].s, pts[i].tag)) return -1;
+            if (add_point(o, &pts[i])) return -1;
     }
     return 0;
 }

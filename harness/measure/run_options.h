@@ -21,6 +21,7 @@ typedef struct {
     uint64_t seed;
     double full_ref_gflop;
     long sample_rows, ref_threads;
+    int device;                    /* --device: index among the visible CUDA devices */
 } run_opts;
 
 /* 0 parsed, 1 help printed, -1 bad input (message printed to stderr). The argv strings

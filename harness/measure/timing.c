@@ -20,6 +20,11 @@ int time_mode_parse(const char *name)
     return -1;
 }
 
+/* Samples keep 4 decimals (0.1 ns): event resolution is about 0.5 us per replay. They are
+ * rounded when taken, so every figure computed from them here (the summary, the ratio)
+ * is the one a reader recomputes from the evidence. */
+static double round4(double x) { return round(x * 1e4) / 1e4; }
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -40,8 +45,8 @@ static int run_once(const attn_phase *ph, void *state, const attn_args *args,
 
 /* One synchronised launch timed with events: the warm-up and the estimate that sizes
  * the graph. */
-static int estimate_us(const attn_phase *ph, void *state, const attn_args *args,
-                       cudaEvent_t e0, cudaEvent_t e1, double *us, char *err, size_t errlen)
+int time_estimate_us(const attn_phase *ph, void *state, const attn_args *args,
+                     cudaEvent_t e0, cudaEvent_t e1, double *us, char *err, size_t errlen)
 {
     float ms = 0;
     for (int i = 0; i < 2; i++) {
@@ -57,8 +62,8 @@ fail:
     return -1;
 }
 
-static int capture_graph(const attn_phase *ph, void *state, const attn_args *args, int inner,
-                         cudaGraphExec_t *exec, char *err, size_t errlen)
+int time_capture_graph(const attn_phase *ph, void *state, const attn_args *args, int inner,
+                       cudaGraphExec_t *exec, char *err, size_t errlen)
 {
     cudaGraph_t graph = NULL;
     CUDA_OR_GOTO(cudaStreamBeginCapture(args->stream, cudaStreamCaptureModeThreadLocal), fail);
@@ -104,12 +109,12 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
     double est = 0;
     CUDA_OR_GOTO(cudaEventCreate(&e0), fail);
     CUDA_OR_GOTO(cudaEventCreate(&e1), fail);
-    if (estimate_us(ph, state, args, e0, e1, &est, err, errlen)) goto fail;
+    if (time_estimate_us(ph, state, args, e0, e1, &est, err, errlen)) goto fail;
 
     if (mode == MODE_GRAPH) {
         int inner = (int)ceil(cfg->graph_target_us / (est > 0.1 ? est : 0.1));
         out->inner = inner < 1 ? 1 : inner > cfg->inner_max ? cfg->inner_max : inner;
-        if (capture_graph(ph, state, args, out->inner, &exec, err, errlen)) goto fail;
+        if (time_capture_graph(ph, state, args, out->inner, &exec, err, errlen)) goto fail;
         /* warm-up replays: clocks up, instruction cache and TLBs warm */
         int warm = (int)ceil(10e3 / (est * out->inner + 1.0));
         warm = warm < 2 ? 2 : warm > 50 ? 50 : warm;
@@ -137,11 +142,16 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
         CUDA_OR_GOTO(cudaGetLastError(), fail);
         float ms = 0;
         CUDA_OR_GOTO(cudaEventElapsedTime(&ms, e0, e1), fail);
-        out->samples_us[out->n++] = ms * 1e3 / out->inner;
+        out->samples_us[out->n++] = round4(ms * 1e3 / out->inner);
+        out->gpu_s += ms * 1e-3;
         out->stop = stats_should_stop(out->samples_us, out->n, now_s() - t0, &cfg->rule,
                                       cfg->seed + out->n);
+        /* a quiet CI over a few milliseconds of GPU time says little about the next run:
+         * the noise rule may stop sampling only after min_gpu_s of timed work */
+        if (out->stop == STOP_NOISE && out->gpu_s < cfg->min_gpu_s) out->stop = STOP_CONTINUE;
         if (out->stop != STOP_CONTINUE) break;
     }
+    out->wall_s = now_s() - t0;
     if (stats_summarize(out->samples_us, out->n, cfg->resamples, cfg->seed, cfg->ci_level,
                         &out->sum)) {
         snprintf(err, errlen, "statistics failed on %zu samples", out->n);
@@ -166,19 +176,18 @@ void time_result_free(time_result *r)
     r->n = 0;
 }
 
-/* Samples keep 4 decimals (0.1 ns): event resolution is about 0.5 us per replay. */
-static double round4(double x) { return round(x * 1e4) / 1e4; }
 
 json_t *time_result_json(const time_result *r)
 {
     json_t *samples = json_array();
     for (size_t i = 0; i < r->n; i++)
         json_array_append_new(samples, json_real(round4(r->samples_us[i])));
-    return json_pack("{s:i, s:I, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s}",
+    return json_pack("{s:i, s:I, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:f, s:f}",
                      "inner", r->inner, "n", (json_int_t)r->n, "samples_us", samples,
                      "median_us", round4(r->sum.median), "p10_us", round4(r->sum.p10),
                      "p90_us", round4(r->sum.p90), "ci_lo_us", round4(r->sum.ci_lo),
                      "ci_hi_us", round4(r->sum.ci_hi), "mean_us", round4(r->sum.mean),
                      "min_us", round4(r->sum.min), "max_us", round4(r->sum.max),
-                     "stop", stop_reason_name(r->stop));
+                     "stop", stop_reason_name(r->stop),
+                     "wall_s", round4(r->wall_s), "gpu_s", round4(r->gpu_s));
 }

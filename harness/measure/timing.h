@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
+#include <cuda_runtime_api.h>
 #include "attn_phase.h"
 #include "core/stats.h"
 
@@ -25,6 +26,7 @@ typedef struct {
     uint64_t seed;
     int inner_max;             /* launches per graph (20) */
     double graph_target_us;    /* slow kernels: fewer launches, so a replay stays near this */
+    double min_gpu_s;          /* the noise rule stops sampling only after this much GPU time */
     void *scrub;               /* cold mode: device buffer written between samples */
     size_t scrub_bytes;
 } time_config;
@@ -36,6 +38,8 @@ typedef struct {
     size_t n;
     stop_reason stop;
     stats_summary sum;
+    double wall_s;             /* host time the sampling loop took */
+    double gpu_s;              /* device time inside the timed regions (replays, launches) */
 } time_result;
 
 /* Measures ph->run(state, args) on args->stream (a non-default stream). 0, or -1 with
@@ -43,6 +47,14 @@ typedef struct {
 int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_mode mode,
                  const time_config *cfg, time_result *out, char *err, size_t errlen);
 void time_result_free(time_result *r);
+
+/* The pieces the interleaved measurement (interleave.h) shares with this one: two
+ * synchronised launches timed with events (the last one's time in *us), and a graph of
+ * `inner` back-to-back run() calls. 0, or -1 with err. */
+int time_estimate_us(const attn_phase *ph, void *state, const attn_args *args,
+                     cudaEvent_t e0, cudaEvent_t e1, double *us, char *err, size_t errlen);
+int time_capture_graph(const attn_phase *ph, void *state, const attn_args *args, int inner,
+                       cudaGraphExec_t *exec, char *err, size_t errlen);
 
 /* The evidence object of one mode (SCHEMA.md: timing.<mode>). */
 json_t *time_result_json(const time_result *r);

@@ -67,9 +67,19 @@ static void context_paragraph(FILE *f, const run_data *r)
             "cuBLAS %s, cuDNN %s, nvcc %s.  \n", r->gpu_name, x->sm_count, x->cc_major, x->cc_minor,
             x->driver ? x->driver : "-", drv, rt, cublas, cudnn, x->nvcc ? x->nvcc : "-");
     fprintf(f, "Measured ceilings: fp16 GEMM %s TFLOP/s, device copy %s GB/s, launch floor %s us. "
-            "Clocks: %s.\n\n", fmt_num(b1, sizeof b1, r->fp16_tflops), fmt_num(b2, sizeof b2, r->dram_gbps),
+            "Clocks: %s.%s\n", fmt_num(b1, sizeof b1, r->fp16_tflops), fmt_num(b2, sizeof b2, r->dram_gbps),
             fmt_num(b3, sizeof b3, r->launch_floor_us),
-            r->throttled ? "**throttled** during the run (the numbers may be low)" : "not throttled");
+            r->throttled ? "**throttled** during the run (the numbers may be low)" : "not throttled",
+            isfinite(r->cost_wall_s) ? "  " : "\n");
+    if (isfinite(r->cost_wall_s)) {
+        char w[32], g[32], dev[160] = "";
+        if (x->device_index >= 0)
+            snprintf(dev, sizeof dev, " on device %ld (%s, CUDA_VISIBLE_DEVICES %s)", x->device_index,
+                     x->uuid ? x->uuid : "-", x->cuda_visible_devices ? x->cuda_visible_devices : "unset");
+        fprintf(f, "Cost of the run: %s s wall, %s s of timed GPU work in %ld measurements%s.\n\n",
+                fmt_num(w, sizeof w, r->cost_wall_s), fmt_num(g, sizeof g, r->cost_gpu_s),
+                r->cost_measurements, dev);
+    }
 }
 
 static void resources_cells(const run_data *r, const run_impl *im, const attn_shape *s,

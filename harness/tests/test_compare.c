@@ -246,7 +246,7 @@ static void bounds_admit_fp16_and_reject_a_mask_bug(void **st)
     for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
         const attn_shape *s = &shapes[t];
         host_inputs in;
-        assert_int_equal(inputs_generate(&in, s, 3), 0);
+        assert_int_equal(inputs_generate(&in, s, 3, DIST_UNIFORM), 0);
         size_t rows = ref_total_rows(s), n = rows * (size_t)s->head_dim;
         double *ref = malloc(n * sizeof *ref);
         uint16_t *o = malloc(n * sizeof *o);

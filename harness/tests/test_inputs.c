@@ -19,7 +19,7 @@ static void sizes(void **st)
     assert_int_equal(inputs_q_elems(&S), 2 * 3 * 129 * 64);
     assert_int_equal(inputs_kv_elems(&S), 2 * 3 * 257 * 64);
     host_inputs in;
-    assert_int_equal(inputs_generate(&in, &S, 1), 0);
+    assert_int_equal(inputs_generate(&in, &S, 1, DIST_UNIFORM), 0);
     assert_int_equal(in.nq, 2 * 3 * 129 * 64);
     assert_int_equal(in.nkv, 2 * 3 * 257 * 64);
     inputs_free(&in);
@@ -32,9 +32,9 @@ static void same_seed_same_bits_other_seed_other_bits(void **st)
 {
     (void)st;
     host_inputs a, b, c;
-    assert_int_equal(inputs_generate(&a, &S, 42), 0);
-    assert_int_equal(inputs_generate(&b, &S, 42), 0);
-    assert_int_equal(inputs_generate(&c, &S, 43), 0);
+    assert_int_equal(inputs_generate(&a, &S, 42, DIST_UNIFORM), 0);
+    assert_int_equal(inputs_generate(&b, &S, 42, DIST_UNIFORM), 0);
+    assert_int_equal(inputs_generate(&c, &S, 43, DIST_UNIFORM), 0);
     assert_memory_equal(a.q, b.q, a.nq * 2);
     assert_memory_equal(a.k, b.k, a.nkv * 2);
     assert_memory_equal(a.v, b.v, a.nkv * 2);
@@ -51,7 +51,7 @@ static void streams_are_separate(void **st)
     (void)st;
     attn_shape sq = { 1, 1, 300, 300, 64, 0, 0.125f };
     host_inputs a, b;
-    assert_int_equal(inputs_generate(&a, &sq, 5), 0);
+    assert_int_equal(inputs_generate(&a, &sq, 5, DIST_UNIFORM), 0);
     size_t qk = 0, kv = 0;
     for (size_t i = 0; i < a.nq; i++) {
         qk += a.q[i] == a.k[i];
@@ -61,7 +61,7 @@ static void streams_are_separate(void **st)
     /* k and v do not move when only q's length changes */
     attn_shape longer_q = sq;
     longer_q.seq_q = 1000;
-    assert_int_equal(inputs_generate(&b, &longer_q, 5), 0);
+    assert_int_equal(inputs_generate(&b, &longer_q, 5, DIST_UNIFORM), 0);
     assert_memory_equal(a.k, b.k, a.nkv * 2);
     assert_memory_equal(a.v, b.v, a.nkv * 2);
     assert_memory_equal(a.q, b.q, a.nq * 2);   /* q's prefix is the same stream */
@@ -70,7 +70,7 @@ static void streams_are_separate(void **st)
 
     /* q is the first word of the seed's stream seeding its own generator, with a
      * 24-bit uniform rounded to fp16 */
-    assert_int_equal(inputs_generate(&a, &sq, 77), 0);
+    assert_int_equal(inputs_generate(&a, &sq, 77, DIST_UNIFORM), 0);
     rng_state m, r;
     rng_seed(&m, 77);
     rng_seed(&r, rng_next(&m));
@@ -85,7 +85,7 @@ static void uniform_in_range_without_zeros(void **st)
     (void)st;
     attn_shape big = { 4, 8, 512, 512, 128, 0, 0.125f };
     host_inputs in;
-    assert_int_equal(inputs_generate(&in, &big, 9), 0);
+    assert_int_equal(inputs_generate(&in, &big, 9, DIST_UNIFORM), 0);
     const uint16_t *arrays[3] = { in.q, in.k, in.v };
     for (int t = 0; t < 3; t++) {
         size_t bins[20] = { 0 }, n = in.nq;
@@ -111,6 +111,74 @@ static void uniform_in_range_without_zeros(void **st)
     inputs_free(&in);
 }
 
+/* Peaked: Q and V are the uniform ones; each head's keys grow along the sequence, so a
+ * row's largest score sits in its last keys. */
+static void peaked_keys_grow_along_the_sequence(void **st)
+{
+    (void)st;
+    attn_shape s = { 2, 4, 64, 640, 64, 0, 0.125f };
+    host_inputs u, p;
+    assert_int_equal(inputs_generate(&u, &s, 21, DIST_UNIFORM), 0);
+    assert_int_equal(inputs_generate(&p, &s, 21, DIST_PEAKED), 0);
+    assert_memory_equal(u.q, p.q, u.nq * 2);
+    assert_memory_equal(u.v, p.v, u.nkv * 2);
+    size_t d = 64, skv = 640;
+    for (size_t bh = 0; bh < 8; bh++) {
+        double first = 0, last = 0;
+        for (size_t j = 0; j < 64; j++)
+            for (size_t c = 0; c < d; c++) {
+                float a = half_to_float(p.k[(bh * skv + j) * d + c]);
+                float b = half_to_float(p.k[(bh * skv + skv - 64 + j) * d + c]);
+                assert_true(a != 0.0f && b != 0.0f && fabsf(a) <= 0.2f && fabsf(b) <= 8.0f);
+                first += fabs(a);
+                last += fabs(b);
+            }
+        assert_true(last > 20 * first);   /* rms factor ~7.6 vs ~0.1 */
+    }
+    /* the row's best key (largest q.k) lies in its last tenth, for most rows */
+    size_t late = 0, rows = 64;
+    for (size_t i = 0; i < rows; i++) {
+        double best = -1e30;
+        size_t arg = 0;
+        for (size_t j = 0; j < skv; j++) {
+            double dot = 0;
+            for (size_t c = 0; c < d; c++)
+                dot += half_to_float(p.q[i * d + c]) * half_to_float(p.k[j * d + c]);
+            if (dot > best) best = dot, arg = j;
+        }
+        late += arg >= skv * 9 / 10;
+    }
+    assert_true(late >= rows * 3 / 4);
+    inputs_free(&u);
+    inputs_free(&p);
+}
+
+/* Outliers: about one element in 256 of Q and K has magnitude in [8, 32); the rest and
+ * all of V are the uniform [-1, 1) ones; none is zero. */
+static void outliers_are_rare_and_large(void **st)
+{
+    (void)st;
+    attn_shape s = { 4, 8, 512, 512, 128, 0, 0.125f };
+    host_inputs in;
+    assert_int_equal(inputs_generate(&in, &s, 33, DIST_OUTLIERS), 0);
+    const uint16_t *qk[2] = { in.q, in.k };
+    for (int t = 0; t < 2; t++) {
+        size_t big = 0;
+        for (size_t i = 0; i < in.nq; i++) {
+            float f = fabsf(half_to_float(qk[t][i]));
+            assert_true(f != 0.0f && f <= 32.0f);
+            if (f > 1.0f) {   /* -1.0 is a uniform value */
+                assert_true(f >= 8.0f);
+                big++;
+            }
+        }
+        double frac = (double)big / (double)in.nq;
+        assert_true(frac > 0.8 / 256 && frac < 1.2 / 256);
+    }
+    for (size_t i = 0; i < in.nkv; i++) assert_true(fabsf(half_to_float(in.v[i])) <= 1.0f);
+    inputs_free(&in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -118,6 +186,8 @@ int main(void)
         cmocka_unit_test(same_seed_same_bits_other_seed_other_bits),
         cmocka_unit_test(streams_are_separate),
         cmocka_unit_test(uniform_in_range_without_zeros),
+        cmocka_unit_test(peaked_keys_grow_along_the_sequence),
+        cmocka_unit_test(outliers_are_rare_and_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,6 +47,17 @@ static void missing_symbol_refused(void **st) { (void)st; refuses("no_symbol.so"
 static void null_entry_refused(void **st) { (void)st; refuses("null_run.so", "attn_phase_entry.run is NULL"); }
 static void missing_file_refused(void **st) { (void)st; refuses("absent.so", "cannot load"); }
 
+/* The launch floor is loaded by its own symbol: an object that exports only the phase
+ * symbol is no floor, and a phase loader never picks up the floor. */
+static void floor_has_its_own_symbol(void **st)
+{
+    (void)st;
+    loaded_impl im;
+    char err[512];
+    assert_int_equal(loader_open(fixture("good_phase.so"), IMPL_FLOOR, &im, err, sizeof err), -1);
+    assert_non_null(strstr(err, "does not export attn_launch_floor_entry"));
+}
+
 static void unreadable_build_dir(void **st)
 {
     (void)st;
@@ -67,6 +78,7 @@ int main(void)
         cmocka_unit_test(missing_symbol_refused),
         cmocka_unit_test(null_entry_refused),
         cmocka_unit_test(missing_file_refused),
+        cmocka_unit_test(floor_has_its_own_symbol),
         cmocka_unit_test(unreadable_build_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

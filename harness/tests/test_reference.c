@@ -62,7 +62,7 @@ static double *reference_all(const attn_shape *s, const host_inputs *in, int thr
 static void check_against_naive(attn_shape s, uint64_t seed)
 {
     host_inputs in;
-    assert_int_equal(inputs_generate(&in, &s, seed), 0);
+    assert_int_equal(inputs_generate(&in, &s, seed, DIST_UNIFORM), 0);
     double *ref = reference_all(&s, &in, 3);
     long double *nv = malloc(in.nq * sizeof *nv);
     assert_non_null(nv);
@@ -122,7 +122,7 @@ static void equal_scores_give_mean_of_v(void **st)
     for (int causal = 0; causal < 2; causal++) {
         attn_shape s = shape(1, 2, 6, 9, 64, causal);
         host_inputs in;
-        assert_int_equal(inputs_generate(&in, &s, 7), 0);
+        assert_int_equal(inputs_generate(&in, &s, 7, DIST_UNIFORM), 0);
         fill_half(in.q, in.nq, 0.0f);
         double *ref = reference_all(&s, &in, 2);
         for (int bh = 0; bh < 2; bh++)
@@ -148,7 +148,7 @@ static void dominant_score_selects_its_v_row(void **st)
     attn_shape s = shape(1, 1, 3, 50, 64, 0);
     s.scale = 1.0f;
     host_inputs in;
-    assert_int_equal(inputs_generate(&in, &s, 8), 0);
+    assert_int_equal(inputs_generate(&in, &s, 8, DIST_UNIFORM), 0);
     fill_half(in.q, in.nq, 0.0f);
     const int pick[3] = { 0, 31, 49 };
     /* row i meets key pick[i] in dimension 1 + i, where every other key is 0 */
@@ -172,7 +172,7 @@ static void causal_edges_exact(void **st)
     (void)st;
     attn_shape s = shape(2, 2, 20, 20, 128, 1);
     host_inputs in;
-    assert_int_equal(inputs_generate(&in, &s, 9), 0);
+    assert_int_equal(inputs_generate(&in, &s, 9, DIST_UNIFORM), 0);
     double *ref = reference_all(&s, &in, 3);
     for (int bh = 0; bh < 4; bh++)
         for (int d = 0; d < 128; d++)
@@ -181,7 +181,7 @@ static void causal_edges_exact(void **st)
     inputs_free(&in);
 
     s = shape(1, 3, 10, 4, 64, 1);
-    assert_int_equal(inputs_generate(&in, &s, 10), 0);
+    assert_int_equal(inputs_generate(&in, &s, 10, DIST_UNIFORM), 0);
     ref = reference_all(&s, &in, 2);
     for (int bh = 0; bh < 3; bh++) {
         for (int i = 0; i < 6; i++)
@@ -199,7 +199,7 @@ static void threads_and_subsets_are_bit_identical(void **st)
     (void)st;
     attn_shape s = shape(2, 3, 100, 90, 64, 1);
     host_inputs in;
-    assert_int_equal(inputs_generate(&in, &s, 11), 0);
+    assert_int_equal(inputs_generate(&in, &s, 11, DIST_UNIFORM), 0);
     size_t n = ref_total_rows(&s) * 64;
     double *one = reference_all(&s, &in, 1), *four = reference_all(&s, &in, 4),
            *autot = reference_all(&s, &in, 0), *many = reference_all(&s, &in, 64);
@@ -224,7 +224,7 @@ static void bad_arguments_refused(void **st)
     (void)st;
     attn_shape s = shape(1, 1, 4, 4, 64, 0);
     host_inputs in;
-    assert_int_equal(inputs_generate(&in, &s, 12), 0);
+    assert_int_equal(inputs_generate(&in, &s, 12, DIST_UNIFORM), 0);
     double out[4 * 64];
     const size_t past_end[] = { 4 };
     assert_int_equal(ref_attention_rows(&s, in.q, in.k, in.v, past_end, 1, out, 1), -1);
@@ -259,32 +259,38 @@ static size_t check_sample(const attn_shape *s, size_t nwant, uint64_t seed, siz
         for (size_t r = 0; r < n; r++) assert_int_equal(rows[r], r);
         return n;
     }
-    if (!(sq == 2 && nwant < 2 * nbh)) assert_int_equal(n, nwant);
     for (size_t r = 0; r < n; r++) {
         assert_true(rows[r] < total);
         if (r) assert_true(rows[r] > rows[r - 1]);        /* sorted, distinct */
     }
-    /* rows come grouped by head (sorted); each group opens with the head's first row
-     * and closes with its last; with rows for two per head, every head is there and
-     * the heads' counts differ by at most one */
-    size_t *count = calloc(nbh, sizeof *count);
-    assert_non_null(count);
-    for (size_t r = 0; r < n; r++) {
-        size_t bh = rows[r] / sq;
-        count[bh]++;
-        if (n == 1 && sq > 1) continue;   /* one row wanted: a head's first alone */
-        if (r == 0 || rows[r - 1] / sq != bh) assert_int_equal(rows[r], bh * sq);
-        if (r == n - 1 || rows[r + 1] / sq != bh) assert_int_equal(rows[r], bh * sq + sq - 1);
+    size_t per = ref_sample_head_rows(sq);
+    if (nwant < per) {                                    /* part of one head */
+        assert_int_equal(n, nwant);
+        assert_int_equal(rows[0] % sq, 0);
+        assert_int_equal(rows[n - 1] / sq, rows[0] / sq);
+        return n;
     }
-    if (nwant >= 2 * nbh && sq >= 2) {
-        size_t lo = SIZE_MAX, hi = 0;
-        for (size_t bh = 0; bh < nbh; bh++) {
-            lo = count[bh] < lo ? count[bh] : lo;
-            hi = count[bh] > hi ? count[bh] : hi;
+    size_t nheads = nwant / per < nbh ? nwant / per : nbh;
+    assert_int_equal(n, nheads * per);
+    /* head t of the sample lies in the t-th of nheads equal strata of the heads, and
+     * brings its first row, its last row and a row in every 64-row tile */
+    size_t tiles = (sq + 63) / 64;
+    char *seen = calloc(tiles, 1);
+    assert_non_null(seen);
+    for (size_t t = 0; t < nheads; t++) {
+        const size_t *h = rows + t * per;
+        size_t bh = h[0] / sq;
+        assert_true(bh >= t * nbh / nheads && bh < (t + 1) * nbh / nheads);
+        assert_int_equal(h[0], bh * sq);
+        assert_int_equal(h[per - 1], bh * sq + sq - 1);
+        memset(seen, 0, tiles);
+        for (size_t r = 0; r < per; r++) {
+            assert_int_equal(h[r] / sq, bh);
+            seen[(h[r] % sq) / 64] = 1;
         }
-        assert_true(lo >= 2 && hi - lo <= 1);
+        for (size_t k = 0; k < tiles; k++) assert_true(seen[k]);
     }
-    free(count);
+    free(seen);
     return n;
 }
 
@@ -296,11 +302,12 @@ static void sampled_rows_properties(void **st)
     assert_non_null(b);
     const attn_shape shapes[] = { shape(4, 16, 4096, 4096, 128, 1), shape(1, 8, 512, 512, 64, 0),
                                   shape(1, 16, 1, 300, 64, 1), shape(3, 5, 2, 2, 64, 0),
-                                  shape(1, 1, 129, 257, 128, 1), shape(2, 2, 3, 3, 64, 1) };
+                                  shape(1, 1, 129, 257, 128, 1), shape(2, 2, 3, 3, 64, 1),
+                                  shape(32, 32, 512, 512, 64, 1), shape(1, 16, 16384, 16384, 128, 0),
+                                  shape(16, 16, 1024, 1024, 128, 0), shape(1, 8, 300, 129, 64, 1) };
     const size_t wants[] = { 1, 2, 3, 7, 31, 64, 65, 127, 128, 129, 512, 1000, 4096, 70000 };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (size_t w = 0; w < sizeof wants / sizeof wants[0]; w++) {
-            if (wants[w] > 70000) continue;
             size_t n = check_sample(&shapes[i], wants[w], 77, a);
             size_t m = check_sample(&shapes[i], wants[w], 77, b);
             assert_int_equal(n, m);
@@ -310,15 +317,10 @@ static void sampled_rows_properties(void **st)
     size_t n = check_sample(&shapes[0], 512, 1, a), m = check_sample(&shapes[0], 512, 2, b);
     assert_int_equal(n, m);
     assert_true(memcmp(a, b, n * sizeof *a) != 0);
-    /* 512 rows over 64 heads: every head, 8 rows each, first and last included */
-    for (size_t bh = 0; bh < 64; bh++) {
-        assert_int_equal(a[bh * 8], bh * 4096);
-        assert_int_equal(a[bh * 8 + 7], bh * 4096 + 4095);
-    }
-    /* fewer rows than heads: distinct heads, spread over the range */
-    n = check_sample(&shapes[0], 8, 3, a);
-    assert_int_equal(n, 8);
-    for (size_t t = 0; t < 4; t++) assert_true(a[2 * t] / 4096 >= t * 16 && a[2 * t] / 4096 < (t + 1) * 16);
+    /* the default budget (4096) reaches interior rows of many heads on every sweep point
+     * where it samples: 32x32x512 causal gets 409 of its 1024 heads, 1x16x16384 15 of 16 */
+    assert_int_equal(check_sample(&shapes[6], 4096, 5, a), 409 * 10);
+    assert_int_equal(check_sample(&shapes[7], 4096, 5, a), 15 * 258);
     free(a);
     free(b);
 }

@@ -53,18 +53,22 @@ static void standard_sets(void **st)
     assert_int_equal(p[0].s.seq_q, 512);
     assert_int_equal(p[1].s.causal, 1);
     n = shapes_sweep(p, 128);
-    assert_int_equal(n, 48);
-    int saw_4k = 0, saw_16k = 0, saw_odd = 0;
+    assert_int_equal(n, 50);
+    int saw_4k = 0, saw_16k = 0, saw_odd = 0, saw_no_key = 0, checked_inputs = 0;
     for (size_t i = 0; i < n; i++) {
         char err[256];
         assert_int_equal(shape_validate(&p[i].s, err, sizeof err), 0);
         if (p[i].s.batch == 4 && p[i].s.heads == 16 && p[i].s.seq_q == 4096 && p[i].s.head_dim == 128) saw_4k = 1;
         if (p[i].s.batch == 1 && p[i].s.heads == 16 && p[i].s.seq_q == 16384) saw_16k = 1;
         if (p[i].s.seq_q == 129 && p[i].s.seq_kv == 257) saw_odd = 1;
+        if (p[i].s.seq_q == 300 && p[i].s.seq_kv == 129 && p[i].s.causal) saw_no_key |= p[i].s.head_dim;
+        if (p[i].extra_inputs == ((1u << DIST_PEAKED) | (1u << DIST_OUTLIERS))) checked_inputs++;
     }
     assert_true(saw_4k && saw_16k && saw_odd);
+    assert_int_equal(saw_no_key, 64 | 128);   /* rows that see no key, at both head dims */
+    assert_int_equal(checked_inputs, 14);     /* the small ragged points on every distribution */
     /* the cap is honoured and the count still reported */
-    assert_int_equal(shapes_sweep(p, 3), 48);
+    assert_int_equal(shapes_sweep(p, 3), 50);
 }
 
 static void work_counts(void **st)
@@ -73,7 +77,16 @@ static void work_counts(void **st)
     attn_shape s = { 1, 8, 512, 512, 64, 0, 0.125f };
     assert_float_equal(shape_flops(&s), 4.0 * 8 * 512 * 512 * 64, 1);
     s.causal = 1;
-    assert_float_equal(shape_flops(&s), 2.0 * 8 * 512 * 512 * 64, 1);
+    /* causal: the visible (query, key) pairs, 512 * 513 / 2 per head, not half the square */
+    assert_float_equal(shape_flops(&s), 4.0 * 8 * 64 * (512.0 * 513 / 2), 1);
+    attn_shape more_q = { 1, 8, 300, 129, 64, 1, 0.125f };   /* 171 rows see no key */
+    assert_float_equal(shape_visible_pairs(&more_q), 129.0 * 130 / 2, 0);
+    attn_shape one_row = { 1, 8, 1, 300, 64, 1, 0.125f };    /* the last row sees every key */
+    assert_float_equal(shape_visible_pairs(&one_row), 300, 0);
+    attn_shape more_k = { 1, 8, 129, 257, 64, 1, 0.125f };   /* row i sees 129 + i keys */
+    assert_float_equal(shape_visible_pairs(&more_k), 129.0 * 129 + 128.0 * 129 / 2, 0);
+    more_k.causal = 0;
+    assert_float_equal(shape_visible_pairs(&more_k), 129.0 * 257, 0);
     assert_float_equal(shape_bytes(&s), 4.0 * 8 * 512 * 64 * 2, 1);
     char text[64];
     shape_format(&s, text, sizeof text);

@@ -193,6 +193,38 @@ static size_t stratum_pick(rng_state *r, size_t t, size_t parts, size_t pool)
     return lo + (size_t)rng_below(r, hi - lo);
 }
 
+/* One head's rows, ascending: its first, one drawn from the interior of every
+ * REF_SAMPLE_TILE-row tile (rows other than the first and last), its last. A kernel that
+ * skips or mishandles a whole query tile shows in every sampled head. Writes at most cap
+ * rows at base + row; returns the count (the head's full count when cap allows). */
+static size_t head_rows(rng_state *rng, size_t base, size_t sq, size_t cap, size_t *rows)
+{
+    size_t n = 0;
+    if (n < cap) rows[n++] = base;
+    for (size_t t = 0; t * REF_SAMPLE_TILE < sq; t++) {
+        size_t lo = t * REF_SAMPLE_TILE, hi = lo + REF_SAMPLE_TILE;
+        if (lo < 1) lo = 1;
+        if (hi > sq - 1) hi = sq - 1;
+        if (lo >= hi) continue;
+        size_t r = lo + (size_t)rng_below(rng, hi - lo);
+        if (n < cap) rows[n++] = base + r;
+    }
+    if (sq > 1 && n < cap) rows[n++] = base + sq - 1;
+    return n;
+}
+
+size_t ref_sample_head_rows(size_t seq_q)
+{
+    size_t n = seq_q > 1 ? 2 : 1;
+    for (size_t t = 0; t * REF_SAMPLE_TILE < seq_q; t++) {
+        size_t lo = t * REF_SAMPLE_TILE, hi = lo + REF_SAMPLE_TILE;
+        if (lo < 1) lo = 1;
+        if (hi > seq_q - 1) hi = seq_q - 1;
+        n += lo < hi;
+    }
+    return n;
+}
+
 size_t ref_sample_rows(const attn_shape *s, size_t nwant, uint64_t seed, size_t *rows)
 {
     size_t total = ref_total_rows(s), sq = (size_t)s->seq_q;
@@ -204,30 +236,16 @@ size_t ref_sample_rows(const attn_shape *s, size_t nwant, uint64_t seed, size_t 
     }
     rng_state rng;
     rng_seed(&rng, seed);
-    size_t ends = sq >= 2 ? 2 : 1;             /* first (and last) row of a head */
-    size_t pool = sq - ends;                   /* interior rows of a head */
-    if (nwant < ends) {                        /* a single row: some head's first */
-        rows[0] = (size_t)rng_below(&rng, nbh) * sq;
-        return 1;
-    }
-    size_t nheads = nwant / ends < nbh ? nwant / ends : nbh;
-    size_t extra = nwant - nheads * ends;
-    /* More interior rows than there are happens only with fewer heads than nbh and
-     * seq_q == 2 (extra == 1): that row is left out rather than break the rule that a
-     * sampled head brings both its ends. */
-    size_t per = extra / nheads, rem = extra % nheads;
-    if (per + (rem > 0) > pool) {
-        per = pool;
-        rem = 0;
+    size_t per = ref_sample_head_rows(sq);
+    /* as many whole heads as the budget holds, spread over the (batch, head) range */
+    size_t nheads = nwant / per;
+    if (nheads > nbh) nheads = nbh;
+    if (nheads == 0) {   /* a budget below one head: the first nwant rows of one head's set */
+        size_t base = (size_t)rng_below(&rng, nbh) * sq;
+        return head_rows(&rng, base, sq, nwant, rows);
     }
     size_t count = 0;
-    for (size_t t = 0; t < nheads; t++) {
-        size_t base = stratum_pick(&rng, t, nheads, nbh) * sq;
-        size_t quota = per + (t < rem);
-        rows[count++] = base;
-        for (size_t u = 0; u < quota; u++)
-            rows[count++] = base + 1 + stratum_pick(&rng, u, quota, pool);
-        if (ends == 2) rows[count++] = base + sq - 1;
-    }
+    for (size_t t = 0; t < nheads; t++)
+        count += head_rows(&rng, stratum_pick(&rng, t, nheads, nbh) * sq, sq, per, rows + count);
     return count;
 }

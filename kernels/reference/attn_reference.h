@@ -23,9 +23,16 @@ int ref_attention_rows(const attn_shape *s, const uint16_t *q, const uint16_t *k
                        const uint16_t *v, const size_t *rows, size_t nrows,
                        double *out, int nthreads);
 
-/* A deterministic sample of nwant distinct rows spread over every (batch, head) and
- * including the first and last query row of each sampled head, sorted ascending.
- * Returns the count written (<= nwant, == total rows when nwant >= total). */
+/* The rows checked on a shape too large for the full reference: a deterministic sample
+ * of at most nwant distinct rows, sorted ascending. Whole heads, as many as the budget
+ * holds (ref_sample_head_rows each), spread over the (batch, head) range in equal strata;
+ * in each, the first and last query row and one row drawn in every REF_SAMPLE_TILE-row
+ * tile, so every query tile of every sampled head is checked. All rows when nwant >= the
+ * total; with a budget below one head, the first nwant rows of one head's set.
+ * Returns the count written. */
+#define REF_SAMPLE_TILE 64
 size_t ref_sample_rows(const attn_shape *s, size_t nwant, uint64_t seed, size_t *rows);
+/* The rows one sampled head brings for a given seq_q. */
+size_t ref_sample_head_rows(size_t seq_q);
 
 #endif

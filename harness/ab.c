@@ -1,0 +1,403 @@
+/* ab.c: `attnladder ab`: the A/B regression gate. Every implementation that both builds
+ * have (the pull request's base and head), loaded into this one process, checked on the
+ * same inputs and then timed in alternation (measure/interleave.h); the change of each
+ * is the median paired quotient head/base with its bootstrap CI, decided by gate/ab.h.
+ * Which build is loaded first is drawn from the seed (an instance loaded second can run
+ * faster, whatever file it is), and recorded. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cuda_runtime_api.h>
+#include "attn_reference.h"
+#include "commands.h"
+#include "core/args.h"
+#include "core/rng.h"
+#include "core/shapes.h"
+#include "core/stats.h"
+#include "evidence/evidence_file.h"
+#include "gate/ab.h"
+#include "measure/correctness.h"
+#include "measure/cuda_check.h"
+#include "measure/device_info.h"
+#include "measure/inputs.h"
+#include "measure/interleave.h"
+#include "measure/loader.h"
+
+#define AB_MAX_SHAPES 16
+
+typedef struct {
+    const char *base_dir, *head_dir, *out, *names, *order;
+    attn_shape shapes[AB_MAX_SHAPES];
+    size_t n_shapes;
+    double tolerance, baseline_tolerance;
+    uint64_t seed;
+    interleave_config ic;
+} ab_opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: attnladder ab --base DIR --head DIR [--impl A,B] [--shape S]... [--headline-only]\n"
+        "                     [--tolerance X] [--baseline-tolerance X] [--min-samples N] [--max-samples N]\n"
+        "                     [--min-gpu-seconds S] [--seed N] [--order random|base-first|head-first]\n"
+        "                     [--out FILE]\n"
+        "  every implementation both build directories have (phases and baselines), at the\n"
+        "  headline shapes and 4x16x4096x128 (non-causal, causal) unless --shape: checked on\n"
+        "  the same inputs, timed in alternation, the change = median(head_i / base_i)\n"
+        "  --tolerance X    regressed when the change's 95%% CI lies above 1 + X (default 0.01)\n"
+        "  --baseline-tolerance X   the same for baselines (vendor code; default 0.03)\n"
+        "exit status: 0 nothing regressed, 1 a regression or a failed check, 2 bad input, 3 no GPU\n");
+}
+
+static int parse(int argc, char **argv, ab_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->tolerance = 0.01;
+    /* cuDNN's engine runs up to ~2.3% faster in the instance loaded second of two copies,
+     * whatever file it is (measured A/A, evidence/<gpu>/ab_study_*.json): below 3% the
+     * baseline's verdict would be the load order's */
+    o->baseline_tolerance = 0.03;
+    o->seed = (uint64_t)time(NULL);
+    o->order = "random";
+    o->ic = (interleave_config){ .min_samples = 30, .max_samples = 2000, .min_gpu_s = 0.25,
+                                 .max_seconds = 3.0, .inner_max = 20, .graph_target_us = 2000.0,
+                                 .warmup = 5 };
+    int headline_only = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        long l;
+        double d;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 1;
+        }
+        if (!strcmp(a, "--headline-only")) {
+            headline_only = 1;
+            continue;
+        }
+        if (!(v = arg_value("ab", argc, argv, &i))) return -1;
+        if (!strcmp(a, "--base")) o->base_dir = v;
+        else if (!strcmp(a, "--head")) o->head_dir = v;
+        else if (!strcmp(a, "--out")) o->out = v;
+        else if (!strcmp(a, "--impl")) o->names = v;
+        else if (!strcmp(a, "--order")) {
+            if (strcmp(v, "random") && strcmp(v, "base-first") && strcmp(v, "head-first")) {
+                fprintf(stderr, "attnladder ab: --order '%s'; accepted: random, base-first, head-first\n", v);
+                return -1;
+            }
+            o->order = v;
+        } else if (!strcmp(a, "--shape")) {
+            char err[256];
+            if (o->n_shapes == AB_MAX_SHAPES || shape_parse(v, &o->shapes[o->n_shapes], err, sizeof err)) {
+                fprintf(stderr, "attnladder ab: %s\n", o->n_shapes == AB_MAX_SHAPES ? "too many shapes" : err);
+                return -1;
+            }
+            o->n_shapes++;
+        } else if (!strcmp(a, "--tolerance")) {
+            if (arg_double("ab", a, v, 0.0001, 0.5, &d)) return -1;
+            o->tolerance = d;
+        } else if (!strcmp(a, "--baseline-tolerance")) {
+            if (arg_double("ab", a, v, 0.0001, 0.5, &d)) return -1;
+            o->baseline_tolerance = d;
+        } else if (!strcmp(a, "--min-samples")) {
+            if (arg_long("ab", a, v, 5, 100000, &l)) return -1;
+            o->ic.min_samples = (size_t)l;
+        } else if (!strcmp(a, "--max-samples")) {
+            if (arg_long("ab", a, v, 5, 100000, &l)) return -1;
+            o->ic.max_samples = (size_t)l;
+        } else if (!strcmp(a, "--min-gpu-seconds")) {
+            if (arg_double("ab", a, v, 0, 60, &d)) return -1;
+            o->ic.min_gpu_s = d;
+        } else if (!strcmp(a, "--seed")) {
+            if (arg_long("ab", a, v, 0, 0x7fffffffL, &l)) return -1;
+            o->seed = (uint64_t)l;
+        } else {
+            fprintf(stderr, "attnladder ab: unknown option '%s'; see --help\n", a);
+            return -1;
+        }
+    }
+    if (!o->base_dir || !o->head_dir) {
+        fprintf(stderr, "attnladder ab: --base DIR and --head DIR are both needed\n");
+        return -1;
+    }
+    if (o->ic.min_samples > o->ic.max_samples) {
+        fprintf(stderr, "attnladder ab: --min-samples exceeds --max-samples\n");
+        return -1;
+    }
+    if (!o->n_shapes) {
+        shape_point pts[4];
+        size_t n = shapes_headline(pts, 4);
+        for (size_t k = 0; k < n; k++) o->shapes[o->n_shapes++] = pts[k].s;
+        if (!headline_only)
+            for (int causal = 0; causal <= 1; causal++)
+                o->shapes[o->n_shapes++] = (attn_shape){ 4, 16, 4096, 4096, 128, causal, (float)(1.0 / sqrt(128.0)) };
+    }
+    return 0;
+}
+
+static int wanted(const ab_opts *o, const char *name)
+{
+    if (!o->names) return 1;
+    size_t n = strlen(name);
+    for (const char *p = o->names; (p = strstr(p, name)); p += n)
+        if ((p == o->names || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 1;
+    return 0;
+}
+
+static json_t *gitinfo(const char *dir)
+{
+    char path[1024], commit[128] = "unknown", state[16] = "unknown";
+    snprintf(path, sizeof path, "%s/gitinfo", dir);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%127s %15s", commit, state) != 2) snprintf(state, sizeof state, "unknown");
+        fclose(f);
+    }
+    return json_pack("{s:s, s:s, s:s}", "dir", dir, "commit", commit, "tree", state);
+}
+
+/* Two output and workspace sets (interleave.h says why). */
+typedef struct {
+    void *q, *k, *v, *o1, *o2, *ws1, *ws2;
+} ab_bufs;
+
+static void free_bufs(ab_bufs *b)
+{
+    void *all[] = { b->q, b->k, b->v, b->o1, b->o2, b->ws1, b->ws2 };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) cudaFree(all[i]);
+    memset(b, 0, sizeof *b);
+}
+
+/* Both outputs from one poisoned run each: the head must match the base, the base the
+ * CPU reference on sampled rows. 1 pass, 0 fail (why), -1 CUDA failure (err). */
+static int check_pair(const timed_impl *base, const timed_impl *head, const attn_shape *s,
+                      const host_inputs *in, char *why, size_t whylen, char *err, size_t errlen)
+{
+    size_t nq = in->nq;
+    uint16_t *ob = malloc(nq * 2), *oh = malloc(nq * 2);
+    size_t rows_n = 2048, *rows = malloc(rows_n * sizeof *rows);
+    double *ref = NULL;
+    int rc = -1;
+    if (!ob || !oh || !rows) goto done;
+    const timed_impl *both[2] = { base, head };
+    uint16_t *outs[2] = { ob, oh };
+    for (int k = 0; k < 2; k++) {
+        CUDA_OR_GOTO(cudaMemset(both[k]->args.o, 0xff, nq * 2), done);
+        int r = both[k]->ph->run(both[k]->state, &both[k]->args);
+        if (r) {
+            snprintf(why, whylen, "%s run failed (%d): %s", k ? "head" : "base", r, both[k]->ph->error_string(r));
+            rc = 0;
+            goto done;
+        }
+        CUDA_OR_GOTO(cudaStreamSynchronize(both[k]->args.stream), done);
+        CUDA_OR_GOTO(cudaGetLastError(), done);
+        CUDA_OR_GOTO(cudaMemcpy(outs[k], both[k]->args.o, nq * 2, cudaMemcpyDeviceToHost), done);
+    }
+    size_t n = ref_sample_rows(s, rows_n, 17, rows);
+    ref = malloc(n * (size_t)s->head_dim * sizeof *ref);
+    if (!ref || ref_attention_rows(s, in->q, in->k, in->v, rows, n, ref, 0)) goto done;
+    compare_result cb = compare_output(s, ob, rows, n, ref, compare_default_bounds());
+    compare_result ch = compare_half_outputs(s, oh, ob, compare_default_bounds());
+    rc = cb.pass && ch.pass;
+    if (!rc)
+        snprintf(why, whylen, "base vs reference %s (rel_l2 %.2e), head vs base %s (rel_l2 %.2e)",
+                 cb.pass ? "ok" : "FAIL", cb.rel_l2, ch.pass ? "ok" : "FAIL", ch.rel_l2);
+done:
+    free(ob);
+    free(oh);
+    free(rows);
+    free(ref);
+    return rc;
+}
+
+static json_t *side_json(const double *x, size_t n)
+{
+    double *c = malloc(n * sizeof *c);
+    if (!c) return json_null();
+    memcpy(c, x, n * sizeof *c);
+    double med = stats_median(c, n);
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(arr, json_real(x[i]));
+    free(c);
+    return json_pack("{s:f, s:o}", "median_us", med, "samples_us", arr);
+}
+
+/* One implementation at one shape. Appends its row; returns 1 regressed or failed, 0, -1. */
+static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_impl *hi,
+                       const attn_shape *s, cudaStream_t stream, uint64_t seed, json_t *rows,
+                       char *err, size_t errlen)
+{
+    char text[96], why[512] = "";
+    shape_format(s, text, sizeof text);
+    if (bi->ph->unsupported(s) || hi->ph->unsupported(s)) return 0;
+    host_inputs in = { 0 };
+    ab_bufs d = { 0 };
+    void *sb = NULL, *sh = NULL;
+    interleave_result r = { 0 };
+    int out = -1;
+    if (inputs_generate(&in, s, seed, DIST_UNIFORM)) {
+        snprintf(err, errlen, "out of host memory");
+        return -1;
+    }
+    size_t wb = bi->ph->workspace_bytes(s), wh = hi->ph->workspace_bytes(s);
+    size_t ws = wb > wh ? wb : wh;
+    CUDA_OR_GOTO(cudaMalloc(&d.q, in.nq * 2), done);
+    CUDA_OR_GOTO(cudaMalloc(&d.k, in.nkv * 2), done);
+    CUDA_OR_GOTO(cudaMalloc(&d.v, in.nkv * 2), done);
+    CUDA_OR_GOTO(cudaMalloc(&d.o1, in.nq * 2), done);
+    CUDA_OR_GOTO(cudaMalloc(&d.o2, in.nq * 2), done);
+    if (ws) CUDA_OR_GOTO(cudaMalloc(&d.ws1, ws), done);
+    if (ws) CUDA_OR_GOTO(cudaMalloc(&d.ws2, ws), done);
+    CUDA_OR_GOTO(cudaMemcpy(d.q, in.q, in.nq * 2, cudaMemcpyHostToDevice), done);
+    CUDA_OR_GOTO(cudaMemcpy(d.k, in.k, in.nkv * 2, cudaMemcpyHostToDevice), done);
+    CUDA_OR_GOTO(cudaMemcpy(d.v, in.v, in.nkv * 2, cudaMemcpyHostToDevice), done);
+    if (bi->ph->init(&sb, s) || hi->ph->init(&sh, s)) {
+        snprintf(err, errlen, "%s at %s: init failed", bi->ph->name, text);
+        goto done;
+    }
+    timed_impl base = { bi->ph, sb, { d.q, d.k, d.v, d.o1, wb ? d.ws1 : NULL, stream },
+                        { d.q, d.k, d.v, d.o2, wb ? d.ws2 : NULL, stream } };
+    timed_impl head = { hi->ph, sh, { d.q, d.k, d.v, d.o2, wh ? d.ws2 : NULL, stream },
+                        { d.q, d.k, d.v, d.o1, wh ? d.ws1 : NULL, stream } };
+    int ok = check_pair(&base, &head, s, &in, why, sizeof why, err, errlen);
+    if (ok < 0) goto done;
+    json_t *row = json_pack("{s:s, s:s, s:b}", "impl", bi->ph->name, "shape", text, "correct", ok);
+    /* what each instance says it chose after init (e.g. cuDNN's engine): a difference here
+     * is a difference in the work, not in the measurement */
+    const char *nb = bi->ph->error_string(0), *nh = hi->ph->error_string(0);
+    if (nb) json_object_set_new(row, "base_note", json_string(nb));
+    if (nh) json_object_set_new(row, "head_note", json_string(nh));
+    if (!ok) {
+        json_object_set_new(row, "error", json_string(why));
+        json_object_set_new(row, "verdict", json_string("failed"));
+        json_array_append_new(rows, row);
+        printf("%-22s %-24s check FAILED: %s\n", bi->ph->name, text, why);
+        out = 1;
+        goto done;
+    }
+    interleave_config ic = o->ic;
+    ic.seed = seed ^ 0x5bd1e995u;
+    if (interleave_measure(&base, &head, &ic, &r, err, errlen)) {
+        json_decref(row);
+        goto done;
+    }
+    ab_change c;
+    if (ab_change_ci(r.a_us, r.b_us, r.n, 2000, seed, 0.95, &c)) {
+        snprintf(err, errlen, "%s at %s: no change computed", bi->ph->name, text);
+        json_decref(row);
+        goto done;
+    }
+    double tol = bi->kind == IMPL_BASELINE ? o->baseline_tolerance : o->tolerance;
+    ab_verdict v = ab_decide(&c, tol);
+    json_object_set_new(row, "tolerance", json_real(tol));
+    size_t base_first = 0;
+    for (size_t i = 0; i < r.n; i++) base_first += r.a_first[i];
+    json_object_set_new(row, "change", json_pack("{s:f, s:f, s:f}", "median", c.change, "ci_lo", c.lo, "ci_hi", c.hi));
+    json_object_set_new(row, "verdict", json_string(ab_verdict_name(v)));
+    json_object_set_new(row, "pairs", json_integer((json_int_t)r.n));
+    json_object_set_new(row, "base_first", json_integer((json_int_t)base_first));
+    json_object_set_new(row, "inner", json_integer(r.inner));
+    json_object_set_new(row, "stop", json_string(r.stop));
+    json_object_set_new(row, "gpu_s", json_real(r.gpu_s));
+    json_object_set_new(row, "base", side_json(r.a_us, r.n));
+    json_object_set_new(row, "head", side_json(r.b_us, r.n));
+    json_array_append_new(rows, row);
+    printf("%-22s %-24s %+7.2f%% [%+.2f%%, %+.2f%%] n=%-4zu %s\n", bi->ph->name, text, (c.change - 1) * 100,
+           (c.lo - 1) * 100, (c.hi - 1) * 100, r.n, ab_verdict_name(v));
+    out = v == AB_REGRESSED;
+done:
+    if (sb) bi->ph->fini(sb);
+    if (sh) hi->ph->fini(sh);
+    interleave_result_free(&r);
+    free_bufs(&d);
+    inputs_free(&in);
+    return out;
+}
+
+int cmd_ab(int argc, char **argv)
+{
+    ab_opts o;
+    int p = parse(argc, argv, &o);
+    if (p) return p > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+    char err[1024] = "";
+    if (device_probe(err, sizeof err)) {
+        fprintf(stderr, "attnladder ab: no GPU: %s\n", err);
+        return EXIT_NO_GPU;
+    }
+    rng_state rng;
+    rng_seed(&rng, o.seed);
+    int head_first = !strcmp(o.order, "head-first") || (!strcmp(o.order, "random") && (rng_next(&rng) >> 63));
+    loaded_impl *bl = NULL, *hl = NULL;
+    size_t nb = 0, nh = 0;
+    const char *first = head_first ? o.head_dir : o.base_dir, *second = head_first ? o.base_dir : o.head_dir;
+    loaded_impl **f1 = head_first ? &hl : &bl, **f2 = head_first ? &bl : &hl;
+    size_t *n1 = head_first ? &nh : &nb, *n2 = head_first ? &nb : &nh;
+    if (loader_open_all(first, f1, n1, err, sizeof err) || loader_open_all(second, f2, n2, err, sizeof err)) {
+        fprintf(stderr, "attnladder ab: %s\n", err);
+        loader_close_all(bl, nb);
+        loader_close_all(hl, nh);
+        return EXIT_BAD_INPUT;
+    }
+    cudaStream_t stream = NULL;
+    json_t *rows = json_array();
+    int rc = EXIT_OK, compared = 0;
+    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+        fprintf(stderr, "attnladder ab: cannot create a stream\n");
+        rc = EXIT_NO_GPU;
+        goto out;
+    }
+    printf("%-22s %-24s %s\n", "implementation", "shape", "head vs base [95% CI], pairs, verdict");
+    for (size_t i = 0; i < nb; i++) {
+        const loaded_impl *bi = &bl[i];
+        if (bi->kind == IMPL_FLOOR || !wanted(&o, bi->ph->name)) continue;
+        const loaded_impl *hi = loader_find(hl, nh, bi->ph->name);
+        if (!hi) {
+            printf("%-22s only in the base build\n", bi->ph->name);
+            continue;
+        }
+        for (size_t k = 0; k < o.n_shapes; k++) {
+            int m = measure_one(&o, bi, hi, &o.shapes[k], stream, o.seed + 97 * i + k, rows, err, sizeof err);
+            if (m < 0) {
+                fprintf(stderr, "attnladder ab: %s\n", err);
+                rc = EXIT_GATE;
+                goto out;
+            }
+            compared++;
+            if (m > 0) rc = EXIT_GATE;
+        }
+    }
+    for (size_t j = 0; j < nh; j++)
+        if (hl[j].kind != IMPL_FLOOR && wanted(&o, hl[j].ph->name) && !loader_find(bl, nb, hl[j].ph->name))
+            printf("%-22s new in the head build: no base to compare with (the ladder gate judges it)\n",
+                   hl[j].ph->name);
+    if (!compared) {
+        fprintf(stderr, "attnladder ab: no implementation is in both builds\n");
+        rc = EXIT_BAD_INPUT;
+    }
+    if (o.out) {
+        json_t *doc = json_pack("{s:s, s:i, s:o, s:o, s:o, s:s, s:I, s:f, s:o, s:o}",
+                                "schema", "attnladder-ab", "schema_version", 1,
+                                "gpu", device_gpu_json(), "versions", device_versions_json(),
+                                "builds", json_pack("{s:o, s:o}", "base", gitinfo(o.base_dir), "head", gitinfo(o.head_dir)),
+                                "loaded_first", head_first ? "head" : "base", "seed", (json_int_t)o.seed,
+                                "tolerance", o.tolerance,
+                                "method", json_pack("{s:I, s:I, s:f, s:f, s:i, s:s}", "min_samples", (json_int_t)o.ic.min_samples,
+                                                    "max_samples", (json_int_t)o.ic.max_samples, "min_gpu_s", o.ic.min_gpu_s,
+                                                    "max_seconds", o.ic.max_seconds, "warmup", o.ic.warmup,
+                                                    "change", "median of paired head/base quotients, 95% percentile bootstrap CI"),
+                                "rows", json_incref(rows));
+        if (evidence_write_atomic(doc, o.out, err, sizeof err)) {
+            fprintf(stderr, "attnladder ab: %s\n", err);
+            rc = EXIT_BAD_INPUT;
+        }
+        json_decref(doc);
+    }
+out:
+    json_decref(rows);
+    if (stream) cudaStreamDestroy(stream);
+    loader_close_all(bl, nb);
+    loader_close_all(hl, nh);
+    return rc;
+}

@@ -1,0 +1,44 @@
+/* gate/ab.c: the A/B regression decision (ab.h). */
+#include "gate/ab.h"
+
+#include <stdlib.h>
+#include "core/stats.h"
+
+int ab_change_ci(const double *base_us, const double *head_us, size_t n, size_t resamples,
+                 uint64_t seed, double conf, ab_change *out)
+{
+    if (n == 0) return -1;
+    double *q = malloc(n * sizeof *q);
+    if (!q) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!(base_us[i] > 0) || !(head_us[i] > 0)) {
+            free(q);
+            return -1;
+        }
+        q[i] = head_us[i] / base_us[i];
+    }
+    out->change = stats_median(q, n);
+    int rc = stats_bootstrap_median_ci(q, n, resamples, seed, conf, &out->lo, &out->hi);
+    free(q);
+    return rc;
+}
+
+ab_verdict ab_decide(const ab_change *c, double tolerance)
+{
+    double up = 1.0 + tolerance, down = 1.0 / (1.0 + tolerance);
+    if (c->lo > up) return AB_REGRESSED;
+    if (c->hi < down) return AB_IMPROVED;
+    if (c->change > up || c->change < down) return AB_INCONCLUSIVE;
+    return AB_UNCHANGED;
+}
+
+const char *ab_verdict_name(ab_verdict v)
+{
+    switch (v) {
+    case AB_UNCHANGED: return "unchanged";
+    case AB_REGRESSED: return "regressed";
+    case AB_IMPROVED: return "improved";
+    case AB_INCONCLUSIVE: return "inconclusive";
+    }
+    return "?";
+}

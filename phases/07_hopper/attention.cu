@@ -1,0 +1,740 @@
+// 07_hopper: flash attention on Hopper's own instructions. One block owns BM = 64 * NCONS
+// query rows of one head. Warpgroup 0 is the producer: one thread issues the copy engine's
+// tile loads (cp.async.bulk.tensor) of Q once and of K and V into a ring of STAGES slots,
+// each slot with a `full` mbarrier (the bytes land) and an `empty` one (every consumer warp
+// has read it). Warpgroups 1..NCONS are consumers, 64 query rows each: S = Q K^T and
+// O += P V are warpgroup MMAs (wgmma) reading K and V straight from the swizzled tiles the
+// copy engine wrote, the online softmax runs on S in registers, and P is converted to fp16
+// in registers and fed back as wgmma's A operand. The steps of the rung are template
+// switches, so each one is measured on its own (ATTN07_VARIANT, see README.md):
+//   OVERLAP:  S of tile j is computed while the softmax of tile j - 1 still has P V to do:
+//             both MMAs are issued together and the softmax of j runs while P V(j - 1) is
+//             in flight;
+//   PINGPONG: the two consumer warpgroups take turns issuing their MMAs (named barriers),
+//             so one's softmax runs while the other's MMAs use the tensor cores.
+// setmaxnreg moves registers from the producer (24) to the consumers (240) when NCONS = 2.
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda.h>   // CUtensorMap; the encoder is reached through the runtime, no -lcuda
+#include <cudaTypedefs.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include "attn_phase.h"
+#include "hopper_ptx.cuh"
+
+namespace {
+
+constexpr float LOG2E = 1.4426950408889634f;
+constexpr int BN = 128;   // keys per K/V tile
+
+
+template <int D, int NCONS> struct Cfg {
+    static constexpr int BM = 64 * NCONS;
+    static constexpr int THREADS = 128 * (NCONS + 1);
+    static constexpr int STAGES = D == 64 ? 3 : 2;
+    static constexpr int CHUNKS = D / 64;                 // 64-column chunks of 128 bytes
+    static_assert(CHUNKS * 64 == D, "D is a multiple of 64");
+    static constexpr int Q_BYTES = BM * D * 2;
+    static constexpr int KV_BYTES = BN * D * 2;
+    static constexpr int TILE_BYTES = Q_BYTES + 2 * STAGES * KV_BYTES;
+    static constexpr int BAR_BYTES = 8 * (2 + 4 * STAGES);
+    static constexpr int SMEM = 1024 + TILE_BYTES + BAR_BYTES;   // 1024: alignment slack
+    static_assert(SMEM <= 227 * 1024, "fits the sm_90 per-block limit");
+    // setmaxnreg: the producer keeps 24 (32) registers, the consumers share the rest of the
+    // 64K-register file (multiples of 8). One consumer warpgroup needs no move.
+    static constexpr int REG_PRODUCER = NCONS == 2 ? 24 : 32;
+    static constexpr int REG_CONSUMER = NCONS == 2 ? 240 : 160;
+    static_assert(NCONS == 1 || (REG_PRODUCER + NCONS * REG_CONSUMER) * 128 <= 65536, "register file");
+};
+
+struct Params {
+    __half *o;
+    int seq_q, seq_kv, n_qblocks, n_work, causal;   // n_work: query blocks * batch * heads
+    float scale_log2;
+};
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// Build-time switches, for measuring only (README.md): the row max and sum in
+// ATTN07_CHAINS independent chains (default: four; one for three consumer warpgroups,
+// whose 160 registers do not hold four without spilling); rescale the running output at
+// every tile instead of only when a row max grows by more than 2^RESCALE_LOG2.
+#ifndef ATTN07_RESCALE_ALWAYS
+#define ATTN07_RESCALE_ALWAYS 0
+#endif
+constexpr bool RESCALE_ALWAYS = ATTN07_RESCALE_ALWAYS != 0;
+constexpr float RESCALE_LOG2 = 8.f;
+
+// Work tile t -> query block (0 = the first rows; each head's last, heaviest causal block
+// gets the smallest t) and batch * head. A looping block (two or more consumer
+// warpgroups) derives them from t; a one-tile block reads them off its 2-D grid, with no
+// integer division on the short critical path of the small grids it serves.
+template <bool LOOP> __device__ __forceinline__ int qblock_of(const Params &p, int t)
+{
+    if constexpr (LOOP) return p.n_qblocks - 1 - t % p.n_qblocks;
+    else return p.n_qblocks - 1 - (int)blockIdx.x;
+}
+template <bool LOOP> __device__ __forceinline__ int bh_of(const Params &p, int t)
+{
+    if constexpr (LOOP) return t / p.n_qblocks;
+    else return (int)blockIdx.y;
+}
+
+__device__ __forceinline__ float ex2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+
+__device__ __forceinline__ uint32_t pack_half2(float a, float b)
+{
+    __half2 h = __floats2half2_rn(a, b);
+    return *reinterpret_cast<uint32_t *>(&h);
+}
+
+// The consumer warpgroup's state and steps. Rows: this thread holds rows r0 and r0 + 8 of
+// the block (r0 = 64 wg + 16 warp + lane / 4), columns 8g + 2(lane % 4) + {0, 1}.
+template <int D, int NCONS> struct Consumer {
+    using C = Cfg<D, NCONS>;
+#ifdef ATTN07_CHAINS
+    static constexpr int CHAINS = ATTN07_CHAINS;
+#else
+    static constexpr int CHAINS = NCONS == 3 ? 1 : 4;
+#endif
+    float o[D / 2];
+    float s[BN / 2];
+    uint32_t p[BN / 4];
+    float m[2], l[2];
+    uint32_t tiles;   // shared address of the Q tile; the K and V rings follow it
+    int wg;
+
+    __device__ __forceinline__ void qk(int stage)
+    {
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk) {
+            const uint32_t off = (kk % 4) * 32;   // the k slice inside a 128-byte row
+            const uint64_t a = hopper::make_desc(tiles + wg * 64 * 128 + (kk / 4) * C::BM * 128 + off, 16, 1024);
+            const uint64_t b = hopper::make_desc(tiles + C::Q_BYTES + stage * C::KV_BYTES + (kk / 4) * BN * 128 + off,
+                                                 16, 1024);
+            hopper::mma_ss_n128(s, a, b, kk > 0);
+        }
+        hopper::wgmma_commit();
+    }
+
+    __device__ __forceinline__ void pv(int stage)
+    {
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk) {
+            const uint64_t b = hopper::make_desc(
+                tiles + C::Q_BYTES + (C::STAGES + stage) * C::KV_BYTES + kk * 16 * 128, BN * 128, 1024);
+            const uint32_t a[4] = {p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]};
+            if constexpr (D == 128) hopper::mma_rs_n128(o, a, b, 1);
+            else hopper::mma_rs_n64(o, a, b, 1);
+        }
+        hopper::wgmma_commit();
+    }
+
+    // Online softmax of tile j on s (raw scores in, unnormalised probabilities out);
+    // alpha: the factor the running output must be rescaled by; returns whether any row
+    // of the warp needs it (warp-uniform).
+    template <bool MASK>
+    __device__ __forceinline__ bool softmax(int j, int t, const Params &prm, float (&alpha)[2])
+    {
+        const int diag = prm.seq_kv - prm.seq_q;
+        const int lane = threadIdx.x % 32;
+        if constexpr (MASK) {
+            // This thread's first row, derived here from the work tile (opaque, so the
+            // compiler does not keep it live through the unmasked iterations).
+            asm volatile("" : "+r"(t));
+            const int row0 = qblock_of<(NCONS >= 2)>(prm, t) * C::BM + wg * 64 + (threadIdx.x / 32) % 4 * 16 + lane / 4;
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+                const int row = row0 + 8 * i;
+                const int lim = prm.causal ? min(prm.seq_kv, row + diag + 1) : prm.seq_kv;
+#pragma unroll
+                for (int g = 0; g < BN / 8; ++g)
+#pragma unroll
+                    for (int c = 0; c < 2; ++c)
+                        if (j * BN + 8 * g + 2 * (lane % 4) + c >= lim) s[4 * g + 2 * i + c] = -INFINITY;
+            }
+        }
+        // The running max moves only when a row's max grows by more than 2^8 (in exp2
+        // units): below that the probabilities stay under 256 (fp16 and the fp32 sums hold
+        // them exactly as well) and the running output needs no rescale, so in most tiles
+        // the D/2 multiplies of the rescale are skipped (the warp agrees through a vote).
+        bool grew = false;
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            float mxc[CHAINS];
+#pragma unroll
+            for (int c = 0; c < CHAINS; ++c) mxc[c] = c == 0 ? m[i] : -INFINITY;
+#pragma unroll
+            for (int g = 0; g < BN / 8; ++g)
+                mxc[g % CHAINS] = fmaxf(mxc[g % CHAINS], fmaxf(s[4 * g + 2 * i], s[4 * g + 2 * i + 1]));
+            float mx = mxc[0];
+#pragma unroll
+            for (int c = 1; c < CHAINS; ++c) mx = fmaxf(mx, mxc[c]);
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+            const bool up = RESCALE_ALWAYS || (mx - m[i]) * prm.scale_log2 > RESCALE_LOG2;   // m = -inf: up
+            alpha[i] = up ? ex2((m[i] - mx) * prm.scale_log2) : 1.f;   // -inf - finite: 0
+            if (up) m[i] = mx;
+            grew |= up;
+            const float ms = m[i] == -INFINITY ? 0.f : m[i] * prm.scale_log2;
+            float sum[CHAINS];
+#pragma unroll
+            for (int c = 0; c < CHAINS; ++c) sum[c] = 0.f;
+#pragma unroll
+            for (int g = 0; g < BN / 8; ++g)
+#pragma unroll
+                for (int c = 0; c < 2; ++c) {
+                    float &x = s[4 * g + 2 * i + c];
+                    x = ex2(fmaf(x, prm.scale_log2, -ms));
+                    sum[g % CHAINS] += x;
+                }
+#pragma unroll
+            for (int c = 1; c < CHAINS; ++c) sum[0] += sum[c];
+            l[i] = l[i] * alpha[i] + sum[0];
+        }
+        return __any_sync(0xffffffffu, grew);
+    }
+
+    __device__ __forceinline__ void rescale(const float (&alpha)[2])
+    {
+#pragma unroll
+        for (int g = 0; g < D / 8; ++g)
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+                o[4 * g + 2 * i] *= alpha[i];
+                o[4 * g + 2 * i + 1] *= alpha[i];
+            }
+    }
+
+    // P in the A-fragment order of wgmma: p[4kk + r] pairs the same elements the S
+    // accumulator holds in s[8kk + 2r], s[8kk + 2r + 1].
+    __device__ __forceinline__ void convert()
+    {
+#pragma unroll
+        for (int i = 0; i < BN / 4; ++i) p[i] = pack_half2(s[2 * i], s[2 * i + 1]);
+    }
+};
+#endif
+
+template <int D, int NCONS, bool OVERLAP, bool PINGPONG>
+__global__ void __launch_bounds__(Cfg<D, NCONS>::THREADS, 1)
+hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
+                 const __grid_constant__ CUtensorMap tm_v, const Params prm)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using C = Cfg<D, NCONS>;
+    constexpr int ST = C::STAGES;
+    static_assert(!PINGPONG || (OVERLAP && NCONS >= 2), "ping-pong takes turns between overlapped warpgroups");
+    // One consumer warpgroup serves small grids only: one tile per block, no loop code.
+    constexpr bool LOOP = NCONS >= 2;
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char *smem = reinterpret_cast<unsigned char *>(
+        (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));   // swizzle atoms: 1024-aligned
+    unsigned char *q_s = smem;
+    unsigned char *k_s = q_s + C::Q_BYTES;
+    unsigned char *v_s = k_s + ST * C::KV_BYTES;
+    uint64_t *q_full = reinterpret_cast<uint64_t *>(v_s + ST * C::KV_BYTES);
+    uint64_t *q_empty = q_full + 1;
+    uint64_t *k_full = q_full + 2, *v_full = k_full + ST, *k_empty = v_full + ST, *v_empty = k_empty + ST;
+
+    // Work tiles: t -> (query block, batch * head), query blocks of one head next to each
+    // other (their K and V stay in L2), each head's heaviest causal block first. A looping
+    // block takes t = blockIdx.x, blockIdx.x + gridDim.x, ... (gridDim.x = the number of
+    // tiles, or the number of SMs for a persistent launch); a one-tile block (2-D grid)
+    // takes its one tile. The K/V ring's slot and phase run on across tiles (counter
+    // `it`), Q's phase with the tile count.
+    const int diag = prm.seq_kv - prm.seq_q;   // bottom-right causal: row i sees keys j <= i + diag
+    const int t_first = LOOP ? (int)blockIdx.x : (int)(blockIdx.y * gridDim.x + blockIdx.x);
+    auto tile_of = [](const Params &pr, int t, int &q0, int &bh, int &n_tiles) {
+        bh = bh_of<LOOP>(pr, t);
+        q0 = qblock_of<LOOP>(pr, t) * C::BM;
+        int kv_end = pr.seq_kv;
+        if (pr.causal) kv_end = min(kv_end, min(q0 + C::BM, pr.seq_q) + pr.seq_kv - pr.seq_q);
+        n_tiles = kv_end > 0 ? (kv_end + BN - 1) / BN : 0;
+    };
+
+    if (threadIdx.x == 0) {
+        hopper::mbar_init(q_full, 1);
+        hopper::mbar_init(q_empty, 4 * NCONS);
+        for (int i = 0; i < ST; ++i) {
+            hopper::mbar_init(&k_full[i], 1);
+            hopper::mbar_init(&v_full[i], 1);
+            hopper::mbar_init(&k_empty[i], 4 * NCONS);   // one arrival per consumer warp
+            hopper::mbar_init(&v_empty[i], 4 * NCONS);
+        }
+        hopper::fence_barrier_init();
+    }
+    // Programmatic dependent launch: the next launch in the stream may start its blocks
+    // (barrier set-up) now; nothing here reads Q/K/V or writes O before the previous
+    // launch has completed (griddepcontrol.wait; a no-op without the launch attribute).
+    hopper::launch_dependents();
+    hopper::wait_prior_grid();
+    __syncthreads();
+
+    if (threadIdx.x < 128) {
+        // ---- producer warpgroup: one thread issues every copy ----
+        if constexpr (NCONS >= 2) hopper::regs_dec<C::REG_PRODUCER>();
+        if (threadIdx.x == 0) {
+            hopper::prefetch_tmap(&tm_q);
+            hopper::prefetch_tmap(&tm_k);
+            hopper::prefetch_tmap(&tm_v);
+            int it = 0, count = 0;
+            for (int t = t_first; t < prm.n_work; t += gridDim.x, ++count) {
+                int q0, bh, n_tiles;
+                tile_of(prm, t, q0, bh, n_tiles);
+                if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
+                hopper::mbar_arrive_expect_tx(q_full, C::Q_BYTES);
+#pragma unroll
+                for (int c = 0; c < C::CHUNKS; ++c)
+                    hopper::tma_load_3d(q_s + c * C::BM * 128, &tm_q, 64 * c, q0, bh, q_full);
+                for (int j = 0; j < n_tiles; ++j, ++it) {
+                    const int st = it % ST;
+                    const unsigned ph = (it / ST) & 1;
+                    if (it >= ST) hopper::mbar_wait(&k_empty[st], ph ^ 1);
+                    hopper::mbar_arrive_expect_tx(&k_full[st], C::KV_BYTES);
+#pragma unroll
+                    for (int c = 0; c < C::CHUNKS; ++c)
+                        hopper::tma_load_3d(k_s + st * C::KV_BYTES + c * BN * 128, &tm_k, 64 * c, j * BN, bh,
+                                            &k_full[st]);
+                    if (it >= ST) hopper::mbar_wait(&v_empty[st], ph ^ 1);
+                    hopper::mbar_arrive_expect_tx(&v_full[st], C::KV_BYTES);
+#pragma unroll
+                    for (int c = 0; c < C::CHUNKS; ++c)
+                        hopper::tma_load_3d(v_s + st * C::KV_BYTES + c * BN * 128, &tm_v, 64 * c, j * BN, bh,
+                                            &v_full[st]);
+                }
+                if constexpr (!LOOP) break;
+            }
+        }
+        return;
+    }
+
+    // ---- consumer warpgroups ----
+    if constexpr (NCONS >= 2) hopper::regs_inc<C::REG_CONSUMER>();
+    Consumer<D, NCONS> cs;
+    cs.wg = threadIdx.x / 128 - 1;
+    const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    cs.tiles = hopper::smem_u32(q_s);
+
+    // Ping-pong (round robin for three): warpgroup w issues its MMAs after bar.sync on
+    // barrier 1 + w, which warpgroup w - 1 arrives at once it has issued its own. The last
+    // warpgroup opens the first turn for warpgroup 0; warpgroup 0 takes one more sync at
+    // the end for the last warpgroup's last arrival, so every barrier phase completes
+    // exactly (each barrier: 128 syncing + 128 arriving). The turns run on across work
+    // tiles: every warpgroup of a block has the same tiles.
+    auto turn_begin = [&]() {
+        if constexpr (PINGPONG) hopper::named_sync(1 + cs.wg, 256);
+    };
+    auto turn_end = [&]() {
+        if constexpr (PINGPONG) hopper::named_arrive(1 + (cs.wg + 1) % NCONS, 256);
+    };
+    auto release = [&](uint64_t *bar) {
+        __syncwarp();
+        if (lane == 0) hopper::mbar_arrive(bar);
+    };
+    if constexpr (PINGPONG)
+        if (cs.wg == NCONS - 1) hopper::named_arrive(1, 256);
+
+    int it = 0;
+    for (int t = t_first; t < prm.n_work; t += gridDim.x) {
+        int q0, bh, n_tiles;
+        tile_of(prm, t, q0, bh, n_tiles);
+        const unsigned q_phase = LOOP ? ((t - blockIdx.x) / gridDim.x) & 1 : 0;   // this block's tile count, mod 2
+#pragma unroll
+        for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
+        cs.m[0] = cs.m[1] = -INFINITY;
+        cs.l[0] = cs.l[1] = 0.f;
+        // Tiles before n_plain need no mask for any row of this warpgroup.
+        const int wg_row = q0 + cs.wg * 64;
+        const int plain_end = prm.causal ? min(prm.seq_kv, wg_row + diag + 1) : prm.seq_kv;
+        const int n_plain = plain_end > 0 ? plain_end / BN : 0;
+
+        hopper::mbar_wait(q_full, q_phase);
+        if (n_tiles == 0) release(q_empty);
+        float alpha[2];
+        if constexpr (!OVERLAP) {
+            for (int j = 0; j < n_tiles; ++j, ++it) {
+                const int st = it % ST;
+                const unsigned ph = (it / ST) & 1;
+                hopper::mbar_wait(&k_full[st], ph);
+                hopper::wgmma_fence();
+                cs.qk(st);
+                hopper::wgmma_wait<0>();
+                hopper::reg_fence(cs.s);
+                release(&k_empty[st]);
+                if (j == n_tiles - 1) release(q_empty);
+                const bool grew = j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha)
+                                               : cs.template softmax<false>(j, t, prm, alpha);
+                if (grew) cs.rescale(alpha);
+                cs.convert();
+                hopper::mbar_wait(&v_full[st], ph);
+                hopper::wgmma_fence();
+                cs.pv(st);
+                hopper::wgmma_wait<0>();
+                hopper::reg_fence(cs.o);
+                release(&v_empty[st]);
+            }
+        } else if (n_tiles > 0) {
+            // Prologue: S of tile 0 and its softmax.
+            {
+                const int st = it % ST;
+                hopper::mbar_wait(&k_full[st], (it / ST) & 1);
+                turn_begin();
+                hopper::wgmma_fence();
+                cs.qk(st);
+                turn_end();
+                hopper::wgmma_wait<0>();
+                hopper::reg_fence(cs.s);
+                release(&k_empty[st]);
+                if (n_tiles == 1) release(q_empty);
+                if (0 >= n_plain) cs.template softmax<true>(0, t, prm, alpha);
+                else cs.template softmax<false>(0, t, prm, alpha);   // O is zero: nothing to rescale
+                cs.convert();
+            }
+            for (int j = 1; j < n_tiles; ++j) {
+                const int ip = it++;   // ring position of tile j - 1; it is now tile j's
+                const int st = it % ST, sp = ip % ST;
+                hopper::mbar_wait(&k_full[st], (it / ST) & 1);
+                hopper::mbar_wait(&v_full[sp], (ip / ST) & 1);
+                turn_begin();
+                hopper::wgmma_fence();
+                cs.qk(st);        // S(j)
+                cs.pv(sp);        // O += P(j - 1) V(j - 1)
+                turn_end();
+                hopper::wgmma_wait<1>();   // S(j) is in; P V may still run
+                hopper::reg_fence(cs.s);
+                release(&k_empty[st]);
+                if (j == n_tiles - 1) release(q_empty);
+                const bool grew = j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha)
+                                               : cs.template softmax<false>(j, t, prm, alpha);
+                hopper::wgmma_wait<0>();
+                hopper::reg_fence(cs.o);
+                hopper::reg_fence(cs.p);
+                release(&v_empty[sp]);
+                if (grew) cs.rescale(alpha);
+                cs.convert();
+            }
+            const int sl = it % ST;
+            hopper::mbar_wait(&v_full[sl], (it / ST) & 1);
+            turn_begin();
+            hopper::wgmma_fence();
+            cs.pv(sl);
+            turn_end();
+            hopper::wgmma_wait<0>();
+            hopper::reg_fence(cs.o);
+            release(&v_empty[sl]);
+            ++it;
+        }
+
+        // Epilogue: normalise, rows that saw no key write zeros. The tile's coordinates
+        // are derived again from t (opaque to the compiler) rather than kept live in
+        // registers through the main loop.
+        {
+            int t2 = t;
+            asm volatile("" : "+r"(t2));
+            tile_of(prm, t2, q0, bh, n_tiles);
+        }
+        const int row0e = q0 + cs.wg * 64 + warp * 16 + lane / 4;
+        __half *o = prm.o + (size_t)bh * prm.seq_q * D;
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            float l = cs.l[i];
+            l += __shfl_xor_sync(0xffffffffu, l, 1);
+            l += __shfl_xor_sync(0xffffffffu, l, 2);
+            const float inv = l > 0.f ? 1.f / l : 0.f;
+            const int row = row0e + 8 * i;
+            if (row < prm.seq_q) {
+                __half2 *dst = reinterpret_cast<__half2 *>(o + (size_t)row * D + 2 * (lane % 4));
+#pragma unroll
+                for (int g = 0; g < D / 8; ++g)
+                    dst[4 * g] = __floats2half2_rn(cs.o[4 * g + 2 * i] * inv, cs.o[4 * g + 2 * i + 1] * inv);
+            }
+        }
+        if constexpr (!LOOP) break;
+    }
+    if constexpr (PINGPONG)
+        if (cs.wg == 0) hopper::named_sync(1, 256);
+#else
+    (void)tm_q, (void)tm_k, (void)tm_v, (void)prm;
+#endif
+}
+
+// Writes 1 from the sm_90a machine code, 2 from any other: init() checks that the code the
+// driver picked is the one with wgmma.
+__global__ void arch_probe(int *flag)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    *flag = 1;
+#else
+    *flag = 2;
+#endif
+}
+
+// ---- host side ---------------------------------------------------------------------------
+
+enum { ERR_CUDA = 1, ERR_SHAPE, ERR_ARCH, ERR_SMEM, ERR_ALLOC, ERR_TMAP, ERR_VARIANT, ERR_ALIGN, ERR_NOT_90A, ERR_GRID };
+
+struct Variant {
+    const char *name;
+    int d, ncons, overlap, pingpong, threads, smem;
+    const void *fn;
+};
+
+#define VARIANT(NAME, D, N, OV, PP)                                                                \
+    { NAME, D, N, OV, PP, Cfg<D, N>::THREADS, Cfg<D, N>::SMEM,                                     \
+      reinterpret_cast<const void *>(&hopper_attention<D, N, OV, PP>) }
+// The steps of the rung, in order (README.md): one consumer warpgroup; two with
+// setmaxnreg; S/softmax overlap; ping-pong (the default).
+const Variant VARIANTS[] = {
+    VARIANT("1wg", 64, 1, false, false),     VARIANT("1wg", 128, 1, false, false),
+    VARIANT("1wg-overlap", 64, 1, true, false), VARIANT("1wg-overlap", 128, 1, true, false),
+    VARIANT("3wg", 64, 3, true, true),
+    VARIANT("2wg", 64, 2, false, false),     VARIANT("2wg", 128, 2, false, false),
+    VARIANT("overlap", 64, 2, true, false),  VARIANT("overlap", 128, 2, true, false),
+    VARIANT("pingpong", 64, 2, true, true),  VARIANT("pingpong", 128, 2, true, true),
+};
+#undef VARIANT
+
+struct State {
+    attn_shape shape;
+    const Variant *var;
+    int bm, n_qblocks, n_work, grid;
+    int pdl;   // launch with programmatic stream serialization (ATTN07_PDL=0 turns it off)
+    PFN_cuTensorMapEncodeTiled_v12000 encode;
+    const void *mapped[3];
+    CUtensorMap maps[3];
+};
+
+cudaError_t g_cuda = cudaSuccess;
+CUresult g_cu = CUDA_SUCCESS;
+char g_chosen[256] = "not initialised";
+char g_arch[160];
+
+// [batch * heads][rows][D] fp16, boxes of box_rows x 64 columns, 128-byte swizzle (the
+// layout rule of hopper_ptx.cuh). Rows past `rows` of a head are out of bounds of that
+// head's plane, so the copy engine fills them with zeros.
+bool encode_map(State &st, CUtensorMap *map, const void *base, int rows, int box_rows)
+{
+    const int D = st.shape.head_dim;
+    cuuint64_t dims[3] = {(cuuint64_t)D, (cuuint64_t)rows,
+                          (cuuint64_t)st.shape.batch * (cuuint64_t)st.shape.heads};
+    cuuint64_t strides[2] = {(cuuint64_t)D * 2, (cuuint64_t)rows * D * 2};
+    cuuint32_t box[3] = {64, (cuuint32_t)box_rows, 1};
+    cuuint32_t step[3] = {1, 1, 1};
+    g_cu = st.encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3, const_cast<void *>(base), dims, strides, box,
+                     step, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return g_cu == CUDA_SUCCESS;
+}
+
+// NULL when the current device is an sm_90 part, else why the rung declines.
+const char *arch_reason()
+{
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+        return "no CUDA device to query (the rung needs compute capability 9.0)";
+    if (major != 9 || minor != 0) {
+        snprintf(g_arch, sizeof g_arch,
+                 "needs compute capability 9.0 (H100/H200: wgmma, setmaxnreg, built for sm_90a only); "
+                 "this device is %d.%d", major, minor);
+        return g_arch;
+    }
+    return nullptr;
+}
+
+const char *unsupported(const attn_shape *s)
+{
+    if (s->head_dim != 64 && s->head_dim != 128)
+        return "head_dim must be 64 or 128 (the kernel is instantiated for those two)";
+    if (s->batch < 1 || s->heads < 1 || s->seq_q < 1 || s->seq_kv < 1)
+        return "batch, heads, seq_q and seq_kv must be >= 1";
+    if ((long long)((s->seq_q + 63) / 64) * s->batch * s->heads > INT_MAX)
+        return "more than INT_MAX blocks of 64 query rows";
+    if (!(s->scale > 0.f) || !std::isfinite(s->scale))
+        return "scale must be positive and finite (the row max is taken before scaling)";
+    return arch_reason();
+}
+
+size_t workspace_bytes(const attn_shape *) { return 0; }
+
+// The rung's choice per shape: when 128-row blocks would leave SMs idle, 64-row blocks
+// with one consumer warpgroup; otherwise the two-warpgroup ping-pong (D = 128) or, at
+// D = 64, the three-warpgroup round robin where 192-row blocks fit seq_q well.
+// ATTN07_VARIANT overrides it (measuring the steps).
+const char *auto_variant(const attn_shape *s, int sms)
+{
+    const long blocks128 = (long)((s->seq_q + 127) / 128) * s->batch * s->heads;
+    if (blocks128 < sms) return "1wg-overlap";
+    if (s->head_dim == 128) return "pingpong";
+    // D = 64: three warpgroups (192 rows a block) unless that pads seq_q by more than 4%.
+    const long rows192 = (long)((s->seq_q + 191) / 192) * 192;
+    return rows192 * 100 <= (long)s->seq_q * 104 ? "3wg" : "pingpong";
+}
+
+const Variant *pick(const attn_shape *s, int sms)
+{
+    const char *env = getenv("ATTN07_VARIANT");
+    const char *name = env && *env ? env : auto_variant(s, sms);
+    for (const Variant &v : VARIANTS)
+        if (v.d == s->head_dim && !strcmp(v.name, name)) return &v;
+    return nullptr;
+}
+
+int check_sm90a(const void *)
+{
+    int *flag = nullptr, host = 0;
+    if ((g_cuda = cudaMalloc(&flag, sizeof(int))) != cudaSuccess) return ERR_CUDA;
+    arch_probe<<<1, 1>>>(flag);
+    if ((g_cuda = cudaGetLastError()) == cudaSuccess)
+        g_cuda = cudaMemcpy(&host, flag, sizeof(int), cudaMemcpyDeviceToHost);
+    cudaFree(flag);
+    if (g_cuda != cudaSuccess) return ERR_CUDA;
+    return host == 1 ? 0 : ERR_NOT_90A;
+}
+
+int init(void **state, const attn_shape *s)
+{
+    *state = nullptr;
+    if (unsupported(s)) return ERR_SHAPE;
+    int dev = 0, optin = 0, sms = 0;
+    if ((g_cuda = cudaGetDevice(&dev)) != cudaSuccess) return ERR_CUDA;
+    if ((g_cuda = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
+        return ERR_CUDA;
+    const Variant *v = pick(s, sms);
+    if (!v) return ERR_VARIANT;
+    if ((g_cuda = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
+        return ERR_CUDA;
+    if (optin < v->smem) return ERR_SMEM;
+    if ((g_cuda = cudaFuncSetAttribute(v->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v->smem)) != cudaSuccess)
+        return ERR_CUDA;
+    int rc = check_sm90a(v->fn);
+    if (rc) return rc;
+    cudaFuncAttributes fa;
+    if ((g_cuda = cudaFuncGetAttributes(&fa, v->fn)) != cudaSuccess) return ERR_CUDA;
+
+    cudaDriverEntryPointQueryResult found;
+    void *enc = nullptr;
+    g_cuda = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &enc, 12000, cudaEnableDefault, &found);
+    if (g_cuda != cudaSuccess) return ERR_CUDA;
+    if (found != cudaDriverEntryPointSuccess || !enc) return ERR_TMAP;
+
+    State *st = static_cast<State *>(calloc(1, sizeof(State)));
+    if (!st) return ERR_ALLOC;
+    st->shape = *s;
+    st->var = v;
+    st->bm = 64 * v->ncons;
+    st->n_qblocks = (s->seq_q + st->bm - 1) / st->bm;
+    st->n_work = st->n_qblocks * s->batch * s->heads;
+    // Persistent launch for non-causal shapes (ATTN07_PERSIST=0/1 forces it off/on): as
+    // many blocks as fit on the device at once, each looping over work tiles in a static
+    // round robin; otherwise one block per tile. Causal tiles differ in work, and the
+    // hardware's dynamic block dispatch balances them better than the static order (a
+    // block count that divides the persistent grid sends every heavy tile to one block).
+    int per_sm = 0;
+    if ((g_cuda = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v->fn, v->threads, v->smem)) != cudaSuccess) {
+        free(st);
+        return ERR_CUDA;
+    }
+    const char *persist = getenv("ATTN07_PERSIST");
+    const bool persistent = persist && *persist ? strcmp(persist, "0") != 0 : !s->causal;
+    const long resident = (long)sms * (per_sm > 0 ? per_sm : 1);
+    st->grid = persistent && v->ncons >= 2 && st->n_work > resident ? (int)resident : st->n_work;
+    if (v->ncons == 1 && (long)s->batch * s->heads > 65535) {   // its grid is (query blocks, batch * heads)
+        free(st);
+        return ERR_GRID;
+    }
+    st->encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(enc);
+    const char *pdl = getenv("ATTN07_PDL");
+    st->pdl = !(pdl && !strcmp(pdl, "0"));
+    snprintf(g_chosen, sizeof g_chosen,
+             "%s: %d consumer warpgroup(s), BM=%d BN=%d, %d B shared memory, %d registers at entry "
+             "(sm_90a code, wgmma), %d work tiles on %d CTAs of %d threads%s",
+             v->name, v->ncons, st->bm, BN, v->smem, fa.numRegs, st->n_work, st->grid, v->threads,
+             st->pdl ? ", programmatic dependent launch" : "");
+    *state = st;
+    return 0;
+}
+
+int run(void *state, const attn_args *a)
+{
+    if (!state) return ERR_SHAPE;
+    State &st = *static_cast<State *>(state);
+    const attn_shape &s = st.shape;
+    // The tensor maps embed the addresses: re-encoded (host arithmetic, nothing enqueued)
+    // only when a buffer differs from the last call's.
+    const void *ptr[3] = {a->q, a->k, a->v};
+    const int rows[3] = {s.seq_q, s.seq_kv, s.seq_kv};
+    const int box[3] = {st.bm, BN, BN};
+    for (int i = 0; i < 3; ++i) {
+        if (ptr[i] == st.mapped[i]) continue;
+        if (reinterpret_cast<uintptr_t>(ptr[i]) % 16) return ERR_ALIGN;
+        if (!encode_map(st, &st.maps[i], ptr[i], rows[i], box[i])) {
+            st.mapped[i] = nullptr;
+            return ERR_TMAP;
+        }
+        st.mapped[i] = ptr[i];
+    }
+    if (reinterpret_cast<uintptr_t>(a->o) % 4) return ERR_ALIGN;
+    Params p;
+    p.o = static_cast<__half *>(a->o);
+    p.seq_q = s.seq_q;
+    p.seq_kv = s.seq_kv;
+    p.n_qblocks = st.n_qblocks;
+    p.n_work = st.n_work;
+    p.causal = s.causal != 0;
+    p.scale_log2 = s.scale * LOG2E;
+    void *args[] = {&st.maps[0], &st.maps[1], &st.maps[2], &p};
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = st.var->ncons == 1 ? dim3((unsigned)st.n_qblocks, (unsigned)(s.batch * s.heads))
+                                     : dim3((unsigned)st.grid);
+    cfg.blockDim = dim3((unsigned)st.var->threads);
+    cfg.dynamicSmemBytes = (size_t)st.var->smem;
+    cfg.stream = a->stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = st.pdl ? 1 : 0;
+    g_cuda = cudaLaunchKernelExC(&cfg, st.var->fn, args);
+    if (g_cuda == cudaSuccess) g_cuda = cudaGetLastError();
+    return g_cuda == cudaSuccess ? 0 : ERR_CUDA;
+}
+
+void fini(void *state) { free(state); }
+
+const char *error_string(int code)
+{
+    switch (code) {
+    case 0: return g_chosen;
+    case ERR_CUDA: return cudaGetErrorString(g_cuda);
+    case ERR_SHAPE: return "shape or device not supported (see unsupported()) or init not called";
+    case ERR_ARCH: return "needs compute capability 9.0";
+    case ERR_SMEM: return "the device allows less dynamic shared memory per block than the kernel needs";
+    case ERR_ALLOC: return "out of host memory for the phase state";
+    case ERR_TMAP:
+        return g_cu != CUDA_SUCCESS ? "cuTensorMapEncodeTiled failed (tensor maps of Q/K/V)"
+                                    : "cuTensorMapEncodeTiled not found in the driver";
+    case ERR_VARIANT: return "ATTN07_VARIANT names no variant for this head_dim (1wg, 1wg-overlap, 2wg, overlap, pingpong; 3wg "
+                                "for D=64)";
+    case ERR_ALIGN: return "q/k/v must be 16-byte aligned and o 4-byte aligned";
+    case ERR_GRID: return "the one-warpgroup variants take batch * heads <= 65535 (grid y)";
+    case ERR_NOT_90A: return "the driver picked code other than sm_90a for this GPU (no wgmma path)";
+    default: return "unknown error code";
+    }
+}
+
+}  // namespace
+
+extern "C" ATTN_PHASE_EXPORT const attn_phase attn_phase_entry = {
+    1, "07_hopper", "wgmma + TMA flash attention: producer warpgroup, overlap, ping-pong",
+    unsupported, workspace_bytes, init, run, fini, error_string,
+};
