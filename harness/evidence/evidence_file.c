@@ -272,6 +272,8 @@ static void check_mode_values(vstate *v, const json_t *mode, const char *path, c
         vfail(v, q, "%g is not a finite time > 0", d);
     }
     for (const char *const *k = times; *k; k++) number_above(v, mode, path, *k, 0, 0);
+    number_above(v, mode, path, "wall_s", 0, 1);   /* what the sampling cost, when recorded */
+    number_above(v, mode, path, "gpu_s", 0, 1);
     ordered(v, mode, path, "ci_lo_us", "median_us", "ci_hi_us");
     ordered(v, mode, path, "min_us", "p10_us", "median_us");
     ordered(v, mode, path, "median_us", "p90_us", "max_us");
@@ -480,6 +482,40 @@ static void check_profile_item(vstate *v, const json_t *x, const char *path)
     }
 }
 
+/* An input check (correctness on other inputs, printed by the report): its names, its
+ * shape and its verdict, as a result's. */
+static void check_input_check_item(vstate *v, const json_t *x, const char *path)
+{
+    static const char *const dims[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim",
+                                        "causal", NULL };
+    static const char *const errs[] = { "max_abs", "rel_l2", NULL };
+    char p[512];
+    member(v, x, path, "impl", T_STR, REQUIRED);
+    safe_member(v, x, path, "impl");
+    member(v, x, path, "inputs", T_STR, REQUIRED);
+    safe_member(v, x, path, "inputs");
+    member(v, x, path, "tag", T_STR, OPTIONAL);
+    json_t *shape = member(v, x, path, "shape", T_OBJ, REQUIRED);
+    join(p, sizeof p, path, "shape");
+    members(v, shape, p, T_INT, REQUIRED, dims);
+    check_shape_values(v, shape, p);
+    json_t *c = member(v, x, path, "correctness", T_OBJ, REQUIRED);
+    join(p, sizeof p, path, "correctness");
+    member(v, c, p, "pass", T_BOOL, REQUIRED);
+    members(v, c, p, T_NUM, OPTIONAL, errs);
+    for (const char *const *k = errs; c && *k; k++) number_above(v, c, p, *k, 0, 1);
+}
+
+/* What the run cost (the report's run header): times and a count, none negative. */
+static void check_cost(vstate *v, const json_t *cost)
+{
+    static const char *const secs[] = { "wall_s", "gpu_timed_s", NULL };
+    members(v, cost, "cost", T_NUM, OPTIONAL, secs);
+    member(v, cost, "cost", "measurements", T_INT, OPTIONAL);
+    for (const char *const *k = secs; *k; k++) number_above(v, cost, "cost", *k, 0, 1);
+    number_above(v, cost, "cost", "measurements", 0, 1);
+}
+
 /* ---- rules across rows ------------------------------------------------------------------- */
 
 typedef struct {
@@ -599,6 +635,10 @@ int evidence_validate(const json_t *doc, char *err, size_t errlen)
     check_items(&v, impls, "implementations", check_impl);
     check_items(&v, results, "results", check_result);
     if (profile) check_items(&v, profile, "profile", check_profile_item);
+    json_t *checks = member(&v, doc, "", "input_checks", T_ARR, OPTIONAL);
+    if (checks) check_items(&v, checks, "input_checks", check_input_check_item);
+    json_t *cost = member(&v, doc, "", "cost", T_OBJ, OPTIONAL);
+    if (cost && !v.failed) check_cost(&v, cost);
     check_result_impls(&v, impls, results);
     check_unique_rows(&v, results);
     return v.failed ? -1 : 0;

@@ -109,6 +109,34 @@ static void committed_runs_pass_and_round_trip(void **st)
     globfree(&g);
 }
 
+/* Every run document under evidence/ (development runs in subdirectories included, written
+ * by newer builds with more fields) passes the validator and the reader. */
+static void every_committed_document_passes(void **st)
+{
+    (void)st;
+    FILE *p = popen("find evidence -name '*.json' -size -8M | sort", "r");
+    assert_non_null(p);
+    char path[1024];
+    int runs = 0;
+    while (fgets(path, sizeof path, p)) {
+        path[strcspn(path, "\n")] = '\0';
+        char head[256] = "";
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t got = fread(head, 1, sizeof head - 1, f);
+        head[got] = '\0';
+        fclose(f);
+        if (!strstr(head, "\"schema\": \"attnladder-evidence\"")) continue;   /* auxiliary */
+        run_data r;
+        char err[1024];
+        if (run_open(&r, path, err, sizeof err)) fail_msg("%s", err);
+        run_close(&r);
+        runs++;
+    }
+    pclose(p);
+    assert_true(runs >= 3);
+}
+
 typedef struct {
     const char *path;       /* the member edited (relative paths start at results[T]) */
     json_t *(*value)(void);
@@ -209,6 +237,45 @@ static void edited_fields_refused(void **st)
     }
 }
 
+/* Input checks and the run's cost, as newer runs write them: a good one passes, a bad
+ * name, shape or number is named. */
+static void input_checks_and_cost(void **st)
+{
+    (void)st;
+    json_t *doc = json_deep_copy(g_accepted);
+    json_object_set_new(doc, "input_checks", json_pack(
+        "[{s:s, s:s, s:s, s:{s:i, s:i, s:i, s:i, s:i, s:i}, s:{s:b, s:f, s:f}}]", "impl", "01_scalar",
+        "tag", "headline", "inputs", "peaked", "shape", "batch", 1, "heads", 8, "seq_q", 512,
+        "seq_kv", 512, "head_dim", 64, "causal", 0, "correctness", "pass", 1, "max_abs", 1e-4,
+        "rel_l2", 2e-4));
+    json_object_set_new(doc, "cost", json_pack("{s:f, s:f, s:i}", "wall_s", 241.3, "gpu_timed_s", 95.2,
+                                               "measurements", 412));
+    char err[1024];
+    if (evidence_validate(doc, err, sizeof err)) fail_msg("%s", err);
+    static const struct { const char *path; const char *named; } bad[] = {
+        { "input_checks[0].inputs", "input_checks[0].inputs" },
+        { "input_checks[0].impl", "input_checks[0].impl" },
+        { "input_checks[0].shape.head_dim", "input_checks[0].shape" },
+        { "input_checks[0].correctness.rel_l2", "input_checks[0].correctness.rel_l2" },
+        { "cost.wall_s", "cost.wall_s" },
+        { "cost.measurements", "cost.measurements" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_t *copy = json_deep_copy(doc);
+        char parent[128];
+        snprintf(parent, sizeof parent, "%s", bad[i].path);
+        char *dot = strrchr(parent, '.');
+        *dot = '\0';
+        json_t *value = strstr(bad[i].path, "inputs") || strstr(bad[i].path, "impl")
+                      ? json_string("../x") : json_integer(-1);
+        json_object_set_new(at(copy, parent), dot + 1, value);
+        if (evidence_validate(copy, err, sizeof err) != -1 || strncmp(err, bad[i].named, strlen(bad[i].named)))
+            fail_msg("edit %s: '%s'", bad[i].path, err);
+        json_decref(copy);
+    }
+    json_decref(doc);
+}
+
 /* A sample that is not a positive finite time is named by its index. */
 static void bad_sample_named(void **st)
 {
@@ -291,6 +358,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(committed_runs_pass_and_round_trip),
+        cmocka_unit_test(every_committed_document_passes),
+        cmocka_unit_test(input_checks_and_cost),
         cmocka_unit_test(edited_fields_refused),
         cmocka_unit_test(bad_sample_named),
         cmocka_unit_test(repeated_rows_refused),
