@@ -161,29 +161,55 @@ asan-tests:
 FUZZ_SRC  := $(filter-out harness/main.c,$(HARNESS_SRC))
 FUZZ_BINS := $(BUILD)/fuzz/fuzz_evidence $(BUILD)/fuzz/fuzz_cli
 FUZZ_SECONDS ?= 20
-$(BUILD)/fuzz/%: harness/fuzz/%.c $(FUZZ_SRC)
+# The commands that read evidence, fuzzed in-process on mutated runs (fuzz_consumer.c):
+# each for FUZZ_CONSUMER_SECONDS in `make test`, seeded from the committed runs.
+FUZZ_CONSUMERS := show gate compare report
+FUZZ_CONSUMER_SECONDS ?= 8
+FUZZ_CONSUMER_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_CONSUMERS))
+# The harness is compiled once for every target (fuzzer-no-link), each target then linked.
+FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=address,undefined $(INCLUDES)
+FUZZ_OBJ   := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_SRC))
+$(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES) \
-	  -o $@ $^ $(HARNESS_LIBS)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+-include $(FUZZ_OBJ:.o=.d)
+$(BUILD)/fuzz/fuzz_evidence $(BUILD)/fuzz/fuzz_cli: $(BUILD)/fuzz/%: harness/fuzz/%.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(HARNESS_LIBS)
+$(FUZZ_CONSUMER_BINS): $(BUILD)/fuzz/fuzz_%: harness/fuzz/fuzz_consumer.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -DFUZZ_$(shell echo $* | tr a-z A-Z) -o $@ $^ $(HARNESS_LIBS)
 
-# Corpus: the committed evidence (for the reader) and typical command lines.
+# Corpus: the committed evidence (for the reader), typical command lines, and the
+# committed runs cut small (for the consumers; harness/fuzz/make_seeds.py).
 fuzz-corpus:
 	@mkdir -p $(BUILD)/fuzz/corpus_evidence $(BUILD)/fuzz/corpus_cli
 	@find evidence harness/tests/data -name '*.json' -size -2M -exec cp {} $(BUILD)/fuzz/corpus_evidence/ \; 2>/dev/null || true
 	@printf -- '--shape\n1,8,512,64,1\n--modes\ngraph,cold\n' > $(BUILD)/fuzz/corpus_cli/a
 	@printf -- '--sweep\n--impl\n01_scalar,06_tiling\n--max-seconds\n0.5\n' > $(BUILD)/fuzz/corpus_cli/b
+	@$(PYTHON) harness/fuzz/make_seeds.py $(BUILD)/fuzz/seeds_consumer $(wildcard evidence/*/[0-9]*.json)
 
-fuzz: $(FUZZ_BINS) fuzz-corpus
+# Each target's log ends with libFuzzer's count of runs; a crash, leak or hang fails.
+fuzz: $(FUZZ_BINS) $(FUZZ_CONSUMER_BINS) fuzz-corpus
 	@for f in evidence cli; do \
 	  if ! $(BUILD)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
 	      -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus_$$f > $(BUILD)/fuzz/$$f.log 2>&1; then \
 	    tail -30 $(BUILD)/fuzz/$$f.log; echo "fuzz_$$f: failed (log: $(BUILD)/fuzz/$$f.log)"; exit 1; fi; \
 	  echo "fuzz_$$f: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' $(BUILD)/fuzz/$$f.log), no crash, hang or leak"; \
 	done
+	@for f in $(FUZZ_CONSUMERS); do \
+	  mkdir -p $(BUILD)/fuzz/corpus_$$f; \
+	  if ! FUZZ_REFERENCE=$(BUILD)/fuzz/seeds_consumer/seed_$$(cat evidence/nvidia-h100-80gb-hbm3/accepted.txt) \
+	      $(BUILD)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_CONSUMER_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	      -dict=harness/fuzz/evidence.dict -artifact_prefix=$(BUILD)/fuzz/$$f- \
+	      $(BUILD)/fuzz/corpus_$$f $(BUILD)/fuzz/seeds_consumer > $(BUILD)/fuzz/$$f.log 2>&1; then \
+	    tail -30 $(BUILD)/fuzz/$$f.log; echo "fuzz_$$f: failed (log: $(BUILD)/fuzz/$$f.log)"; exit 1; fi; \
+	  echo "fuzz_$$f: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' $(BUILD)/fuzz/$$f.log), no crash, hang or leak"; \
+	done
 
 # The longer run, by hand or nightly: ten minutes per target.
 fuzz-long:
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=600
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=600 FUZZ_CONSUMER_SECONDS=600
 
 test: deps
 	@$(MAKE) --no-print-directory build

@@ -30,27 +30,6 @@ static void usage(FILE *f)
         "exit status: 0 pass, 1 gate failed, 2 bad input\n");
 }
 
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
-/* The newest run: file names start with a UTC stamp, so the greatest base name. */
-static char *newest_run(const char *root, int include_partial, char *err, size_t errlen)
-{
-    char **paths = NULL;
-    size_t n = 0;
-    if (evidence_list(root, include_partial, &paths, &n, err, errlen)) return NULL;
-    const char *best = NULL;
-    for (size_t i = 0; i < n; i++)
-        if (!best || strcmp(base_name(paths[i]), base_name(best)) > 0) best = paths[i];
-    char *out = best ? strdup(best) : NULL;
-    if (!best) snprintf(err, errlen, "no evidence under %s/ (run `make run` on a GPU)", root);
-    evidence_free_list(paths, n);
-    return out;
-}
-
 int cmd_gate(int argc, char **argv)
 {
     const char *root = "evidence", *config = GATE_CONFIG_DEFAULT, *against = NULL;
@@ -90,19 +69,14 @@ int cmd_gate(int argc, char **argv)
         fprintf(stderr, "attnladder gate: %s\n", err);
         return EXIT_BAD_INPUT;
     }
-    char *newest = NULL;
-    if (!file && !(file = newest = newest_run(root, include_partial, err, sizeof err))) {
-        fprintf(stderr, "attnladder gate: %s\n", err);
-        gate_config_free(&cfg);
-        return EXIT_BAD_INPUT;
-    }
     int rc = EXIT_BAD_INPUT;
     run_data run = { 0 }, ref = { 0 };
     gate_outcome ladder = { 0 }, reg = { 0 };
     int have_ref = 0;
-    if (run_open(&run, file, err, sizeof err)) goto bad;
+    if (file ? run_open(&run, file, err, sizeof err)
+             : run_open_newest(&run, root, include_partial, err, sizeof err)) goto bad;
     if (run.partial && !include_partial) {
-        snprintf(err, sizeof err, "%s: a partial (interrupted) run; gate it with --include-partial", file);
+        snprintf(err, sizeof err, "%s: a partial (interrupted) run; gate it with --include-partial", run.path);
         goto bad;
     }
     if (gate_ladder(&cfg, &run, &ladder, err, sizeof err)) goto bad;
@@ -117,6 +91,11 @@ int cmd_gate(int argc, char **argv)
         }
         if (run_open(&ref, refpath, err, sizeof err)) goto bad;
         have_ref = 1;
+        if (ref.partial && !include_partial) {
+            snprintf(err, sizeof err, "%.1000s: the reference is a partial (interrupted) run; use it with "
+                     "--include-partial", refpath);
+            goto bad;
+        }
         if (gate_regression(&cfg, &run, &ref, &reg, err, sizeof err)) goto bad;
     }
     if (json_out) {
@@ -138,7 +117,6 @@ done:
     gate_outcome_free(&reg);
     if (have_ref) run_close(&ref);
     run_close(&run);
-    free(newest);
     gate_config_free(&cfg);
     return rc;
 }

@@ -225,13 +225,15 @@ int cmd_profile(int argc, char **argv)
         else if (!strcmp(a, "--into")) into = v;
         else if (!strcmp(a, "--ncu")) ncu = v;
         else if (!strcmp(a, "--raw-dir")) raw_dir = v;
-        else if (!strcmp(a, "--impl")) names = v;
-        else if (!strcmp(a, "--shape")) {
-            char err[256];
-            if (n_shapes == MAX_ITEMS || shape_parse(v, &shapes[n_shapes], err, sizeof err)) {
-                fprintf(stderr, "attnladder profile: %s\n", n_shapes == MAX_ITEMS ? "too many shapes" : err);
+        else if (!strcmp(a, "--impl")) {
+            if (arg_list("profile", a, v, "implementation names")) return EXIT_BAD_INPUT;
+            names = v;
+        } else if (!strcmp(a, "--shape")) {
+            if (n_shapes == MAX_ITEMS) {
+                fprintf(stderr, "attnladder profile: too many shapes\n");
                 return EXIT_BAD_INPUT;
             }
+            if (arg_shape("profile", a, v, &shapes[n_shapes])) return EXIT_BAD_INPUT;
             n_shapes++;
         } else {
             fprintf(stderr, "attnladder profile: unknown option '%s'; accepted: --into, --impl, "

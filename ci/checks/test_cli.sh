@@ -87,9 +87,20 @@ if [ -f "$acc" ]; then
   expect 2 "no evidence" -- show --evidence "$tmp/ev3"
   expect 2 "partial" -- gate "$part"
   expect 0 "evidence: .*partial.json" -- show "$part"
-  "$bin" report --evidence "$tmp/ev3" --out "$tmp/rep3" > /dev/null 2>&1
-  if grep -q "20991231T000000Z" "$tmp/rep3/README.md" 2>/dev/null; then
-    echo "test_cli: report included a partial run" >&2; fail=1
+  # beside a complete run, a partial one (by name, and one partial only inside) is left out:
+  # the report must succeed, hold the complete run and neither partial one
+  mkdir -p "$tmp/ev4/nvidia-h100-80gb-hbm3"
+  cp "$acc" "$part" "$tmp/ev4/nvidia-h100-80gb-hbm3/"
+  cp "$part" "$tmp/ev4/nvidia-h100-80gb-hbm3/20991230T000000Z_1111111.json"
+  n=$((n + 1))
+  "$bin" report --evidence "$tmp/ev4" --out "$tmp/rep4" > "$tmp/rep4.log" 2>&1; got=$?
+  if [ "$got" != 0 ] || [ ! -s "$tmp/rep4/README.md" ] ||
+     ! grep -q "$(basename "$acc")" "$tmp/rep4/README.md" ||
+     grep -qE "20991231T000000Z|20991230T000000Z" "$tmp/rep4/README.md"; then
+    echo "test_cli: report beside partial runs: exit $got, README.md $( [ -s "$tmp/rep4/README.md" ] \
+      && echo "written" || echo "missing"); it must exit 0 and hold only the complete run" >&2
+    head -5 "$tmp/rep4.log" | sed 's/^/    /' >&2
+    fail=1
   fi
 fi
 
@@ -107,4 +118,7 @@ expect 2 "unknown option" -- gate --frobnicate
 expect 0 "launch_floor" -- list
 
 [ $fail = 0 ] && echo "test_cli: $n cases passed"
+
+# The longer list of bad input (edited evidence through every consumer, option values).
+bash "$(dirname "$0")/test_bad_input.sh" "$bin" || fail=1
 exit $fail

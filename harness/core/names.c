@@ -54,3 +54,18 @@ int name_is_run_file(const char *name, int *partial)
     if (partial) *partial = ends_with(name, ".partial.json");
     return 1;
 }
+
+/* An allow-list, not a deny-list: what a name may hold is small and known, what a file
+ * system or a shell may read into other characters is not. */
+int name_is_safe(const char *name)
+{
+    if (!name || !name[0] || name[0] == '.') return 0;
+    size_t n = 0;
+    for (const char *c = name; *c; c++, n++) {
+        if (n >= NAME_MAX_LEN) return 0;
+        int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                 *c == '-' || *c == '_' || *c == '.';   /* ASCII whatever the locale */
+        if (!ok) return 0;
+    }
+    return 1;
+}

@@ -12,4 +12,14 @@ void name_gpu_slug(const char *gpu_name, char *slug, size_t len);
  * yyyymmddThhmmssZ, ends in .json; *partial (when not NULL) says .partial.json. */
 int name_is_run_file(const char *name, int *partial);
 
+/* The longest name that becomes a path component (a file name is at most 255 bytes;
+ * suffixes such as "-latency-d128.svg" and ".md" are added to it). */
+#define NAME_MAX_LEN 128
+
+/* The one rule for a name read from evidence that becomes part of a path (a GPU slug,
+ * a run or phase or implementation name, a plot name): 1 when it has 1..NAME_MAX_LEN
+ * characters, each a letter, a digit, '-', '_' or '.', and does not start with '.'.
+ * So it is one path component, never "..", never hidden, never a separator. */
+int name_is_safe(const char *name);
+
 #endif

@@ -7,11 +7,14 @@
  * document always gives the same bytes and a read-back document is json_equal. */
 #include "evidence/evidence_file.h"
 #include "core/names.h"
+#include "core/shapes.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +125,86 @@ static void array_of(vstate *v, const json_t *arr, const char *path, jtype t)
     }
 }
 
+/* ---- semantic rules: what the consumers compute with or turn into paths ---------------- */
+
+/* A name that becomes a path (names.h's rule), at path. */
+static void safe_name(vstate *v, const json_t *x, const char *path)
+{
+    if (v->failed || !json_is_string(x)) return;
+    if (!name_is_safe(json_string_value(x)))
+        vfail(v, path, "'%.80s' is not a safe name (1 to %d letters, digits, '-', '_' or '.', "
+              "not starting with '.')", json_string_value(x), NAME_MAX_LEN);
+}
+
+static void safe_member(vstate *v, const json_t *obj, const char *path, const char *key)
+{
+    char p[512];
+    join(p, sizeof p, path, key);
+    safe_name(v, json_object_get(obj, key), p);
+}
+
+/* Text the reports and tables print (and gnuplot reads): no control characters, so one
+ * value cannot start a new line of a script or a table. */
+static void plain_text(vstate *v, const json_t *x, const char *path)
+{
+    if (v->failed || !json_is_string(x)) return;
+    for (const unsigned char *c = (const unsigned char *)json_string_value(x); *c; c++)
+        if (*c < 0x20 || *c == 0x7f) {
+            vfail(v, path, "holds a control character (0x%02x)", *c);
+            return;
+        }
+}
+
+/* A number present at obj.key must be finite and above lo (or at least lo when
+ * inclusive); absent or null members are the structural checks' business. */
+static void number_above(vstate *v, const json_t *obj, const char *path, const char *key,
+                         double lo, int inclusive)
+{
+    json_t *x = json_object_get(obj, key);
+    if (v->failed || !json_is_number(x)) return;
+    double d = json_number_value(x);
+    if (isfinite(d) && (inclusive ? d >= lo : d > lo)) return;
+    char p[512];
+    join(p, sizeof p, path, key);
+    vfail(v, p, "%g is not a finite number %s %g", d, inclusive ? ">=" : ">", lo);
+}
+
+static double num_of(const json_t *obj, const char *key)
+{
+    return json_number_value(json_object_get(obj, key));
+}
+
+/* lo <= mid <= hi for three members already checked to be finite numbers. */
+static void ordered(vstate *v, const json_t *obj, const char *path, const char *lo,
+                    const char *mid, const char *hi)
+{
+    if (v->failed) return;
+    double a = num_of(obj, lo), m = num_of(obj, mid), b = num_of(obj, hi);
+    if (a <= m && m <= b) return;
+    char p[512];
+    join(p, sizeof p, path, mid);
+    vfail(v, p, "%g is outside [%s %g, %s %g]", m, lo, a, hi, b);
+}
+
+static int leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+/* yyyy-mm-ddThh:mm:ssZ with a real calendar day (the run's own UTC clock). */
+static void utc_date(vstate *v, const json_t *x, const char *path)
+{
+    if (v->failed || !json_is_string(x)) return;
+    const char *t = json_string_value(x);
+    static const char form[] = "dddd-dd-ddTdd:dd:ddZ";
+    int ok = strlen(t) == sizeof form - 1;
+    for (size_t i = 0; ok && i < sizeof form - 1; i++)
+        ok = form[i] == 'd' ? isdigit((unsigned char)t[i]) != 0 : t[i] == form[i];
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
+    if (ok) ok = sscanf(t, "%4d-%2d-%2dT%2d:%2d:%2dZ", &y, &mo, &d, &h, &mi, &sec) == 6;
+    static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    if (ok) ok = y >= 1970 && mo >= 1 && mo <= 12 && d >= 1 &&
+                 d <= days[mo - 1] + (mo == 2 && leap(y)) && h < 24 && mi < 60 && sec <= 60;
+    if (!ok) vfail(v, path, "'%.40s' is not a UTC time yyyy-mm-ddThh:mm:ssZ", t);
+}
+
 static void check_context(vstate *v, const json_t *ctx)
 {
     static const char *const gpu_ints[] = { "sm_count", "cc_major", "cc_minor", "l2_bytes",
@@ -130,6 +213,8 @@ static void check_context(vstate *v, const json_t *ctx)
     json_t *gpu = member(v, ctx, "context", "gpu", T_OBJ, REQUIRED);
     members(v, gpu, "context.gpu", T_STR, REQUIRED, gpu_strs);
     members(v, gpu, "context.gpu", T_INT, OPTIONAL, gpu_ints);
+    safe_member(v, gpu, "context.gpu", "slug");    /* evidence/<slug>/, plots/<slug>-*.svg */
+    plain_text(v, json_object_get(gpu, "name"), "context.gpu.name");
     member(v, ctx, "context", "versions", T_OBJ, OPTIONAL);
     json_t *git = member(v, ctx, "context", "git", T_OBJ, OPTIONAL);
     member(v, git, "context.git", "commit", T_STR, OPTIONAL);
@@ -156,6 +241,42 @@ static void check_method(vstate *v, const json_t *m)
     static const char *const bounds[] = { "rel_l2", "max_abs", NULL };
     members(v, b, "method.bounds", T_NUM, REQUIRED, bounds);
     member(v, m, "method", "baseline", T_STR, OPTIONAL);
+    json_t *base = json_object_get(m, "baseline");
+    if (json_is_string(base) && json_string_length(base) > 0)   /* "": no baseline was found */
+        safe_member(v, m, "method", "baseline");
+    number_above(v, m, "method", "ci_level", 0, 0);
+    json_t *level = json_object_get(m, "ci_level");
+    if (!v->failed && json_is_number(level) && json_number_value(level) >= 1)
+        vfail(v, "method.ci_level", "%g is not a level in (0, 1)", json_number_value(level));
+}
+
+/* The values of a mode the consumers compute with: positive finite times (a ratio, a
+ * log axis and a bootstrap divide by them), at least one sample, the percentiles and the
+ * CI ordered around the median. */
+static void check_mode_values(vstate *v, const json_t *mode, const char *path, const json_t *samples)
+{
+    static const char *const times[] = { "median_us", "p10_us", "p90_us", "ci_lo_us",
+        "ci_hi_us", "mean_us", "min_us", "max_us", NULL };
+    if (v->failed) return;
+    char p[512];
+    number_above(v, mode, path, "inner", 1, 1);
+    number_above(v, mode, path, "n", 1, 1);
+    size_t i;
+    json_t *x;
+    json_array_foreach(samples, i, x) {
+        double d = json_number_value(x);
+        if (v->failed || (isfinite(d) && d > 0)) continue;
+        join(p, sizeof p, path, "samples_us");
+        char q[540];
+        join_index(q, sizeof q, p, i);
+        vfail(v, q, "%g is not a finite time > 0", d);
+    }
+    for (const char *const *k = times; *k; k++) number_above(v, mode, path, *k, 0, 0);
+    number_above(v, mode, path, "wall_s", 0, 1);   /* what the sampling cost, when recorded */
+    number_above(v, mode, path, "gpu_s", 0, 1);
+    ordered(v, mode, path, "ci_lo_us", "median_us", "ci_hi_us");
+    ordered(v, mode, path, "min_us", "p10_us", "median_us");
+    ordered(v, mode, path, "median_us", "p90_us", "max_us");
 }
 
 /* One timing mode object (graph, single, cold; also the launch floor's). */
@@ -176,6 +297,7 @@ static void check_mode(vstate *v, const json_t *mode, const char *path)
     }
     members(v, mode, path, T_NUM, REQUIRED, nums);
     member(v, mode, path, "stop", T_STR, REQUIRED);
+    check_mode_values(v, mode, path, samples);
 }
 
 static void check_modes(vstate *v, const json_t *timing, const char *path)
@@ -193,6 +315,7 @@ static void check_ceilings(vstate *v, const json_t *c)
 {
     static const char *const nums[] = { "dram_gbps", "fp16_tflops", NULL };
     members(v, c, "ceilings", T_NUM, NULLABLE, nums);
+    for (const char *const *k = nums; *k; k++) number_above(v, c, "ceilings", *k, 0, 0);
     json_t *shape = member(v, c, "ceilings", "gemm_shape", T_ARR, OPTIONAL);
     if (shape && !v->failed) array_of(v, shape, "ceilings.gemm_shape", T_INT);
     member(v, c, "ceilings", "copy_bytes", T_INT, NULLABLE);
@@ -207,6 +330,7 @@ static void check_impl(vstate *v, const json_t *im, const char *path)
     static const char *const res_ints[] = { "registers", "smem_static", "spill_stores",
                                             "spill_loads", "stack_bytes", NULL };
     member(v, im, path, "name", T_STR, REQUIRED);
+    safe_member(v, im, path, "name");     /* phases/<name>.md, plots/history-<name>.svg */
     json_t *kind = member(v, im, path, "kind", T_STR, REQUIRED);
     if (kind) {
         const char *const *k = kinds;
@@ -232,6 +356,7 @@ static void check_correctness(vstate *v, const json_t *c, const char *path)
     member(v, c, path, "pass", T_BOOL, REQUIRED);
     members(v, c, path, T_NUM, OPTIONAL, nums);
     members(v, c, path, T_INT, OPTIONAL, ints);
+    for (const char *const *k = nums; *k; k++) number_above(v, c, path, *k, 0, 1);
     member(v, c, path, "reference", T_STR, OPTIONAL);
     member(v, c, path, "error", T_STR, OPTIONAL);
     char p[512];
@@ -253,6 +378,38 @@ static void check_derived(vstate *v, const json_t *d, const char *path)
     json_t *r = member(v, d, path, "ratio", T_OBJ, NULLABLE);
     member(v, r, p, "baseline", T_STR, REQUIRED);
     members(v, r, p, T_NUM, REQUIRED, ratio_nums);
+    for (const char *const *k = nums; *k; k++) number_above(v, d, path, *k, 0, 1);
+    for (const char *const *k = fracs; *k; k++) number_above(v, d, path, *k, 0, 1);
+    for (const char *const *k = ratio_nums; *k; k++) number_above(v, r, p, *k, 0, 0);
+    if (r) ordered(v, r, p, "ci_lo", "median", "ci_hi");
+}
+
+/* A shape within the harness's own limits (shape_validate), read as the reader reads it:
+ * an integer outside int is refused here rather than wrapped there. */
+static void check_shape_values(vstate *v, const json_t *shape, const char *path)
+{
+    static const char *const dims[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim",
+                                        "causal", NULL };
+    if (v->failed) return;
+    for (const char *const *k = dims; *k; k++) {
+        json_int_t x = json_integer_value(json_object_get(shape, *k));
+        if (x < INT_MIN || x > INT_MAX) {
+            char p[512];
+            join(p, sizeof p, path, *k);
+            vfail(v, p, "%lld is out of range", (long long)x);
+            return;
+        }
+    }
+    attn_shape s = {
+        .batch = (int)json_integer_value(json_object_get(shape, "batch")),
+        .heads = (int)json_integer_value(json_object_get(shape, "heads")),
+        .seq_q = (int)json_integer_value(json_object_get(shape, "seq_q")),
+        .seq_kv = (int)json_integer_value(json_object_get(shape, "seq_kv")),
+        .head_dim = (int)json_integer_value(json_object_get(shape, "head_dim")),
+        .causal = (int)json_integer_value(json_object_get(shape, "causal")),
+    };
+    char why[256];
+    if (shape_validate(&s, why, sizeof why)) vfail(v, path, "%s", why);
 }
 
 static void check_result(vstate *v, const json_t *r, const char *path)
@@ -261,10 +418,12 @@ static void check_result(vstate *v, const json_t *r, const char *path)
                                         "causal", NULL };
     char p[512];
     member(v, r, path, "impl", T_STR, REQUIRED);
+    safe_member(v, r, path, "impl");
     json_t *shape = member(v, r, path, "shape", T_OBJ, REQUIRED);
     join(p, sizeof p, path, "shape");
     members(v, shape, p, T_INT, REQUIRED, dims);
     member(v, shape, p, "scale", T_NUM, OPTIONAL);
+    check_shape_values(v, shape, p);
     member(v, r, path, "tag", T_STR, REQUIRED);
     json_t *sup = member(v, r, path, "supported", T_BOOL, REQUIRED);
     member(v, r, path, "init_note", T_STR, NULLABLE);   /* error_string(0) may be NULL */
@@ -310,7 +469,137 @@ static void check_items(vstate *v, const json_t *arr, const char *name,
 static void check_profile_item(vstate *v, const json_t *x, const char *path)
 {
     member(v, x, path, "impl", T_STR, REQUIRED);
+    safe_member(v, x, path, "impl");
     member(v, x, path, "kernels", T_ARR, OPTIONAL);
+    char p[512];
+    join(p, sizeof p, path, "shape");
+    json_t *shape = member(v, x, path, "shape", T_OBJ, OPTIONAL);
+    if (shape) {
+        static const char *const dims[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim",
+                                            "causal", NULL };
+        members(v, shape, p, T_INT, REQUIRED, dims);
+        check_shape_values(v, shape, p);
+    }
+}
+
+/* An input check (correctness on other inputs, printed by the report): its names, its
+ * shape and its verdict, as a result's. */
+static void check_input_check_item(vstate *v, const json_t *x, const char *path)
+{
+    static const char *const dims[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim",
+                                        "causal", NULL };
+    static const char *const errs[] = { "max_abs", "rel_l2", NULL };
+    char p[512];
+    member(v, x, path, "impl", T_STR, REQUIRED);
+    safe_member(v, x, path, "impl");
+    member(v, x, path, "inputs", T_STR, REQUIRED);
+    safe_member(v, x, path, "inputs");
+    member(v, x, path, "tag", T_STR, OPTIONAL);
+    json_t *shape = member(v, x, path, "shape", T_OBJ, REQUIRED);
+    join(p, sizeof p, path, "shape");
+    members(v, shape, p, T_INT, REQUIRED, dims);
+    check_shape_values(v, shape, p);
+    json_t *c = member(v, x, path, "correctness", T_OBJ, REQUIRED);
+    join(p, sizeof p, path, "correctness");
+    member(v, c, p, "pass", T_BOOL, REQUIRED);
+    members(v, c, p, T_NUM, OPTIONAL, errs);
+    for (const char *const *k = errs; c && *k; k++) number_above(v, c, p, *k, 0, 1);
+}
+
+/* What the run cost (the report's run header): times and a count, none negative. */
+static void check_cost(vstate *v, const json_t *cost)
+{
+    static const char *const secs[] = { "wall_s", "gpu_timed_s", NULL };
+    members(v, cost, "cost", T_NUM, OPTIONAL, secs);
+    member(v, cost, "cost", "measurements", T_INT, OPTIONAL);
+    for (const char *const *k = secs; *k; k++) number_above(v, cost, "cost", *k, 0, 1);
+    number_above(v, cost, "cost", "measurements", 0, 1);
+}
+
+/* ---- rules across rows ------------------------------------------------------------------- */
+
+typedef struct {
+    char *key;
+    size_t index;
+} row_key;
+
+static int cmp_row_key(const void *a, const void *b)
+{
+    const row_key *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* The identity of a result row: implementation, shape, tag and (when present) the input
+ * distribution; each string is ended by a byte no name holds, so keys cannot run together. */
+static char *row_identity(const json_t *r)
+{
+    const json_t *s = json_object_get(r, "shape");
+    const char *inputs = json_string_value(json_object_get(r, "inputs"));
+    char *key = NULL;
+    if (asprintf(&key, "%s\x1f%lld,%lld,%lld,%lld,%lld,%lld\x1f%s\x1f%s",
+                 json_string_value(json_object_get(r, "impl")),
+                 (long long)json_integer_value(json_object_get(s, "batch")),
+                 (long long)json_integer_value(json_object_get(s, "heads")),
+                 (long long)json_integer_value(json_object_get(s, "seq_q")),
+                 (long long)json_integer_value(json_object_get(s, "seq_kv")),
+                 (long long)json_integer_value(json_object_get(s, "head_dim")),
+                 (long long)json_integer_value(json_object_get(s, "causal")),
+                 json_string_value(json_object_get(r, "tag")), inputs ? inputs : "") < 0)
+        return NULL;
+    return key;
+}
+
+/* No two rows for the same (impl, shape, tag, inputs): every consumer looks a point up by
+ * it and would silently take the first. Sorted, so 100k rows cost n log n, not n^2. */
+static void check_unique_rows(vstate *v, const json_t *results)
+{
+    size_t n = json_array_size(results);
+    if (v->failed || n < 2) return;
+    row_key *keys = calloc(n, sizeof *keys);
+    int oom = !keys;
+    for (size_t i = 0; !oom && i < n; i++) {
+        keys[i] = (row_key){ row_identity(json_array_get(results, i)), i };
+        oom = !keys[i].key;
+    }
+    if (!oom) qsort(keys, n, sizeof *keys, cmp_row_key);
+    /* the first repeat in file order is named, with the row it repeats (its group's first) */
+    size_t first = 0, repeat = n, of = 0;
+    for (size_t i = 1; !oom && i < n; i++) {
+        if (strcmp(keys[i - 1].key, keys[i].key)) first = i;
+        else if (keys[i].index < repeat) {
+            repeat = keys[i].index;
+            of = keys[first].index;
+        }
+    }
+    if (repeat < n) {
+        char p[64];
+        join_index(p, sizeof p, "results", repeat);
+        const json_t *r = json_array_get(results, repeat);
+        vfail(v, p, "repeats results[%zu] (impl '%s', the same shape and tag '%s')", of,
+              json_string_value(json_object_get(r, "impl")), json_string_value(json_object_get(r, "tag")));
+    }
+    if (oom) vfail(v, "results", "out of memory checking for repeated rows");
+    for (size_t i = 0; keys && i < n; i++) free(keys[i].key);
+    free(keys);
+}
+
+/* Every result's implementation is one the file lists (pages look its kind up). */
+static void check_result_impls(vstate *v, const json_t *impls, const json_t *results)
+{
+    size_t i, k;
+    json_t *r, *im;
+    json_array_foreach(results, i, r) {
+        if (v->failed) return;
+        const char *name = json_string_value(json_object_get(r, "impl"));
+        int found = 0;
+        json_array_foreach(impls, k, im)
+            if (!found && !strcmp(name, json_string_value(json_object_get(im, "name")))) found = 1;
+        if (found) continue;
+        char p[64];
+        join_index(p, sizeof p, "results", i);
+        vfail(v, p, "impl '%s' is not in implementations", name);
+    }
 }
 
 int evidence_validate(const json_t *doc, char *err, size_t errlen)
@@ -331,7 +620,8 @@ int evidence_validate(const json_t *doc, char *err, size_t errlen)
         if (n < 1) return vfail(&v, "schema_version", "%lld is not a version", (long long)n);
     }
     member(&v, doc, "", "partial", T_BOOL, REQUIRED);
-    member(&v, doc, "", "created_utc", T_STR, REQUIRED);
+    json_t *created = member(&v, doc, "", "created_utc", T_STR, REQUIRED);
+    utc_date(&v, created, "created_utc");
     json_t *ctx = member(&v, doc, "", "context", T_OBJ, REQUIRED);
     json_t *method = member(&v, doc, "", "method", T_OBJ, REQUIRED);
     json_t *ceil = member(&v, doc, "", "ceilings", T_OBJ, REQUIRED);
@@ -345,6 +635,12 @@ int evidence_validate(const json_t *doc, char *err, size_t errlen)
     check_items(&v, impls, "implementations", check_impl);
     check_items(&v, results, "results", check_result);
     if (profile) check_items(&v, profile, "profile", check_profile_item);
+    json_t *checks = member(&v, doc, "", "input_checks", T_ARR, OPTIONAL);
+    if (checks) check_items(&v, checks, "input_checks", check_input_check_item);
+    json_t *cost = member(&v, doc, "", "cost", T_OBJ, OPTIONAL);
+    if (cost && !v.failed) check_cost(&v, cost);
+    check_result_impls(&v, impls, results);
+    check_unique_rows(&v, results);
     return v.failed ? -1 : 0;
 }
 

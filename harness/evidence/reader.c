@@ -326,7 +326,12 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     json_t *git = json_object_get(ctx, "git");
     r->commit = str_or(json_object_get(git, "commit"), "unknown");
     r->dirty = json_is_true(json_object_get(git, "dirty"));
-    r->partial = json_is_true(json_object_get(doc, "partial"));
+    /* Partial when either says so: a renamed interrupted run stays partial for show,
+     * gate, compare and report alike. */
+    static const char partial_suffix[] = ".partial.json";
+    size_t blen = strlen(r->base), slen = sizeof partial_suffix - 1;
+    r->partial = json_is_true(json_object_get(doc, "partial")) ||
+                 (blen >= slen && !strcmp(r->base + blen - slen, partial_suffix));
     r->throttled = json_is_true(json_object_get(ctx, "throttled"));
     read_context(r, ctx);
     json_t *cost = json_object_get(doc, "cost");
@@ -375,6 +380,36 @@ int run_open(run_data *r, const char *path, char *err, size_t errlen)
     if (!doc) return -1;
     int rc = run_from_doc(r, doc, path, err, errlen);
     json_decref(doc);
+    return rc;
+}
+
+int run_open_newest(run_data *r, const char *root, int include_partial, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    char **paths = NULL;
+    size_t n = 0;
+    if (evidence_list(root, include_partial, &paths, &n, err, errlen)) return -1;
+    int rc = -1;
+    /* sorted by <gpu>/<stamp>: the newest is the greatest base name, over every GPU */
+    size_t *order = calloc(n + 1, sizeof *order);
+    for (size_t i = 0; order && i < n; i++) {
+        size_t k = i;
+        while (k > 0 && strcmp(strrchr(paths[order[k - 1]], '/'), strrchr(paths[i], '/')) > 0) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = i;
+    }
+    snprintf(err, errlen, "no evidence under %s/ yet (run `make run` on a GPU)%s", root,
+             include_partial ? "" : "; partial runs are left out");
+    for (size_t i = n; order && i-- > 0 && rc;) {
+        if (run_open(r, paths[order[i]], err, errlen)) break;
+        if (!r->partial || include_partial) rc = 0;
+        else run_close(r);
+    }
+    if (!order) snprintf(err, errlen, "out of memory listing %s", root);
+    free(order);
+    evidence_free_list(paths, n);
     return rc;
 }
 

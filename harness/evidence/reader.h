@@ -115,6 +115,10 @@ int run_open(run_data *r, const char *path, char *err, size_t errlen);
 /* The same for a document already in memory (takes a reference to doc). */
 int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t errlen);
 void run_close(run_data *r);
+/* The newest run under root (file names start with their UTC stamp): partial runs, by
+ * name or by content, are passed over unless include_partial. 0; -1 with err when there is
+ * none or the newest cannot be read (an unreadable newest run is not skipped). */
+int run_open_newest(run_data *r, const char *root, int include_partial, char *err, size_t errlen);
 
 const run_impl *run_find_impl(const run_data *r, const char *name);
 /* The result of impl at shape (scale ignored), or NULL. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/args.h"
+#include "core/names.h"
 
 
 const char RUN_USAGE[] =
@@ -27,21 +28,24 @@ const char RUN_USAGE[] =
     "  --sample-rows N       rows sampled above that (default 4096: whole heads, a row in every 64-row tile)\n"
     "  --ref-threads N       CPU reference threads (default: all CPUs)\n";
 
-static int parse_modes(const char *text, int *modes)
+/* The whole text is read (no fixed buffer that would drop a bad mode past its end). */
+static int parse_modes(const char *opt, const char *text, int *modes)
 {
+    if (arg_list("run", opt, text, "graph, single, cold")) return -1;
     memset(modes, 0, MODE_COUNT * sizeof *modes);
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", text);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char *buf = strdup(text), *save = NULL;
+    int rc = buf ? 0 : -1;
+    for (char *tok = buf ? strtok_r(buf, ",", &save) : NULL; tok && !rc; tok = strtok_r(NULL, ",", &save)) {
         int m = time_mode_parse(tok);
         if (m < 0) {
             fprintf(stderr, "attnladder run: unknown mode '%s'; accepted: graph, single, cold\n", tok);
-            return -1;
+            rc = -1;
+        } else {
+            modes[m] = 1;
         }
-        modes[m] = 1;
     }
-    return 0;
+    free(buf);
+    return rc;
 }
 
 static int add_point(run_opts *o, const shape_point *pt)
@@ -87,6 +91,7 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
             return 1;
         } else if (!strcmp(a, "--impl")) {
             VALUE();
+            if (arg_list("run", a, v, "implementation names (see `attnladder list`)")) return -1;
             char *copy = strdup(v);
             char *save = NULL;
             for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
@@ -101,11 +106,7 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
         } else if (!strcmp(a, "--shape")) {
             VALUE();
             attn_shape s;
-            char err[256];
-            if (shape_parse(v, &s, err, sizeof err)) {
-                fprintf(stderr, "attnladder run: %s\n", err);
-                return -1;
-            }
+            if (arg_shape("run", a, v, &s)) return -1;
             if (add_shape(o, &s, "custom")) return -1;
             custom = 1;
         } else if (!strcmp(a, "--headline")) {
@@ -114,10 +115,10 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
             o->want_sweep = 1;
         } else if (!strcmp(a, "--modes")) {
             VALUE();
-            if (parse_modes(v, o->modes)) return -1;
+            if (parse_modes(a, v, o->modes)) return -1;
         } else if (!strcmp(a, "--sweep-modes")) {
             VALUE();
-            if (parse_modes(v, o->sweep_modes)) return -1;
+            if (parse_modes(a, v, o->sweep_modes)) return -1;
         } else if (!strcmp(a, "--min-samples")) {
             VALUE();
             if (arg_long("run", a, v, 1, 100000, &l)) return -1;
@@ -148,6 +149,12 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
             o->seed = (uint64_t)l;
         } else if (!strcmp(a, "--baseline")) {
             VALUE();
+            /* it becomes method.baseline, a name the evidence readers hold to names.h's rule */
+            if (!name_is_safe(v)) {
+                fprintf(stderr, "attnladder run: --baseline '%s' is not an implementation name "
+                        "(letters, digits, '-', '_', '.')\n", v);
+                return -1;
+            }
             o->baseline = v;
         } else if (!strcmp(a, "--external")) {
             VALUE();

@@ -39,11 +39,16 @@ static int script_begin(script *s, const report_ctx *c, const char *name, const 
     return 0;
 }
 
-/* Strings in gnuplot's double quotes: no quotes or backslashes from evidence. */
+/* Strings in gnuplot's double quotes: no quote or backslash from evidence (they would end
+ * the string), no backquote (gnuplot runs `...` as a shell command even inside double
+ * quotes) and no control character (a newline would start a command of its own). */
 static const char *q(const char *s, char *buf, size_t len)
 {
     size_t k = 0;
-    for (; s && *s && k + 1 < len; s++) buf[k++] = (*s == '"' || *s == '\\') ? '\'' : *s;
+    for (; s && *s && k + 1 < len; s++) {
+        unsigned char c = (unsigned char)*s;
+        buf[k++] = c == '"' || c == '\\' || c == '`' ? '\'' : c < 0x20 || c == 0x7f ? ' ' : *s;
+    }
     buf[k] = '\0';
     return buf;
 }
@@ -178,9 +183,10 @@ static int plot_ladder(const report_ctx *c, const report_gpu *g)
                 "title \"phases, %s\"", h ? ", \\\n     " : "", 3 + 3 * h, 4 + 3 * h, 5 + 3 * h,
                 h == 0 ? ":xtic(2)" : "", h ? 5 : 7, col, sname);
         const run_result *b = run_find(r, cfg->baseline, &cfg->headline[h]);
+        char tb[256];   /* the gate's config comes from a pull request as evidence does */
         if (b && b->timed)
             fprintf(f, ", \\\n     %.6g with lines dt 2 lw 2 lc rgb \"%s\" title \"%s, %s\"", b->median_us,
-                    col, cfg->baseline, sname);
+                    col, q(cfg->baseline, tb, sizeof tb), sname);
         double fl = report_physical_floor_us(r, &cfg->headline[h]);
         if (isfinite(fl))
             fprintf(f, ", \\\n     %.6g with lines dt 3 lw 2 lc rgb \"%s\" title \"physical floor, %s\"", fl,
@@ -216,9 +222,10 @@ static void waterfall_panel(FILE *f, const report_ctx *c, const run_data *r, con
         ymax = fmax(ymax, hi);
     }
     const run_result *b = run_find(r, c->cfg->baseline, s);
+    char tb[256];
     if (first && b && b->timed) {
         double sp = first->median_us / b->median_us;
-        fprintf(f, "%d \"%s\" %.6g %.6g 0x888888 \"x%.3g\" %.6g\n", n++, c->cfg->baseline, fmin(1.0, sp),
+        fprintf(f, "%d \"%s\" %.6g %.6g 0x888888 \"x%.3g\" %.6g\n", n++, q(c->cfg->baseline, tb, sizeof tb), fmin(1.0, sp),
                 fmax(1.0, sp), sp, fmax(1.0, sp));
         ymin = fmin(ymin, sp);
         ymax = fmax(ymax, sp);
@@ -464,12 +471,13 @@ int report_plot_history(const report_ctx *c, const char *phase)
     snprintf(title, sizeof title, "%s: ratio to %s across evidence runs", phase, c->cfg->baseline);
     if (script_begin(&s, c, name, title, 960, 560)) return -1;
     FILE *f = s.f;
-    fprintf(f, "set title \"%s: ratio to %s at the headline shapes across the evidence runs\"\n", phase,
-            c->cfg->baseline);
+    char tb[256];   /* the gate's config comes from a pull request as evidence does */
+    q(c->cfg->baseline, tb, sizeof tb);
+    fprintf(f, "set title \"%s: ratio to %s at the headline shapes across the evidence runs\"\n", phase, tb);
     fprintf(f, "set xdata time\nset timefmt \"%%Y-%%m-%%dT%%H:%%M:%%SZ\"\nset format x \"%%Y-%%m-%%d\"\n"
             "set xtics rotate by -25 nomirror\nset xlabel \"run date (UTC)\"\n"
             "set ylabel \"ratio to %s (median, 95%% CI)\"\n"
-            "set key outside below center horizontal maxcols 2 samplen 2.5\n", c->cfg->baseline);
+            "set key outside below center horizontal maxcols 2 samplen 2.5\n", tb);
     char plot[16384], first[32] = "", last[32] = "";
     size_t pl = 0;
     double ymax = 0;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "evidence/evidence_file.h"
+#include "json_at.h"
 #include "core/names.h"
 
 static json_t *mode_json(double base)
@@ -97,25 +98,6 @@ static json_t *valid_doc(void)
                             "results", r0, r1, r2, r3);
     assert_non_null(doc);
     return doc;
-}
-
-/* The value at a path like "results[1].timing.graph" (no leading dot). */
-static json_t *at(json_t *doc, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    json_t *x = doc;
-    for (char *tok = strtok(buf, "."); tok && x; tok = strtok(NULL, ".")) {
-        char *br = strchr(tok, '[');
-        if (br) *br = '\0';
-        if (*tok) x = json_object_get(x, tok);
-        while (br && x) {
-            x = json_array_get(x, strtoul(br + 1, &br, 10));
-            br = strchr(br, '[');
-        }
-    }
-    assert_non_null(x);
-    return x;
 }
 
 static void valid_doc_validates(void **st)
@@ -420,7 +402,16 @@ static void failed_write_keeps_old_file(void **st)
     assert_memory_equal(now, old, n_old);
     free(now);
 
-    /* an unwritable directory (root writes anyway, so only checked for others) */
+    /* a directory nobody may create files in, root included (CI runs as root, which
+     * writes through mode bits): /proc refuses new entries, as a read-only mount would */
+    assert_int_equal(evidence_write_atomic(doc, "/proc/attnladder_run.json", err, sizeof err), -1);
+    assert_non_null(strstr(err, "/proc"));
+    assert_int_equal(evidence_write_atomic(doc, "/proc/attnladder/gpu/run.json", err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot create directory /proc/attnladder"));
+    struct stat pst;
+    assert_int_not_equal(stat("/proc/attnladder_run.json", &pst), 0);
+
+    /* an unwritable directory by its mode bits (root writes anyway: checked for others) */
     if (geteuid() != 0) {
         assert_int_equal(chmod(dir, 0555), 0);
         assert_int_equal(evidence_write_atomic(bigger, path, err, sizeof err), -1);
