@@ -144,11 +144,14 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
         CUDA_OR_GOTO(cudaEventElapsedTime(&ms, e0, e1), fail);
         out->samples_us[out->n++] = round4(ms * 1e3 / out->inner);
         out->gpu_s += ms * 1e-3;
-        out->stop = stats_should_stop(out->samples_us, out->n, now_s() - t0, &cfg->rule,
-                                      cfg->seed + out->n);
+        double el = now_s() - t0;
+        out->stop = stats_should_stop(out->samples_us, out->n, el, &cfg->rule, cfg->seed + out->n);
         /* a quiet CI over a few milliseconds of GPU time says little about the next run:
-         * the noise rule may stop sampling only after min_gpu_s of timed work */
-        if (out->stop == STOP_NOISE && out->gpu_s < cfg->min_gpu_s) out->stop = STOP_CONTINUE;
+         * the noise rule may stop sampling only after min_gpu_s of timed work; the sample
+         * and time limits still hold */
+        if (out->stop == STOP_NOISE && out->gpu_s < cfg->min_gpu_s && out->n < cfg->rule.max_samples &&
+            el < cfg->rule.max_seconds)
+            out->stop = STOP_CONTINUE;
         if (out->stop != STOP_CONTINUE) break;
     }
     out->wall_s = now_s() - t0;
