@@ -14,6 +14,7 @@ const char RUN_USAGE[] =
     "  --shape B,H,S,D[,causal] | B,H,Sq,Skv,D,causal   (repeatable)\n"
     "  --headline            the headline shapes (default when no --shape/--sweep)\n"
     "  --sweep               the headline shapes and the standard sweep\n"
+    "  --ragged              the headline shapes and the sweep's ragged points only\n"
     "  --modes LIST          modes at headline shapes (graph,single,cold; default all)\n"
     "  --sweep-modes LIST    modes at other shapes (default graph)\n"
     "  --min-samples N --max-samples N --max-seconds S --rel-ci X --inner N --seed N\n"
@@ -113,6 +114,8 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
             o->want_headline = 1;
         } else if (!strcmp(a, "--sweep")) {
             o->want_sweep = 1;
+        } else if (!strcmp(a, "--ragged")) {
+            o->want_ragged = 1;
         } else if (!strcmp(a, "--modes")) {
             VALUE();
             if (parse_modes(a, v, o->modes)) return -1;
@@ -198,15 +201,15 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
         return -1;
     }
     shape_point pts[MAX_SHAPES];
-    if (o->want_headline || o->want_sweep || !custom) {
+    if (o->want_headline || o->want_sweep || o->want_ragged || !custom) {
         size_t n = shapes_headline(pts, MAX_SHAPES);
         for (size_t i = 0; i < n; i++)
             if (add_point(o, &pts[i])) return -1;
     }
-    if (o->want_sweep) {
+    if (o->want_sweep || o->want_ragged) {
         size_t n = shapes_sweep(pts, MAX_SHAPES);
         for (size_t i = 0; i < n; i++)
-            if (add_point(o, &pts[i])) return -1;
+            if ((o->want_sweep || strcmp(pts[i].tag, "ragged") == 0) && add_point(o, &pts[i])) return -1;
     }
     return 0;
 }

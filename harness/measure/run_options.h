@@ -15,7 +15,7 @@ typedef struct {
     size_t n_names;
     shape_point shapes[MAX_SHAPES];
     size_t n_shapes;
-    int want_headline, want_sweep, ceilings;
+    int want_headline, want_sweep, want_ragged, ceilings;
     int modes[MODE_COUNT], sweep_modes[MODE_COUNT];
     time_config tc;
     uint64_t seed;
