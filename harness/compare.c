@@ -7,6 +7,7 @@
 #include <string.h>
 #include "core/args.h"
 #include "commands.h"
+#include "core/files.h"
 #include "gate/regression.h"
 #include "core/numfmt.h"
 
@@ -202,12 +203,12 @@ int cmd_compare(int argc, char **argv)
 {
     const char *config = GATE_CONFIG_DEFAULT, *files[2] = { NULL, NULL }, *out = NULL;
     compare_opts o = { 0 };
-    int nf = 0;
+    int nf = 0, include_partial = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: attnladder compare A.json B.json [--config FILE] [--all] [--changed]\n"
-                   "                          [--out FILE]\n"
+                   "                          [--include-partial] [--out FILE]\n"
                    "  markdown table of the change of every phase's ratio to the baseline from run A\n"
                    "  (the reference) to run B, with bootstrap CIs and the regression gate's verdicts\n"
                    "  --all      also the external baselines    --changed  only rows not unchanged\n"
@@ -218,6 +219,8 @@ int cmd_compare(int argc, char **argv)
             o.all_impls = 1;
         } else if (!strcmp(a, "--changed")) {
             o.changed_only = 1;
+        } else if (!strcmp(a, "--include-partial")) {
+            include_partial = 1;
         } else if (!strcmp(a, "--config") || !strcmp(a, "--out")) {
             const char *v = arg_value("compare", argc, argv, &i);
             if (!v) return EXIT_BAD_INPUT;
@@ -225,7 +228,7 @@ int cmd_compare(int argc, char **argv)
             else out = v;
         } else if (a[0] == '-') {
             fprintf(stderr, "attnladder compare: unknown option '%s'; accepted: --config, --all, "
-                    "--changed, --out, A.json B.json\n", a);
+                    "--changed, --include-partial, --out, A.json B.json\n", a);
             return EXIT_BAD_INPUT;
         } else if (nf == 2) {
             fprintf(stderr, "attnladder compare: takes two evidence files, got a third: '%s'\n", a);
@@ -247,22 +250,40 @@ int cmd_compare(int argc, char **argv)
     run_data a = { 0 }, b = { 0 };
     int rc = EXIT_BAD_INPUT;
     FILE *f = NULL;
+    char *text = NULL;
+    size_t len = 0;
     if (run_open(&a, files[0], err, sizeof err) || run_open(&b, files[1], err, sizeof err)) goto bad;
-    f = out ? fopen(out, "w") : stdout;
+    /* an interrupted run holds a subset of the points: comparing it says less than it seems */
+    for (int k = 0; k < 2 && !include_partial; k++)
+        if ((k ? b.partial : a.partial)) {
+            snprintf(err, sizeof err, "%s: a partial (interrupted) run; compare it with --include-partial",
+                     files[k]);
+            goto bad;
+        }
+    /* the table is made in memory and written whole: a failed command leaves no half file */
+    f = open_memstream(&text, &len);
     if (!f) {
-        snprintf(err, sizeof err, "--out %s: cannot write it", out);
+        snprintf(err, sizeof err, "out of memory");
         goto bad;
     }
     if (runs_compare_markdown(f, &cfg, &a, &b, &o, err, sizeof err) < 0) goto bad;
+    if (fclose(f)) {
+        f = NULL;
+        snprintf(err, sizeof err, "out of memory");
+        goto bad;
+    }
+    f = NULL;
+    if (out ? files_write_atomic(out, text, len, err, sizeof err) : fwrite(text, 1, len, stdout) != len) {
+        if (!out) snprintf(err, sizeof err, "cannot write the table to standard output");
+        goto bad;
+    }
     rc = EXIT_OK;
     goto done;
 bad:
     fprintf(stderr, "attnladder compare: %s\n", err);
 done:
-    if (f && f != stdout && fclose(f) && rc == EXIT_OK) {
-        fprintf(stderr, "attnladder compare: --out %s: write failed\n", out);
-        rc = EXIT_BAD_INPUT;
-    }
+    if (f) fclose(f);
+    free(text);
     run_close(&a);
     run_close(&b);
     gate_config_free(&cfg);

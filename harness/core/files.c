@@ -225,3 +225,30 @@ int files_write(const char *path, const char *text, size_t len)
     }
     return 0;
 }
+
+int files_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+        return -1;
+    }
+    fchmod(fd, 0644);
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w <= 0) break;
+        done += (size_t)w;
+    }
+    int bad = done != len || fsync(fd) != 0;
+    if (close(fd) != 0) bad = 1;
+    if (!bad && rename(tmp, path) != 0) bad = 1;
+    if (bad) {
+        snprintf(err, errlen, "%s: cannot write it: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}

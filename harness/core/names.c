@@ -69,3 +69,12 @@ int name_is_safe(const char *name)
     }
     return 1;
 }
+
+size_t name_index(const void *array, size_t n, size_t stride, size_t name_offset, const char *name)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *have = *(const char *const *)((const char *)array + i * stride + name_offset);
+        if (have && strcmp(have, name) == 0) return i;
+    }
+    return n;
+}

@@ -22,4 +22,9 @@ int name_is_run_file(const char *name, int *partial);
  * So it is one path component, never "..", never hidden, never a separator. */
 int name_is_safe(const char *name);
 
+/* The index of the first element of an array of structs whose name (a string pointer at
+ * name_offset in each stride-byte element) is `name`, or n: the one lookup by name of the
+ * readers (implementations of a run, bounds of the gate's config). */
+size_t name_index(const void *array, size_t n, size_t stride, size_t name_offset, const char *name);
+
 #endif

@@ -6,6 +6,7 @@
  * (or the order they were read in), every double written losslessly, so the same
  * document always gives the same bytes and a read-back document is json_equal. */
 #include "evidence/evidence_file.h"
+#include "core/json_file.h"
 #include "core/names.h"
 #include "core/shapes.h"
 
@@ -648,16 +649,8 @@ int evidence_validate(const json_t *doc, char *err, size_t errlen)
 
 json_t *evidence_load(const char *path, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!doc) {
-        if (json_error_code(&je) == json_error_cannot_open_file)
-            snprintf(err, errlen, "%s: cannot read (%s)", path, je.text);
-        else
-            snprintf(err, errlen, "%s: not valid JSON (truncated or corrupt?) at line %d, "
-                     "column %d: %s", path, je.line, je.column, je.text);
-        return NULL;
-    }
+    json_t *doc = json_file_load(path, err, errlen);
+    if (!doc) return NULL;
     char why[512];
     if (evidence_validate(doc, why, sizeof why)) {
         snprintf(err, errlen, "%s: %s", path, why);

@@ -2,23 +2,15 @@
 #include "evidence/reader.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "evidence/evidence_file.h"
+#include "core/json_file.h"
+#include "core/names.h"
 #include "core/shapes.h"
-
-static int fail(char *err, size_t errlen, const char *path, const char *fmt, ...)
-{
-    char what[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    snprintf(err, errlen, "%s: %s", path, what);
-    return -1;
-}
 
 static double num_or_nan(json_t *v)
 {
@@ -38,18 +30,18 @@ static long int_or(json_t *v, long dflt)
 static int read_impls(run_data *r, char *err, size_t errlen)
 {
     json_t *arr = json_object_get(r->doc, "implementations");
-    if (!json_is_array(arr)) return fail(err, errlen, r->path, "implementations: not an array");
+    if (!json_is_array(arr)) return json_file_fail(err, errlen, r->path, "implementations: not an array");
     r->n_impls = json_array_size(arr);
     r->impls = calloc(r->n_impls ? r->n_impls : 1, sizeof *r->impls);
-    if (!r->impls) return fail(err, errlen, r->path, "out of memory");
+    if (!r->impls) return json_file_fail(err, errlen, r->path, "out of memory");
     for (size_t i = 0; i < r->n_impls; i++) {
         json_t *v = json_array_get(arr, i);
         run_impl *im = &r->impls[i];
         im->name = str_or(json_object_get(v, "name"), NULL);
-        if (!im->name) return fail(err, errlen, r->path, "implementations[%zu].name: missing or not a string", i);
+        if (!im->name) return json_file_fail(err, errlen, r->path, "implementations[%zu].name: missing or not a string", i);
         im->title = str_or(json_object_get(v, "title"), "");
         im->kind = str_or(json_object_get(v, "kind"), NULL);
-        if (!im->kind) return fail(err, errlen, r->path, "implementations[%zu].kind: missing or not a string", i);
+        if (!im->kind) return json_file_fail(err, errlen, r->path, "implementations[%zu].kind: missing or not a string", i);
         json_t *res = json_object_get(v, "resources");
         if (json_is_object(res)) {
             im->has_resources = 1;
@@ -82,11 +74,11 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
     json_t *v = json_array_get(json_object_get(r->doc, "results"), i);
     o->index = i;
     o->impl = str_or(json_object_get(v, "impl"), NULL);
-    if (!o->impl) return fail(err, errlen, r->path, "results[%zu].impl: missing or not a string", i);
+    if (!o->impl) return json_file_fail(err, errlen, r->path, "results[%zu].impl: missing or not a string", i);
     o->tag = str_or(json_object_get(v, "tag"), "");
     int bad = run_read_shape(json_object_get(v, "shape"), &o->shape);
     if (bad >= 0)
-        return fail(err, errlen, r->path, "results[%zu].shape.%s: missing or not an integer", i,
+        return json_file_fail(err, errlen, r->path, "results[%zu].shape.%s: missing or not an integer", i,
                     shape_keys[bad]);
     o->supported = json_is_true(json_object_get(v, "supported"));
     o->reason = str_or(json_object_get(v, "reason"), NULL);
@@ -95,7 +87,7 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
     if (json_is_object(c)) {
         json_t *pass = json_object_get(c, "pass");
         if (!json_is_boolean(pass))
-            return fail(err, errlen, r->path, "results[%zu].correctness.pass: missing or not a boolean", i);
+            return json_file_fail(err, errlen, r->path, "results[%zu].correctness.pass: missing or not a boolean", i);
         o->checked = 1;
         o->correct = json_is_true(pass);
         o->rel_l2 = num_or_nan(json_object_get(c, "rel_l2"));
@@ -106,13 +98,13 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
         json_t *arr = json_object_get(g, "samples_us");
         size_t n = json_array_size(arr);
         if (!json_is_array(arr) || n == 0)
-            return fail(err, errlen, r->path, "results[%zu].timing.graph.samples_us: missing or empty", i);
+            return json_file_fail(err, errlen, r->path, "results[%zu].timing.graph.samples_us: missing or empty", i);
         o->samples = malloc(n * sizeof *o->samples);
-        if (!o->samples) return fail(err, errlen, r->path, "out of memory");
+        if (!o->samples) return json_file_fail(err, errlen, r->path, "out of memory");
         for (size_t k = 0; k < n; k++) {
             json_t *x = json_array_get(arr, k);
             if (!json_is_number(x) || !(json_number_value(x) > 0))
-                return fail(err, errlen, r->path, "results[%zu].timing.graph.samples_us[%zu]: "
+                return json_file_fail(err, errlen, r->path, "results[%zu].timing.graph.samples_us[%zu]: "
                             "not a positive number", i, k);
             o->samples[k] = json_number_value(x);
         }
@@ -122,7 +114,7 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
         for (size_t k = 0; k < 3; k++) {
             json_t *x = json_object_get(g, need[k]);
             if (!json_is_number(x))
-                return fail(err, errlen, r->path, "results[%zu].timing.graph.%s: missing or not a number",
+                return json_file_fail(err, errlen, r->path, "results[%zu].timing.graph.%s: missing or not a number",
                             i, need[k]);
             *dst[k] = json_number_value(x);
         }
@@ -138,7 +130,7 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
             for (size_t k = 0; k < 3; k++) {
                 json_t *x = json_object_get(ra, rk[k]);
                 if (!json_is_number(x))
-                    return fail(err, errlen, r->path, "results[%zu].derived.ratio.%s: missing or "
+                    return json_file_fail(err, errlen, r->path, "results[%zu].derived.ratio.%s: missing or "
                                 "not a number", i, rk[k]);
                 *rd[k] = json_number_value(x);
             }
@@ -206,16 +198,16 @@ static int read_kernel_profile(run_data *r, size_t i, size_t k, json_t *kv, run_
 {
     o->kernel = str_or(json_object_get(kv, "kernel"), NULL);
     if (!o->kernel)
-        return fail(err, errlen, r->path, "profile[%zu].kernels[%zu].kernel: missing or not a string", i, k);
+        return json_file_fail(err, errlen, r->path, "profile[%zu].kernels[%zu].kernel: missing or not a string", i, k);
     json_t *metrics = json_object_get(kv, "metrics");
     if (metrics && !json_is_object(metrics))
-        return fail(err, errlen, r->path, "profile[%zu].kernels[%zu].metrics: not an object", i, k);
+        return json_file_fail(err, errlen, r->path, "profile[%zu].kernels[%zu].metrics: not an object", i, k);
     o->metrics = calloc(json_object_size(metrics) + 1, sizeof *o->metrics);
     json_t *stalls = json_object_get(kv, "stall_top");
     if (stalls && !json_is_array(stalls))
-        return fail(err, errlen, r->path, "profile[%zu].kernels[%zu].stall_top: not an array", i, k);
+        return json_file_fail(err, errlen, r->path, "profile[%zu].kernels[%zu].stall_top: not an array", i, k);
     o->stalls = calloc(json_array_size(stalls) + 1, sizeof *o->stalls);
-    if (!o->metrics || !o->stalls) return fail(err, errlen, r->path, "out of memory");
+    if (!o->metrics || !o->stalls) return json_file_fail(err, errlen, r->path, "out of memory");
     const char *name;
     json_t *v;
     json_object_foreach(metrics, name, v) {
@@ -231,7 +223,7 @@ static int read_kernel_profile(run_data *r, size_t i, size_t k, json_t *kv, run_
         st->reason = str_or(json_object_get(v, "reason"), NULL);
         json_t *pi = json_object_get(v, "per_issue");
         if (!st->reason || !json_is_number(pi))
-            return fail(err, errlen, r->path, "profile[%zu].kernels[%zu].stall_top[%zu]: needs a string "
+            return json_file_fail(err, errlen, r->path, "profile[%zu].kernels[%zu].stall_top[%zu]: needs a string "
                         "'reason' and a number 'per_issue'", i, k, s);
         st->per_issue = json_number_value(pi);
     }
@@ -243,26 +235,26 @@ static int read_profiles(run_data *r, char *err, size_t errlen)
 {
     json_t *arr = json_object_get(r->doc, "profile");
     if (!arr) return 0;
-    if (!json_is_array(arr)) return fail(err, errlen, r->path, "profile: not an array");
+    if (!json_is_array(arr)) return json_file_fail(err, errlen, r->path, "profile: not an array");
     r->profiles = calloc(json_array_size(arr) + 1, sizeof *r->profiles);
-    if (!r->profiles) return fail(err, errlen, r->path, "out of memory");
+    if (!r->profiles) return json_file_fail(err, errlen, r->path, "out of memory");
     size_t i;
     json_t *p;
     json_array_foreach(arr, i, p) {
         run_profile *o = &r->profiles[r->n_profiles++];
         o->impl = str_or(json_object_get(p, "impl"), NULL);
-        if (!o->impl) return fail(err, errlen, r->path, "profile[%zu].impl: missing or not a string", i);
+        if (!o->impl) return json_file_fail(err, errlen, r->path, "profile[%zu].impl: missing or not a string", i);
         o->tool = str_or(json_object_get(p, "tool"), "ncu");
         static const char *const shape_keys[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim", "causal" };
         int bad = run_read_shape(json_object_get(p, "shape"), &o->shape);
         if (bad >= 0)
-            return fail(err, errlen, r->path, "profile[%zu].shape.%s: missing or not an integer", i,
+            return json_file_fail(err, errlen, r->path, "profile[%zu].shape.%s: missing or not an integer", i,
                         shape_keys[bad]);
         json_t *kernels = json_object_get(p, "kernels");
         if (kernels && !json_is_array(kernels))
-            return fail(err, errlen, r->path, "profile[%zu].kernels: not an array", i);
+            return json_file_fail(err, errlen, r->path, "profile[%zu].kernels: not an array", i);
         o->kernels = calloc(json_array_size(kernels) + 1, sizeof *o->kernels);
-        if (!o->kernels) return fail(err, errlen, r->path, "out of memory");
+        if (!o->kernels) return json_file_fail(err, errlen, r->path, "out of memory");
         size_t k;
         json_t *kv;
         json_array_foreach(kernels, k, kv)
@@ -276,9 +268,9 @@ static int read_input_checks(run_data *r, char *err, size_t errlen)
 {
     json_t *arr = json_object_get(r->doc, "input_checks");
     if (!arr) return 0;
-    if (!json_is_array(arr)) return fail(err, errlen, r->path, "input_checks: not an array");
+    if (!json_is_array(arr)) return json_file_fail(err, errlen, r->path, "input_checks: not an array");
     r->input_checks = calloc(json_array_size(arr) + 1, sizeof *r->input_checks);
-    if (!r->input_checks) return fail(err, errlen, r->path, "out of memory");
+    if (!r->input_checks) return json_file_fail(err, errlen, r->path, "out of memory");
     size_t i;
     json_t *v;
     json_array_foreach(arr, i, v) {
@@ -288,10 +280,10 @@ static int read_input_checks(run_data *r, char *err, size_t errlen)
         o->tag = str_or(json_object_get(v, "tag"), "");
         json_t *pass = json_object_get(json_object_get(v, "correctness"), "pass");
         if (!o->impl || !o->inputs || !json_is_boolean(pass))
-            return fail(err, errlen, r->path, "input_checks[%zu]: needs strings impl and inputs and a "
+            return json_file_fail(err, errlen, r->path, "input_checks[%zu]: needs strings impl and inputs and a "
                         "boolean correctness.pass", i);
         if (run_read_shape(json_object_get(v, "shape"), &o->shape) >= 0)
-            return fail(err, errlen, r->path, "input_checks[%zu].shape: not a shape", i);
+            return json_file_fail(err, errlen, r->path, "input_checks[%zu].shape: not a shape", i);
         o->correct = json_is_true(pass);
         o->rel_l2 = num_or_nan(json_object_get(json_object_get(v, "correctness"), "rel_l2"));
         o->max_abs = num_or_nan(json_object_get(json_object_get(v, "correctness"), "max_abs"));
@@ -310,7 +302,7 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
 {
     memset(r, 0, sizeof *r);
     r->path = strdup(path);
-    if (!r->path) return fail(err, errlen, path, "out of memory");
+    if (!r->path) return json_file_fail(err, errlen, path, "out of memory");
     const char *slash = strrchr(r->path, '/');
     r->base = slash ? slash + 1 : r->path;
     r->doc = json_incref(doc);
@@ -319,7 +311,7 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     r->gpu_name = str_or(json_object_get(gpu, "name"), NULL);
     r->slug = str_or(json_object_get(gpu, "slug"), NULL);
     if (!r->gpu_name || !r->slug) {
-        fail(err, errlen, path, "context.gpu.%s: missing or not a string", r->gpu_name ? "slug" : "name");
+        json_file_fail(err, errlen, path, "context.gpu.%s: missing or not a string", r->gpu_name ? "slug" : "name");
         goto bad;
     }
     r->created_utc = str_or(json_object_get(doc, "created_utc"), "");
@@ -355,13 +347,13 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     if (read_impls(r, err, errlen)) goto bad;
     json_t *res = json_object_get(doc, "results");
     if (!json_is_array(res)) {
-        fail(err, errlen, path, "results: not an array");
+        json_file_fail(err, errlen, path, "results: not an array");
         goto bad;
     }
     r->n_results = json_array_size(res);
     r->results = calloc(r->n_results ? r->n_results : 1, sizeof *r->results);
     if (!r->results) {
-        fail(err, errlen, path, "out of memory");
+        json_file_fail(err, errlen, path, "out of memory");
         goto bad;
     }
     for (size_t i = 0; i < r->n_results; i++)
@@ -435,9 +427,8 @@ void run_close(run_data *r)
 
 const run_impl *run_find_impl(const run_data *r, const char *name)
 {
-    for (size_t i = 0; i < r->n_impls; i++)
-        if (strcmp(r->impls[i].name, name) == 0) return &r->impls[i];
-    return NULL;
+    size_t i = name_index(r->impls, r->n_impls, sizeof *r->impls, offsetof(run_impl, name), name);
+    return i < r->n_impls ? &r->impls[i] : NULL;
 }
 
 int run_same_shape(const attn_shape *a, const attn_shape *b)

@@ -1,7 +1,11 @@
 /* gate_config.c: reading ci/gate.json. */
 #include "gate/config.h"
+#include "core/shapes.h"
+#include "core/json_file.h"
+#include "core/names.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,17 +18,6 @@ const char *reg_method_name(reg_method m)
     return (unsigned)m < sizeof METHODS / sizeof METHODS[0] ? METHODS[m] : "?";
 }
 
-static int fail(char *err, size_t errlen, const char *path, const char *fmt, ...)
-{
-    char what[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    snprintf(err, errlen, "%s: %s", path, what);
-    return -1;
-}
-
 /* An optional number in [lo, hi]; absent keeps *out. */
 static int opt_number(json_t *obj, const char *key, double lo, double hi, double *out,
                       const char *path, char *err, size_t errlen)
@@ -32,7 +25,7 @@ static int opt_number(json_t *obj, const char *key, double lo, double hi, double
     json_t *v = json_object_get(obj, key);
     if (!v) return 0;
     if (!json_is_number(v) || !(json_number_value(v) >= lo && json_number_value(v) <= hi))
-        return fail(err, errlen, path, "regression.%s: must be a number in [%g, %g]", key, lo, hi);
+        return json_file_fail(err, errlen, path, "regression.%s: must be a number in [%g, %g]", key, lo, hi);
     *out = json_number_value(v);
     return 0;
 }
@@ -48,13 +41,13 @@ static int read_regression(json_t *reg, const char *path, regression_params *p, 
     p->seed = 1234;
     p->all_shapes = 1;
     if (!reg) return 0;
-    if (!json_is_object(reg)) return fail(err, errlen, path, "regression: not an object");
+    if (!json_is_object(reg)) return json_file_fail(err, errlen, path, "regression: not an object");
     json_t *m = json_object_get(reg, "method");
     if (m) {
         size_t k = 0;
         while (k < 3 && !(json_is_string(m) && strcmp(json_string_value(m), METHODS[k]) == 0)) k++;
         if (k == 3)
-            return fail(err, errlen, path, "regression.method: accepted: ratio_ci, ci_nonoverlap, point");
+            return json_file_fail(err, errlen, path, "regression.method: accepted: ratio_ci, ci_nonoverlap, point");
         p->method = (reg_method)k;
     }
     double resamples = (double)p->resamples, seed = (double)p->seed;
@@ -70,12 +63,12 @@ static int read_regression(json_t *reg, const char *path, regression_params *p, 
     if (sh) {
         const char *s = json_string_value(sh);
         if (!s || (strcmp(s, "all") && strcmp(s, "headline")))
-            return fail(err, errlen, path, "regression.shapes: accepted: \"all\", \"headline\"");
+            return json_file_fail(err, errlen, path, "regression.shapes: accepted: \"all\", \"headline\"");
         p->all_shapes = strcmp(s, "all") == 0;
     }
     json_t *mode = json_object_get(reg, "mode");
     if (mode && !(json_is_string(mode) && strcmp(json_string_value(mode), "graph") == 0))
-        return fail(err, errlen, path, "regression.mode: only \"graph\" is gated");
+        return json_file_fail(err, errlen, path, "regression.mode: only \"graph\" is gated");
     return 0;
 }
 
@@ -92,7 +85,7 @@ static int read_shape_list(json_t *h, const char *name, int required, const char
     *n = 0;
     if (!h && !required) return 0;
     if (!json_is_array(h) || (required && json_array_size(h) == 0) || json_array_size(h) > GATE_MAX_HEADLINE)
-        return fail(err, errlen, path, "%s: must be an array of %d to %d shapes [B,H,Sq,Skv,D,causal]",
+        return json_file_fail(err, errlen, path, "%s: must be an array of %d to %d shapes [B,H,Sq,Skv,D,causal]",
                     name, required, GATE_MAX_HEADLINE);
     for (size_t i = 0; i < json_array_size(h); i++) {
         json_t *s = json_array_get(h, i);
@@ -101,10 +94,14 @@ static int read_shape_list(json_t *h, const char *name, int required, const char
             json_t *x = json_array_get(s, k);
             if (json_array_size(s) != 6 || !json_is_integer(x) || json_integer_value(x) < 0 ||
                 json_integer_value(x) > 1 << 30)
-                return fail(err, errlen, path, "%s[%zu]: must be [B,H,Sq,Skv,D,causal] (integers)", name, i);
+                return json_file_fail(err, errlen, path, "%s[%zu]: must be [B,H,Sq,Skv,D,causal] (integers)", name, i);
             v[k] = (int)json_integer_value(x);
         }
-        out[(*n)++] = (attn_shape){ v[0], v[1], v[2], v[3], v[4], v[5], 0.0f };
+        attn_shape sh = { v[0], v[1], v[2], v[3], v[4], v[5], 0.0f };
+        char why[256];
+        if (shape_validate(&sh, why, sizeof why))
+            return json_file_fail(err, errlen, path, "%s[%zu]: %s", name, i, why);
+        out[(*n)++] = sh;
     }
     return 0;
 }
@@ -114,12 +111,18 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
     memset(c, 0, sizeof *c);
     c->path = strdup(path);
     if (!json_is_object(j)) {
-        fail(err, errlen, path, "not a JSON object");
+        json_file_fail(err, errlen, path, "not a JSON object");
         goto bad;
     }
     json_t *b = json_object_get(j, "baseline");
     if (!json_is_string(b) || !json_string_length(b)) {
-        fail(err, errlen, path, "baseline: missing or not a string (e.g. \"sdpa_cudnn\")");
+        json_file_fail(err, errlen, path, "baseline: missing or not a string (e.g. \"sdpa_cudnn\")");
+        goto bad;
+    }
+    if (!name_is_safe(json_string_value(b))) {
+        /* the config may come from a pull request; its names reach file names and plots */
+        json_file_fail(err, errlen, path, "baseline: '%.80s' is not a safe name (letters, digits, '-', '_', '.')",
+             json_string_value(b));
         goto bad;
     }
     c->baseline = strdup(json_string_value(b));
@@ -130,25 +133,29 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
         goto bad;
     json_t *bounds = json_object_get(j, "bounds");
     if (!json_is_object(bounds)) {
-        fail(err, errlen, path, "bounds: missing or not an object ({\"01_scalar\": {\"ratio_max\": ...}})");
+        json_file_fail(err, errlen, path, "bounds: missing or not an object ({\"01_scalar\": {\"ratio_max\": ...}})");
         goto bad;
     }
     c->bounds = calloc(json_object_size(bounds) + 1, sizeof *c->bounds);
     if (!c->bounds) {
-        fail(err, errlen, path, "out of memory");
+        json_file_fail(err, errlen, path, "out of memory");
         goto bad;
     }
     const char *key;
     json_t *val;
     json_object_foreach(bounds, key, val) {
+        if (!name_is_safe(key)) {
+            json_file_fail(err, errlen, path, "bounds: '%.80s' is not a safe phase name", key);
+            goto bad;
+        }
         json_t *rm = json_object_get(val, "ratio_max");
         if (!json_is_number(rm) || !(json_number_value(rm) > 0) || !isfinite(json_number_value(rm))) {
-            fail(err, errlen, path, "bounds.%s.ratio_max: missing or not a positive number", key);
+            json_file_fail(err, errlen, path, "bounds.%s.ratio_max: missing or not a positive number", key);
             goto bad;
         }
         json_t *tm = json_object_get(val, "throughput_ratio_max");
         if (tm && (!json_is_number(tm) || !(json_number_value(tm) > 0) || !isfinite(json_number_value(tm)))) {
-            fail(err, errlen, path, "bounds.%s.throughput_ratio_max: not a positive number", key);
+            json_file_fail(err, errlen, path, "bounds.%s.throughput_ratio_max: not a positive number", key);
             goto bad;
         }
         c->bounds[c->n_bounds].phase = strdup(key);
@@ -165,17 +172,20 @@ bad:
 
 int gate_config_load(const char *path, gate_config *c, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
+    json_t *j = json_file_load(path, err, errlen);
     if (!j) {
         memset(c, 0, sizeof *c);
-        if (je.line > 0)
-            return fail(err, errlen, path, "line %d, column %d: %s", je.line, je.column, je.text);
-        return fail(err, errlen, path, "%s", je.text);
+        return -1;
     }
     int rc = gate_config_from_json(j, path, c, err, errlen);
     json_decref(j);
     return rc;
+}
+
+const gate_bound *gate_config_bound(const gate_config *c, const char *phase)
+{
+    size_t i = name_index(c->bounds, c->n_bounds, sizeof *c->bounds, offsetof(gate_bound, phase), phase);
+    return i < c->n_bounds ? &c->bounds[i] : NULL;
 }
 
 void gate_config_free(gate_config *c)
@@ -185,11 +195,4 @@ void gate_config_free(gate_config *c)
     free(c->baseline);
     free(c->path);
     memset(c, 0, sizeof *c);
-}
-
-const gate_bound *gate_config_bound(const gate_config *c, const char *phase)
-{
-    for (size_t i = 0; i < c->n_bounds; i++)
-        if (strcmp(c->bounds[i].phase, phase) == 0) return &c->bounds[i];
-    return NULL;
 }

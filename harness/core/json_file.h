@@ -1,0 +1,16 @@
+/* core/json_file.h: a JSON file read with jansson, its failure named the one way every
+ * reader names it (the file, and the line and column of a truncated or corrupt one). */
+#ifndef ATTNLADDER_CORE_JSON_FILE_H
+#define ATTNLADDER_CORE_JSON_FILE_H
+#include <stddef.h>
+#include <jansson.h>
+
+/* Duplicate keys make a file corrupt. NULL with err on failure. */
+json_t *json_file_load(const char *path, char *err, size_t errlen);
+
+/* Formats "<path>: <what>" into err and returns -1: how a reader of a JSON file names the
+ * file and the field it refuses. */
+int json_file_fail(char *err, size_t errlen, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif
