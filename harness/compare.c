@@ -3,6 +3,7 @@
  * rows, their changes and verdicts come from gate/regression.h; this file renders them. */
 #include "compare.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/args.h"
@@ -99,6 +100,24 @@ static void run_row(FILE *f, const char *label, const run_data *r)
             r->dirty ? " (dirty)" : "", r->created_utc);
 }
 
+/* What each run cost on its GPU (runs made before the cost was recorded: nothing). */
+static void cost_line(FILE *f, const run_data *a, const run_data *b)
+{
+    if (!isfinite(a->cost_wall_s) && !isfinite(b->cost_wall_s)) return;
+    const run_data *runs[2] = { a, b };
+    fprintf(f, "Cost of the runs:");
+    for (int k = 0; k < 2; k++) {
+        char w[32], g[32];
+        if (isfinite(runs[k]->cost_wall_s))
+            fprintf(f, " %s %s s wall, %s s of timed GPU work (%ld measurements)%s", k ? "B" : "A",
+                    fmt_num(w, sizeof w, runs[k]->cost_wall_s), fmt_num(g, sizeof g, runs[k]->cost_gpu_s),
+                    runs[k]->cost_measurements, k ? "." : ";");
+        else
+            fprintf(f, " %s not recorded%s", k ? "B" : "A", k ? "." : ";");
+    }
+    fprintf(f, "\n\n");
+}
+
 static int notable(const reg_row *w)
 {
     return w->state != REG_ROW_COMPARED || w->verdict != REG_UNCHANGED;
@@ -129,6 +148,7 @@ static void print_head(FILE *f, const gate_config *c, const run_data *a, const r
     run_row(f, "A (reference)", a);
     run_row(f, "B", b);
     fprintf(f, "\n");
+    cost_line(f, a, b);
     if (strcmp(a->slug, b->slug) != 0)
         fprintf(f, "> **Note:** the runs come from different GPUs; ratios to the baseline can be "
                 "compared, absolute times cannot, and the gate refuses such a pair.\n\n");

@@ -140,6 +140,24 @@ for j in gpu_jobs:
             need("always()" in str(s.get("if", "")), f"step '{s.get('name')}' must run after a failure (if: always())")
 cpu_jobs = [j for j in jobs.values() if "make test" in steps_text(j)]
 need(len(cpu_jobs) >= 1, "a CPU job must run `make test`")
+# The CPU job's own install step and the Makefile must agree: it installs by hand only what
+# `make deps` (ci/tools/deps.sh) needs before it can run or does not install, and never a
+# package that deps.sh chooses per image (a versioned clang runtime pinned here would break
+# on another image's clang).
+hand_needed = {"git", "make", "python3", "python3-yaml", "nodejs", "npm"}
+deps_text = open("ci/tools/deps.sh").read()
+deps_pkgs = set(re.search(r'BASE_PKGS="([^"]*)"', deps_text).group(1).split())
+for j in cpu_jobs:
+    text = steps_text(j).replace("\\\n", " ")   # shell line continuations
+    installed = set()
+    for m in re.finditer(r"apt-get install([^\n]*)", text):
+        installed |= {w for w in re.split(r"[\s\\]+", m.group(1)) if w and not w.startswith("-")}
+    missing = sorted(hand_needed - installed)
+    need(not missing, f"the CPU job must install {', '.join(missing)} before make test (make deps needs them)")
+    pinned = sorted(w for w in installed if re.match(r"libclang-rt-\d+-dev$", w) or re.match(r"clang-\d+$", w))
+    need(not pinned, f"the CPU job pins {', '.join(pinned)}: ci/tools/deps.sh chooses the image's own")
+    dup = sorted(installed & deps_pkgs)
+    need(not dup, f"the CPU job installs {', '.join(dup)} by hand: ci/tools/deps.sh (make deps) installs them")
 
 for name, j in jobs.items():
     for s in j.get("steps") or []:

@@ -190,6 +190,19 @@ static void command_line(void **st)
     remove(out);
 }
 
+/* What each run cost is in the comment, "not recorded" for a run made before the cost was. */
+static void cost_of_each_run(void **st)
+{
+    (void)st;
+    compare_opts o = { 0 };
+    int regressed;
+    char *text = compare_text("evidence/nvidia-h100-80gb-hbm3/20261122T113359Z_e46f08b.json",
+                              "evidence/nvidia-h100-80gb-hbm3/20261123T082246Z_27d5592.json", &o, &regressed);
+    assert_non_null(strstr(text, "Cost of the runs: A not recorded; B 66.02 s wall, 12.57 s of timed GPU "
+                                 "work (216 measurements)."));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -201,6 +214,7 @@ int main(void)
         cmocka_unit_test(gate_and_compare_agree),
         cmocka_unit_test(missing_baseline_is_bad_input),
         cmocka_unit_test(command_line),
+        cmocka_unit_test(cost_of_each_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
