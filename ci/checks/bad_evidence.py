@@ -12,9 +12,21 @@ import os
 import re
 import sys
 
-TIMED = 0          # results[0]: the baseline at the first headline shape, timed in all modes
+# the row every timing edit goes to: the first result timed in all three modes (the
+# baseline at the first headline shape; its index depends on the run's shape order)
+TIMED = 0
 R = f"results[{TIMED}]"
 G = f"{R}.timing.graph"
+
+
+def choose_timed(doc):
+    global TIMED, R, G
+    for i, r in enumerate(doc.get("results", [])):
+        if all(m in (r.get("timing") or {}) for m in ("graph", "single", "cold")):
+            TIMED = i
+            break
+    R = f"results[{TIMED}]"
+    G = f"{R}.timing.graph"
 
 
 def edits(doc, target):
@@ -97,6 +109,7 @@ def main():
     target = sys.argv[3] if len(sys.argv) > 3 else "/tmp/x"
     with open(src) as f:
         base = json.load(f)
+    choose_timed(base)
     gpu_dir = os.path.basename(os.path.dirname(os.path.abspath(src)))
     name = os.path.basename(src)
     n = 0
