@@ -18,7 +18,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: attnladder gate [RUN.json] [--against REF.json | --against accepted]\n"
         "                       [--config FILE] [--evidence DIR] [--json FILE] [--brief]\n"
-        "                       [--include-partial]\n"
+        "                       [--include-partial] [--study]\n"
         "  RUN.json            the run to gate (default: the newest complete run under --evidence)\n"
         "  --against REF.json  also the regression gate against this run of the same GPU\n"
         "  --against accepted  ... against the run named in DIR/<gpu>/accepted.txt\n"
@@ -27,6 +27,8 @@ static void usage(FILE *f)
         "  --json FILE         also write the verdicts as JSON\n"
         "  --brief             print only the failed and inconclusive checks\n"
         "  --include-partial   accept an interrupted (partial) run\n"
+        "  --study             gate a run made with a planted slowdown or an ATTN* override\n"
+        "                      (measuring the gate itself; refused otherwise)\n"
         "exit status: 0 pass, 1 gate failed, 2 bad input\n");
 }
 
@@ -34,7 +36,7 @@ int cmd_gate(int argc, char **argv)
 {
     const char *root = "evidence", *config = GATE_CONFIG_DEFAULT, *against = NULL;
     const char *json_out = NULL, *file = NULL;
-    int brief = 0, include_partial = 0;
+    int brief = 0, include_partial = 0, study = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -44,6 +46,8 @@ int cmd_gate(int argc, char **argv)
             brief = 1;
         } else if (!strcmp(a, "--include-partial")) {
             include_partial = 1;
+        } else if (!strcmp(a, "--study")) {
+            study = 1;
         } else if (!strcmp(a, "--against") || !strcmp(a, "--config") || !strcmp(a, "--evidence") ||
                    !strcmp(a, "--json")) {
             const char *v = arg_value("gate", argc, argv, &i);
@@ -54,7 +58,7 @@ int cmd_gate(int argc, char **argv)
             else json_out = v;
         } else if (a[0] == '-') {
             fprintf(stderr, "attnladder gate: unknown option '%s'; accepted: --against, --config, "
-                    "--evidence, --json, --brief, --include-partial, RUN.json\n", a);
+                    "--evidence, --json, --brief, --include-partial, --study, RUN.json\n", a);
             return EXIT_BAD_INPUT;
         } else if (file) {
             fprintf(stderr, "attnladder gate: one run at a time ('%s' and '%s')\n", file, a);
@@ -75,6 +79,13 @@ int cmd_gate(int argc, char **argv)
     int have_ref = 0;
     if (file ? run_open(&run, file, err, sizeof err)
              : run_open_newest(&run, root, include_partial, err, sizeof err)) goto bad;
+    if (study && (run.planted || run.overrides)) {
+        /* a study of the gate itself gates planted runs on purpose, and says so */
+        fprintf(stderr, "attnladder gate: %s was made with %s%s; gated for a study (--study)\n", run.path,
+                run.planted ? run.planted : "", run.overrides ? run.overrides : "");
+        run.planted = NULL;
+        run.overrides = NULL;
+    }
     if (run.partial && !include_partial) {
         snprintf(err, sizeof err, "%s: a partial (interrupted) run; gate it with --include-partial", run.path);
         goto bad;

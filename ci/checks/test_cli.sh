@@ -49,6 +49,15 @@ expect 1 "no accepted reference run" -- accepted gpu-c --evidence "$tmp/acc"
 expect 2 "give one GPU slug" -- accepted ../gpu-a --evidence "$tmp/acc"
 expect 2 "give one GPU slug" -- accepted
 expect 2 "unexpected argument 'extra'" -- accepted gpu-a extra
+
+# a run made with a planted slowdown or an ATTN* override is no run of the rungs as built:
+# the gate refuses it, except for a study of the gate itself (--study)
+acc_run=$("$bin" accepted nvidia-h100-80gb-hbm3)
+mkdir -p "$tmp/pl/nvidia-h100-80gb-hbm3"
+sed 's/"context": {/"context": { "planted_slowdown": "06_tiling:500",/' "$acc_run" \
+  > "$tmp/pl/nvidia-h100-80gb-hbm3/$(basename "$acc_run")"
+expect 2 "made with a planted slowdown 06_tiling:500" -- gate "$tmp/pl/nvidia-h100-80gb-hbm3/$(basename "$acc_run")"
+expect 0 "gated for a study" -- gate --study "$tmp/pl/nvidia-h100-80gb-hbm3/$(basename "$acc_run")"
 expect 2 "cannot read the build directory" -- list --build "$tmp/missing"
 
 # A corrupt or truncated evidence file: named, exit 2.

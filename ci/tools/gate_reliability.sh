@@ -35,7 +35,7 @@ for kind in aa planted; do
   for i in $(seq 1 "$n"); do
     env=(); [ $kind = planted ] && env=(ATTN_PLANT="$phase:$ns")
     env "${env[@]}" "$bin" "${common[@]}" --out "$work/${kind}_$i.json" > /dev/null 2>&1
-    "$bin" gate "$work/${kind}_$i.json" --against "$work/ref.json" --json "$work/${kind}_$i.gate.json" > /dev/null 2>&1
+    "$bin" gate "$work/${kind}_$i.json" --study --against "$work/ref.json" --json "$work/${kind}_$i.gate.json" > /dev/null 2>&1
   done
 done
 python3 - "$work" "$n" "$phase" "$slow" "$achieved" "$ns" "$root" <<'PY'
