@@ -146,18 +146,6 @@ static int wanted(const ab_opts *o, const char *name)
     return 0;
 }
 
-static json_t *gitinfo(const char *dir)
-{
-    char path[1024], commit[128] = "unknown", state[16] = "unknown";
-    snprintf(path, sizeof path, "%s/gitinfo", dir);
-    FILE *f = fopen(path, "r");
-    if (f) {
-        if (fscanf(f, "%127s %15s", commit, state) != 2) snprintf(state, sizeof state, "unknown");
-        fclose(f);
-    }
-    return json_pack("{s:s, s:s, s:s}", "dir", dir, "commit", commit, "tree", state);
-}
-
 /* Two output and workspace sets (interleave.h says why). */
 typedef struct {
     void *q, *k, *v, *o1, *o2, *ws1, *ws2;
@@ -214,14 +202,9 @@ done:
 
 static json_t *side_json(const double *x, size_t n)
 {
-    double *c = malloc(n * sizeof *c);
-    if (!c) return json_null();
-    memcpy(c, x, n * sizeof *c);
-    double med = stats_median(c, n);
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) json_array_append_new(arr, json_real(x[i]));
-    free(c);
-    return json_pack("{s:f, s:o}", "median_us", med, "samples_us", arr);
+    return json_pack("{s:f, s:o}", "median_us", stats_median(x, n), "samples_us", arr);
 }
 
 /* One implementation at one shape. Appends its row; returns 1 regressed or failed, 0, -1. */
@@ -380,7 +363,8 @@ int cmd_ab(int argc, char **argv)
         json_t *doc = json_pack("{s:s, s:i, s:o, s:o, s:o, s:s, s:I, s:f, s:o, s:o}",
                                 "schema", "attnladder-ab", "schema_version", 1,
                                 "gpu", device_gpu_json(), "versions", device_versions_json(),
-                                "builds", json_pack("{s:o, s:o}", "base", gitinfo(o.base_dir), "head", gitinfo(o.head_dir)),
+                                "builds", json_pack("{s:o, s:o}", "base", device_git_json(o.base_dir),
+                                                   "head", device_git_json(o.head_dir)),
                                 "loaded_first", head_first ? "head" : "base", "seed", (json_int_t)o.seed,
                                 "tolerance", o.tolerance,
                                 "method", json_pack("{s:I, s:I, s:f, s:f, s:i, s:s}", "min_samples", (json_int_t)o.ic.min_samples,

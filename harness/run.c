@@ -15,6 +15,7 @@
 #include "measure/device_info.h"
 #include "evidence/evidence_file.h"
 #include "measure/loader.h"
+#include "measure/timing.h"
 #include "measure/measure_shape.h"
 #include "measure/planted_slowdown.h"
 #include "measure/kernel_resources.h"
@@ -249,16 +250,9 @@ static json_t *env_overrides_json(void)
     return o;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int run_main(run_opts *o, int argc, char **argv)
 {
-    double t_start = now_s();
+    double t_start = time_now_s();
     measure_ctx mc = { 0 };   /* its counters go into the evidence even when nothing ran */
 
     char err[1024] = "";
@@ -405,7 +399,7 @@ write:;
     json_object_set_new(ctx, "throttled", json_boolean((before && device_clocks_throttled(before)) ||
                                                        (after && device_clocks_throttled(after))));
     json_object_set_new(ctx, "clocks_after", after ? after : json_null());
-    json_t *cost = json_pack("{s:f, s:f, s:I}", "wall_s", now_s() - t_start, "gpu_timed_s",
+    json_t *cost = json_pack("{s:f, s:f, s:I}", "wall_s", time_now_s() - t_start, "gpu_timed_s",
                              mc.gpu_timed_s, "measurements", (json_int_t)mc.measurements);
     json_t *method = method_json(o, scrub_bytes);
     method_inputs(method);

@@ -3,6 +3,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -228,27 +230,44 @@ int files_write(const char *path, const char *text, size_t len)
 
 int files_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+    char dir[4096], tmp[4200];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!*base) {
+        snprintf(err, errlen, "%s: no file name", path);
         return -1;
     }
-    fchmod(fd, 0644);
+    if (slash == path) snprintf(dir, sizeof dir, "/");
+    else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else snprintf(dir, sizeof dir, ".");
+    /* hidden, in the target's directory: the rename stays on one file system and a
+     * reader listing the directory never sees the half-written file */
+    snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, base);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create a temporary file in %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    fchmod(fd, 0644);   /* mkstemp's 0600 would hide committed files from others */
     size_t done = 0;
     while (done < len) {
         ssize_t w = write(fd, text + done, len - done);
         if (w <= 0) break;
         done += (size_t)w;
     }
-    int bad = done != len || fsync(fd) != 0;
-    if (close(fd) != 0) bad = 1;
-    if (!bad && rename(tmp, path) != 0) bad = 1;
-    if (bad) {
-        snprintf(err, errlen, "%s: cannot write it: %s", path, strerror(errno));
+    const char *what = done != len ? "cannot write" : fsync(fd) != 0 ? "cannot sync" : NULL;
+    if (close(fd) != 0 && !what) what = "cannot close";
+    const char *where = tmp;
+    if (!what && rename(tmp, path) != 0) what = "cannot rename into", where = path;
+    if (what) {
+        snprintf(err, errlen, "%s %s: %s", what, where, strerror(errno));
         unlink(tmp);
         return -1;
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);   /* make the rename itself durable */
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
     }
     return 0;
 }

@@ -23,8 +23,10 @@ long files_diff_trees(const char *want, const char *have, FILE *f);
 /* The whole of a file; NULL on failure. *len gets its size. */
 char *files_read(const char *path, size_t *len);
 
-/* Writes text to path through a temporary file beside it and rename(2): a failure leaves
- * any old file whole. 0, or -1 with err. */
+/* Writes text to path through a hidden temporary file in its directory, fsync and
+ * rename(2), then syncs the directory: a reader never sees a half-written file and a
+ * failure leaves any old file whole. The one atomic writer (evidence, compare's table).
+ * 0, or -1 with err naming the step and the file. */
 int files_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen);
 /* Writes text to path, creating or truncating it; -1 after printing why. */
 int files_write(const char *path, const char *text, size_t len);

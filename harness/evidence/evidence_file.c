@@ -6,6 +6,7 @@
  * (or the order they were read in), every double written losslessly, so the same
  * document always gives the same bytes and a read-back document is json_equal. */
 #include "evidence/evidence_file.h"
+#include "core/files.h"
 #include "core/json_file.h"
 #include "core/names.h"
 #include "core/shapes.h"
@@ -695,44 +696,25 @@ static int make_dirs(const char *dir, char *err, size_t errlen)
 
 int evidence_write_atomic(const json_t *doc, const char *path, char *err, size_t errlen)
 {
-    char dir[4096], tmp[4200];
     const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    if (!*base) {
-        snprintf(err, errlen, "%s: no file name", path);
-        return -1;
-    }
+    char dir[4096];
     if (slash == path) snprintf(dir, sizeof dir, "/");
     else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
     else snprintf(dir, sizeof dir, ".");
     if (make_dirs(dir, err, errlen)) return -1;
-    snprintf(tmp, sizeof tmp, "%s/.%s.XXXXXX", dir, base);
-
-    int fd = mkstemp(tmp);
-    if (fd < 0) return fail_errno(err, errlen, "cannot create a temporary file in", dir);
-    fchmod(fd, 0644);   /* mkstemp's 0600 would hide committed evidence from others */
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        fail_errno(err, errlen, "cannot write", tmp);
-        close(fd);
-        unlink(tmp);
+    char *text = json_dumps(doc, DUMP_FLAGS);
+    size_t len = text ? strlen(text) : 0;
+    char *whole = text ? realloc(text, len + 2) : NULL;
+    if (!whole) {
+        free(text);
+        snprintf(err, errlen, "%s: out of memory serialising the evidence", path);
         return -1;
     }
-    int bad = json_dumpf(doc, f, DUMP_FLAGS) != 0 || fputc('\n', f) == EOF || fflush(f) != 0;
-    if (bad) fail_errno(err, errlen, "cannot write", tmp);
-    else if (fsync(fileno(f)) != 0) bad = fail_errno(err, errlen, "cannot sync", tmp);
-    if (fclose(f) != 0 && !bad) bad = fail_errno(err, errlen, "cannot close", tmp);
-    if (!bad && rename(tmp, path) != 0) bad = fail_errno(err, errlen, "cannot rename into", path);
-    if (bad) {
-        unlink(tmp);
-        return -1;
-    }
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY);   /* make the rename itself durable */
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
-    return 0;
+    whole[len] = '\n';   /* the format's final newline */
+    whole[len + 1] = '\0';
+    int rc = files_write_atomic(path, whole, len + 1, err, errlen);
+    free(whole);
+    return rc;
 }
 
 /* ---- names and listing --------------------------------------------------------------- */

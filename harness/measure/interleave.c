@@ -4,18 +4,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <cuda_runtime_api.h>
 #include "core/rng.h"
 #include "measure/cuda_check.h"
 #include "measure/timing.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int grow(interleave_result *r, size_t *cap)
 {
@@ -85,7 +77,7 @@ int interleave_measure(const timed_impl *a, const timed_impl *b, const interleav
     CUDA_OR_GOTO(cudaStreamSynchronize(s), fail);
     rng_state rng;
     rng_seed(&rng, cfg->seed);
-    double t0 = now_s();
+    double t0 = time_now_s();
     for (;;) {
         if (grow(out, &cap)) {
             snprintf(err, errlen, "out of host memory");
@@ -109,12 +101,12 @@ int interleave_measure(const timed_impl *a, const timed_impl *b, const interleav
         out->a_alt[out->n] = (unsigned char)a_alt;
         out->n++;
         out->gpu_s += (ta + tb) * out->inner * 1e-6;
-        double el = now_s() - t0;
+        double el = time_now_s() - t0;
         if (out->n >= cfg->min_samples && out->gpu_s >= cfg->min_gpu_s) { out->stop = "min_gpu_time"; break; }
         if (out->n >= cfg->max_samples) { out->stop = "max_samples"; break; }
         if (el >= cfg->max_seconds && out->n >= 2) { out->stop = "max_time"; break; }
     }
-    out->wall_s = now_s() - t0;
+    out->wall_s = time_now_s() - t0;
     cudaGraphExecDestroy(ga);
     cudaGraphExecDestroy(gb);
     cudaGraphExecDestroy(ga2);

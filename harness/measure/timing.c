@@ -25,7 +25,7 @@ int time_mode_parse(const char *name)
  * is the one a reader recomputes from the evidence. */
 static double round4(double x) { return round(x * 1e4) / 1e4; }
 
-static double now_s(void)
+double time_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -122,7 +122,7 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
         CUDA_OR_GOTO(cudaStreamSynchronize(args->stream), fail);
     }
 
-    double t0 = now_s();
+    double t0 = time_now_s();
     for (;;) {
         if (grow(out, &cap)) {
             snprintf(err, errlen, "out of host memory");
@@ -144,7 +144,7 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
         CUDA_OR_GOTO(cudaEventElapsedTime(&ms, e0, e1), fail);
         out->samples_us[out->n++] = round4(ms * 1e3 / out->inner);
         out->gpu_s += ms * 1e-3;
-        double el = now_s() - t0;
+        double el = time_now_s() - t0;
         out->stop = stats_should_stop(out->samples_us, out->n, el, &cfg->rule, cfg->seed + out->n);
         /* a quiet CI over a few milliseconds of GPU time says little about the next run:
          * the noise rule may stop sampling only after min_gpu_s of timed work; the sample
@@ -154,7 +154,7 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
             out->stop = STOP_CONTINUE;
         if (out->stop != STOP_CONTINUE) break;
     }
-    out->wall_s = now_s() - t0;
+    out->wall_s = time_now_s() - t0;
     if (stats_summarize(out->samples_us, out->n, cfg->resamples, cfg->seed, cfg->ci_level,
                         &out->sum)) {
         snprintf(err, errlen, "statistics failed on %zu samples", out->n);

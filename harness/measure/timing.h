@@ -56,6 +56,9 @@ int time_estimate_us(const attn_phase *ph, void *state, const attn_args *args,
 int time_capture_graph(const attn_phase *ph, void *state, const attn_args *args, int inner,
                        cudaGraphExec_t *exec, char *err, size_t errlen);
 
+/* Seconds on the monotonic clock: the one host clock of the harness's measurements. */
+double time_now_s(void);
+
 /* The evidence object of one mode (SCHEMA.md: timing.<mode>). */
 json_t *time_result_json(const time_result *r);
 
