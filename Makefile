@@ -51,7 +51,7 @@ TEST_BINS    := $(patsubst harness/tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # libraries, e.g. -lcublas) or NVCCFLAGS_<name> (e.g. an sm_90a target).
 -include $(wildcard phases/*/build.mk kernels/*/build.mk)
 
-.PHONY: all deps build run test unit-tests kernel-checks clean FORCE asan-tests fuzz fuzz-corpus fuzz-long sanitize test-switches
+.PHONY: all deps build run test unit-tests kernel-checks clean FORCE asan-tests fuzz fuzz-corpus fuzz-long sanitize test-switches planted-phases
 .DEFAULT_GOAL := all
 
 all: build
@@ -148,6 +148,23 @@ $(BUILD)/testing/planted_wrapper.so: harness/testing/planted_wrapper.c harness/i
 	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart -ldl
 test-switches: $(BUILD)/attnladder-test $(BUILD)/testing/plant_delay.so $(BUILD)/testing/faulty_skip_tile.so \
                $(BUILD)/testing/planted_wrapper.so
+# Every phase again with a delay at the entry of each kernel, set at run time (cycles; 0
+# by default): the A/B study's fine planted slowdown, inside the phase's own launches
+# (ci/tools/plant_transform.py makes the copy, harness/testing/plant_hook.cuh the delay).
+# Built from a copy under the build directory; the rung's files are only read.
+PLANTED_SOS := $(patsubst %,$(BUILD)/testing/planted/%.so,$(PHASE_NAMES))
+planted_nvcc = $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -include $(CURDIR)/harness/testing/plant_hook.cuh \
+               -Xptxas -v -o $(BUILD)/testing/planted/$(1).so \
+               $(BUILD)/testing/plant_src/$(1)/*.cu $(LDLIBS_$(1))
+$(BUILD)/testing/planted/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phases/$$*/*.h phases/$$*/*.c) \
+                               harness/include/attn_phase.h harness/testing/plant_hook.cuh ci/tools/plant_transform.py
+	@mkdir -p $(dir $@)
+	@$(PYTHON) ci/tools/plant_transform.py phases/$* $(BUILD)/testing/plant_src/$* > $(BUILD)/testing/planted/$*.hooks.txt \
+	  || { cat $(BUILD)/testing/planted/$*.hooks.txt; exit 1; }
+	@echo "nvcc  $@ (planted)"
+	@$(call planted_nvcc,$*) 2> $(BUILD)/testing/planted/$*.ptxas.txt \
+	  || { cat $(BUILD)/testing/planted/$*.ptxas.txt >&2; rm -f $@; exit 1; }
+planted-phases: $(PLANTED_SOS) $(BUILD)/testing/planted_wrapper.so
 
 # ---- sanitizers and fuzzing (CPU parts) -------------------------------------------------
 # (gcc's truncation warnings depend on the optimisation level; the -O2 build keeps them)

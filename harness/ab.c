@@ -42,6 +42,7 @@ static void usage(FILE *f)
         "usage: attnladder ab --base DIR --head DIR [--impl A,B] [--shape S]... [--headline-only]\n"
         "                     [--tolerance X] [--baseline-tolerance X] [--min-samples N] [--max-samples N]\n"
         "                     [--min-gpu-seconds S] [--seed N] [--order random|base-first|head-first]\n"
+        "                     [--discard thermal|power|none]\n"
         "                     [--out FILE]\n"
         "  every implementation both build directories have (phases and baselines), at the\n"
         "  headline shapes and 4x16x4096x128 (non-causal, causal) unless --shape: checked on\n"
@@ -63,7 +64,8 @@ static int parse(int argc, char **argv, ab_opts *o)
     o->order = "random";
     o->ic = (interleave_config){ .min_samples = 30, .max_samples = 2000, .min_gpu_s = 0.25,
                                  .max_seconds = 3.0, .inner_max = 20, .graph_target_us = 2000.0,
-                                 .warmup = 5 };
+                                 .warmup = 5, .clock = { .discard_limit = 0.25 } };
+    clock_discard_parse("thermal", &o->ic.clock.discard_mask);
     int headline_only = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
@@ -82,7 +84,12 @@ static int parse(int argc, char **argv, ab_opts *o)
         else if (!strcmp(a, "--head")) o->head_dir = v;
         else if (!strcmp(a, "--out")) o->out = v;
         else if (!strcmp(a, "--impl")) o->names = v;
-        else if (!strcmp(a, "--order")) {
+        else if (!strcmp(a, "--discard")) {
+            if (clock_discard_parse(v, &o->ic.clock.discard_mask)) {
+                fprintf(stderr, "attnladder ab: --discard '%s'; accepted: thermal, power, none\n", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "--order")) {
             if (strcmp(v, "random") && strcmp(v, "base-first") && strcmp(v, "head-first")) {
                 fprintf(stderr, "attnladder ab: --order '%s'; accepted: random, base-first, head-first\n", v);
                 return -1;
@@ -200,6 +207,20 @@ done:
     return rc;
 }
 
+static void append_name(const char *name, void *ctx) { json_array_append_new(ctx, json_string(name)); }
+
+/* What the clock watch saw over the pairs (nothing when NVML was not read). */
+static json_t *clock_json(const interleave_result *r, const clock_policy *p)
+{
+    if (!p->watch) return json_null();
+    json_t *mhz = json_array(), *seen = json_array();
+    for (size_t i = 0; i < r->n; i++) json_array_append_new(mhz, json_integer(r->sm_mhz[i]));
+    clock_reason_names(r->tally.seen, append_name, seen);
+    return json_pack("{s:o, s:I, s:I, s:o, s:s}", "sm_mhz", mhz, "discarded_pairs",
+                     (json_int_t)r->tally.discarded, "power_capped_pairs", (json_int_t)r->tally.power_capped,
+                     "reasons_seen", seen, "discard", clock_discard_name(p->discard_mask));
+}
+
 static json_t *side_json(const double *x, size_t n)
 {
     json_t *arr = json_array();
@@ -266,6 +287,19 @@ static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_imp
         json_decref(row);
         goto done;
     }
+    json_object_set_new(row, "clock", clock_json(&r, &ic.clock));
+    if (!strcmp(r.stop, "throttled")) {
+        /* too many pairs fell under a clock event: no verdict is trusted, and the gate
+         * says so instead of passing it */
+        json_object_set_new(row, "verdict", json_string("throttled"));
+        json_object_set_new(row, "pairs", json_integer((json_int_t)r.n));
+        json_object_set_new(row, "stop", json_string(r.stop));
+        json_array_append_new(rows, row);
+        printf("%-22s %-24s THROTTLED: %zu pairs discarded for clock events, %zu kept\n", bi->ph->name,
+               text, r.tally.discarded, r.n);
+        out = 1;
+        goto done;
+    }
     ab_change c;
     if (ab_change_ci(r.a_us, r.b_us, r.n, 2000, seed, 0.95, &c)) {
         snprintf(err, errlen, "%s at %s: no change computed", bi->ph->name, text);
@@ -323,6 +357,9 @@ int cmd_ab(int argc, char **argv)
         loader_close_all(hl, nh);
         return EXIT_BAD_INPUT;
     }
+    char watch_why[256] = "";
+    o.ic.clock.watch = clock_watch_open(watch_why, sizeof watch_why);
+    if (!o.ic.clock.watch) fprintf(stderr, "attnladder ab: clocks not read per pair: %s\n", watch_why);
     cudaStream_t stream = NULL;
     json_t *rows = json_array();
     int rc = EXIT_OK, compared = 0;
@@ -360,7 +397,7 @@ int cmd_ab(int argc, char **argv)
         rc = EXIT_BAD_INPUT;
     }
     if (o.out) {
-        json_t *doc = json_pack("{s:s, s:i, s:o, s:o, s:o, s:s, s:I, s:f, s:o, s:o}",
+        json_t *doc = json_pack("{s:s, s:i, s:o, s:o, s:o, s:s, s:I, s:f, s:o, s:o, s:o}",
                                 "schema", "attnladder-ab", "schema_version", 1,
                                 "gpu", device_gpu_json(), "versions", device_versions_json(),
                                 "builds", json_pack("{s:o, s:o}", "base", device_git_json(o.base_dir),
@@ -371,6 +408,10 @@ int cmd_ab(int argc, char **argv)
                                                     "max_samples", (json_int_t)o.ic.max_samples, "min_gpu_s", o.ic.min_gpu_s,
                                                     "max_seconds", o.ic.max_seconds, "warmup", o.ic.warmup,
                                                     "change", "median of paired head/base quotients, 95% percentile bootstrap CI"),
+                                "clock_watch", json_pack("{s:b, s:s, s:s, s:f}", "per_pair", o.ic.clock.watch != NULL,
+                                                         "why_not", watch_why, "discard",
+                                                         clock_discard_name(o.ic.clock.discard_mask),
+                                                         "discard_limit", o.ic.clock.discard_limit),
                                 "rows", json_incref(rows));
         if (evidence_write_atomic(doc, o.out, err, sizeof err)) {
             fprintf(stderr, "attnladder ab: %s\n", err);
@@ -379,6 +420,7 @@ int cmd_ab(int argc, char **argv)
         json_decref(doc);
     }
 out:
+    clock_watch_close(o.ic.clock.watch);
     json_decref(rows);
     if (stream) cudaStreamDestroy(stream);
     loader_close_all(bl, nb);

@@ -147,7 +147,8 @@ static int recompute_mode(json_t *mode, const time_config *tc)
     r.inner = (int)json_integer_value(json_object_get(mode, "inner"));
     const char *stop = json_string_value(json_object_get(mode, "stop"));
     r.stop = stop && !strcmp(stop, "noise") ? STOP_NOISE
-           : stop && !strcmp(stop, "max_time") ? STOP_MAX_TIME : STOP_MAX_SAMPLES;
+           : stop && !strcmp(stop, "max_time") ? STOP_MAX_TIME
+           : stop && !strcmp(stop, "throttled") ? STOP_THROTTLED : STOP_MAX_SAMPLES;
     int rc = stats_summarize(r.samples_us, n, tc->resamples, tc->seed, tc->ci_level, &r.sum);
     if (rc == 0) {
         json_t *fresh = time_result_json(&r);
@@ -324,6 +325,7 @@ static int run_main(run_opts *o, int argc, char **argv)
     size_t scrub_bytes = 2 * (l2 ? l2 : ((size_t)64 << 20));
     void *scrub = NULL;
     int exit_code = EXIT_OK;
+    char watch_why[256] = "not opened";
     json_t *results = json_array(), *input_checks = json_array(), *ceil_json = json_object();
     if (cudaMalloc(&scrub, scrub_bytes) != cudaSuccess) {
         fprintf(stderr, "attnladder run: cannot allocate the %zu-byte L2 scrub buffer\n", scrub_bytes);
@@ -332,6 +334,9 @@ static int run_main(run_opts *o, int argc, char **argv)
     }
     o->tc.scrub = scrub;
     o->tc.scrub_bytes = scrub_bytes;
+    /* the clock after every sample; without NVML the run goes on and says so */
+    o->tc.clock.watch = clock_watch_open(watch_why, sizeof watch_why);
+    if (!o->tc.clock.watch) fprintf(stderr, "attnladder run: clocks not read per sample: %s\n", watch_why);
 
     ceilings ce = { 0 };
     if (o->ceilings) {
@@ -404,6 +409,14 @@ write:;
     json_t *method = method_json(o, scrub_bytes);
     method_inputs(method);
     json_object_set_new(method, "min_gpu_s", json_real(o->tc.min_gpu_s));
+    /* the harness never changes a GPU's clocks (locking them is the machine owner's
+     * choice, e.g. nvidia-smi -lgc); whether they were held by an applications-clock
+     * setting shows as that reason in every sample's clock_events */
+    json_object_set_new(method, "clock_watch",
+                        json_pack("{s:b, s:s, s:s, s:f, s:b}", "per_sample", o->tc.clock.watch != NULL,
+                                  "why_not", o->tc.clock.watch ? "" : watch_why,
+                                  "discard", clock_discard_name(o->tc.clock.discard_mask),
+                                  "discard_limit", o->tc.clock.discard_limit, "clocks_locked_by_harness", 0));
     json_t *doc = json_pack("{s:s, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                             "schema", EVIDENCE_SCHEMA, "schema_version", EVIDENCE_SCHEMA_VERSION,
                             "partial", g_stop != 0, "created_utc", iso, "context", ctx,
@@ -438,6 +451,8 @@ write:;
     }
     json_decref(doc);
     if (scrub) cudaFree(scrub);
+    clock_watch_close(o->tc.clock.watch);
+    o->tc.clock.watch = NULL;
     free(sel);
     loader_close_all(all, n_all);
     if (g_stop) return 130;

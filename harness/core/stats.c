@@ -300,6 +300,7 @@ const char *stop_reason_name(stop_reason r)
     case STOP_NOISE: return "noise";
     case STOP_MAX_SAMPLES: return "max_samples";
     case STOP_MAX_TIME: return "max_time";
+    case STOP_THROTTLED: return "throttled";
     }
     return "unknown";
 }

@@ -67,7 +67,8 @@ typedef enum {
     STOP_CONTINUE = 0,
     STOP_NOISE,          /* relative CI width reached the target */
     STOP_MAX_SAMPLES,
-    STOP_MAX_TIME
+    STOP_MAX_TIME,
+    STOP_THROTTLED       /* too many samples discarded for a throttled clock (timing.h) */
 } stop_reason;
 
 /* Decides after each new sample. Order of the checks: fewer than min_samples and

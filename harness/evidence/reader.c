@@ -119,6 +119,13 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
             *dst[k] = json_number_value(x);
         }
         o->timed = 1;
+        /* the sampling stopped because too many samples fell under a clock event: the
+         * numbers are what they are, but no gate may pass them silently */
+        json_t *stop = json_object_get(g, "stop");
+        o->throttled = json_is_string(stop) && !strcmp(json_string_value(stop), "throttled");
+        json_t *discarded = json_object_get(json_object_get(g, "clock"), "discarded");
+        o->discarded = json_is_integer(discarded) && json_integer_value(discarded) > 0
+                     ? (size_t)json_integer_value(discarded) : 0;
     }
     o->flops = o->bytes = o->tflops = o->gbps = o->frac_fp16_peak = o->frac_dram = NAN;
     json_t *d = json_object_get(v, "derived");

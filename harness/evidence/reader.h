@@ -27,6 +27,8 @@ typedef struct {
     double median_us, ci_lo_us, ci_hi_us;
     double *samples;               /* graph-mode samples_us, n_samples of them */
     size_t n_samples;
+    int throttled;                 /* graph-mode sampling stopped past the clock discard limit */
+    size_t discarded;              /* graph-mode samples discarded for a clock event */
     int has_ratio;                 /* derived.ratio against `ratio_baseline` */
     const char *ratio_baseline;
     double ratio, ratio_lo, ratio_hi;

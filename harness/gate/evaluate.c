@@ -132,6 +132,14 @@ static int bound_checks(const gate_config *c, const run_data *run, const char *p
                 return -1;
             continue;
         }
+        if (res->throttled || (base && base->throttled)) {
+            const run_result *t = res->throttled ? res : base;
+            if (!add(o, CHECK_BOUND, phase, s, 0, "throttled: %s at %s stopped sampling with %zu samples "
+                     "discarded for clock events (the run's discard limit); measure it again",
+                     t->impl, text, t->discarded))
+                return -1;
+            continue;
+        }
         double r, lo, hi;
         if (gate_result_ratio(c, run, res, &r, &lo, &hi)) {
             if (!add(o, CHECK_BOUND, phase, s, 0, "no ratio to %s at %s", c->baseline, text))

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 #include <cublas_api.h>
 #include "core/names.h"
+#include "measure/clock_watch.h"
 #include "measure/nvml_shim.h"
 
 #ifndef ATTN_NVCC_VERSION
@@ -187,73 +188,28 @@ json_t *device_git_json(const char *build_dir)
     return json_pack("{s:s, s:b, s:s}", "commit", "unknown", "dirty", 1, "source", "none");
 }
 
-static const struct { unsigned long long bit; const char *name; } REASONS[] = {
-    { NVML_REASON_GPU_IDLE, "gpu_idle" },
-    { NVML_REASON_APP_CLOCKS, "applications_clocks" },
-    { NVML_REASON_SW_POWER_CAP, "sw_power_cap" },
-    { NVML_REASON_HW_SLOWDOWN, "hw_slowdown" },
-    { NVML_REASON_SYNC_BOOST, "sync_boost" },
-    { NVML_REASON_SW_THERMAL, "sw_thermal" },
-    { NVML_REASON_HW_THERMAL, "hw_thermal" },
-    { NVML_REASON_HW_POWER_BRAKE, "hw_power_brake" },
-    { NVML_REASON_DISPLAY_CLOCKS, "display_clocks" },
-};
-
 /* The reasons that mean the clocks were held down under load. */
 #define THROTTLING_REASONS (NVML_REASON_SW_POWER_CAP | NVML_REASON_HW_SLOWDOWN | \
     NVML_REASON_SW_THERMAL | NVML_REASON_HW_THERMAL | NVML_REASON_HW_POWER_BRAKE)
 
+static void append_name(const char *name, void *ctx) { json_array_append_new(ctx, json_string(name)); }
+
 json_t *device_clocks_json(char *why, size_t len)
 {
-    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(why, len, "libnvidia-ml.so.1 not loadable: %s", dlerror());
-        return NULL;
-    }
-    nvml_init_fn init = (nvml_init_fn)dlsym(h, "nvmlInit_v2");
-    nvml_shutdown_fn shut = (nvml_shutdown_fn)dlsym(h, "nvmlShutdown");
-    nvml_by_pci_fn by_pci = (nvml_by_pci_fn)dlsym(h, "nvmlDeviceGetHandleByPciBusId_v2");
-    nvml_clock_fn clock = (nvml_clock_fn)dlsym(h, "nvmlDeviceGetClockInfo");
-    nvml_temp_fn temp = (nvml_temp_fn)dlsym(h, "nvmlDeviceGetTemperature");
-    nvml_power_fn power = (nvml_power_fn)dlsym(h, "nvmlDeviceGetPowerUsage");
-    nvml_reasons_fn reasons = (nvml_reasons_fn)dlsym(h, "nvmlDeviceGetCurrentClocksEventReasons");
-    if (!reasons)
-        reasons = (nvml_reasons_fn)dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
-    if (!init || !shut || !by_pci || !clock || !temp || !power || !reasons) {
-        snprintf(why, len, "libnvidia-ml.so.1 lacks an entry point the harness uses");
-        dlclose(h);
-        return NULL;
-    }
-    if (init() != 0) {
-        snprintf(why, len, "nvmlInit failed");
-        dlclose(h);
-        return NULL;
-    }
-    char bus[64];
-    int dev = 0;
-    nvml_device nd = NULL;
+    clock_watch *w = clock_watch_open(why, len);
+    if (!w) return NULL;
+    clock_reading r;
     json_t *snap = NULL;
-    if (cudaGetDevice(&dev) == cudaSuccess &&
-        cudaDeviceGetPCIBusId(bus, sizeof bus, dev) == cudaSuccess &&
-        by_pci(bus, &nd) == 0) {
-        unsigned int sm = 0, mem = 0, t = 0, mw = 0;
-        unsigned long long mask = 0;
-        clock(nd, NVML_CLOCK_SM_, &sm);
-        clock(nd, NVML_CLOCK_MEM_, &mem);
-        temp(nd, NVML_TEMPERATURE_GPU_, &t);
-        power(nd, &mw);
-        reasons(nd, &mask);
+    if (clock_watch_read(w, &r) == 0) {
         json_t *names = json_array();
-        for (size_t i = 0; i < sizeof REASONS / sizeof REASONS[0]; i++)
-            if (mask & REASONS[i].bit) json_array_append_new(names, json_string(REASONS[i].name));
-        snap = json_pack("{s:i, s:i, s:i, s:f, s:I, s:o}", "sm_mhz", (int)sm, "mem_mhz", (int)mem,
-                         "temp_c", (int)t, "power_w", mw / 1000.0,
-                         "throttle_mask", (json_int_t)mask, "throttle", names);
+        clock_reason_names(r.reasons, append_name, names);
+        snap = json_pack("{s:i, s:i, s:i, s:f, s:I, s:o}", "sm_mhz", (int)r.sm_mhz, "mem_mhz",
+                         (int)r.mem_mhz, "temp_c", (int)r.temp_c, "power_w", r.power_w,
+                         "throttle_mask", (json_int_t)r.reasons, "throttle", names);
     } else {
-        snprintf(why, len, "NVML does not know the CUDA device's PCI bus id");
+        snprintf(why, len, "NVML could not read the clocks");
     }
-    shut();
-    dlclose(h);
+    clock_watch_close(w);
     return snap;
 }
 

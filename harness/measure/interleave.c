@@ -25,6 +25,9 @@ static int grow(interleave_result *r, size_t *cap)
     unsigned char *g = realloc(r->a_alt, ncap);
     if (!g) return -1;
     r->a_alt = g;
+    unsigned *m = realloc(r->sm_mhz, ncap * sizeof *m);
+    if (!m) return -1;
+    r->sm_mhz = m;
     *cap = ncap;
     return 0;
 }
@@ -95,13 +98,22 @@ int interleave_measure(const timed_impl *a, const timed_impl *b, const interleav
             if (replay(xb, s, e0, e1, out->inner, &tb, err, errlen) ||
                 replay(xa, s, e0, e1, out->inner, &ta, err, errlen)) goto fail;
         }
+        out->gpu_s += (ta + tb) * out->inner * 1e-6;
+        double el = time_now_s() - t0;
+        unsigned mhz = 0;
+        if (clock_tally_sample(&cfg->clock, &out->tally, &mhz)) {
+            /* a pair under a discarded clock event: dropped, counted */
+            if (clock_tally_over(&cfg->clock, &out->tally, out->n) ||
+                (el >= cfg->max_seconds && out->n < 2)) { out->stop = "throttled"; break; }
+            if (el >= cfg->max_seconds) { out->stop = "max_time"; break; }
+            continue;
+        }
+        out->sm_mhz[out->n] = mhz;
         out->a_us[out->n] = ta;
         out->b_us[out->n] = tb;
         out->a_first[out->n] = (unsigned char)a_first;
         out->a_alt[out->n] = (unsigned char)a_alt;
         out->n++;
-        out->gpu_s += (ta + tb) * out->inner * 1e-6;
-        double el = time_now_s() - t0;
         if (out->n >= cfg->min_samples && out->gpu_s >= cfg->min_gpu_s) { out->stop = "min_gpu_time"; break; }
         if (out->n >= cfg->max_samples) { out->stop = "max_samples"; break; }
         if (el >= cfg->max_seconds && out->n >= 2) { out->stop = "max_time"; break; }
@@ -131,6 +143,8 @@ void interleave_result_free(interleave_result *r)
     free(r->b_us);
     free(r->a_first);
     free(r->a_alt);
+    free(r->sm_mhz);
+    r->sm_mhz = NULL;
     r->a_us = r->b_us = NULL;
     r->a_first = r->a_alt = NULL;
     r->n = 0;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "attn_phase.h"
+#include "measure/clock_watch.h"
 
 /* An implementation with two sets of output and workspace buffers. The two sides of a
  * pair never share a set, and which side gets which set is drawn per pair: where a
@@ -28,6 +29,7 @@ typedef struct {
     double graph_target_us;       /* a replay of the slower one stays near this */
     int warmup;                   /* replays of each discarded before sampling */
     uint64_t seed;                /* draws the order of each pair */
+    clock_policy clock;           /* read after each pair; a throttled pair is discarded */
 } interleave_config;
 
 typedef struct {
@@ -37,7 +39,9 @@ typedef struct {
     size_t n;
     int inner;
     double gpu_s, wall_s;
-    const char *stop;             /* "min_gpu_time", "max_samples", "max_time" */
+    const char *stop;             /* "min_gpu_time", "max_samples", "max_time", "throttled" */
+    unsigned *sm_mhz;             /* after pair i (0: not read) */
+    clock_tally tally;            /* discarded pairs, power-capped pairs, reasons seen */
 } interleave_result;
 
 /* 0, or -1 with err naming the failing call. */

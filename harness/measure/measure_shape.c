@@ -102,11 +102,13 @@ static int time_modes(measure_ctx *ctx, const loaded_impl *im, void *state,
         if (time_measure(plant_wrap(im->ph), state, a, (time_mode)m, &ctx->tc, &r, err, errlen))
             return -1;
         char line[160];
-        snprintf(line, sizeof line, "%-6s %10.3f us [%.3f, %.3f] n=%zu inner=%d (%s)",
+        snprintf(line, sizeof line, "%-6s %10.3f us [%.3f, %.3f] n=%zu inner=%d (%s)%s",
                  time_mode_name((time_mode)m), r.sum.median, r.sum.ci_lo, r.sum.ci_hi, r.n,
-                 r.inner, stop_reason_name(r.stop));
+                 r.inner, stop_reason_name(r.stop), r.n_discarded ? " some discarded (clock)" : "");
         progress(ctx, im->ph->name, shape_text, line);
-        json_object_set_new(timing, time_mode_name((time_mode)m), time_result_json(&r));
+        json_t *mode_json = time_result_json(&r), *clock = time_clock_json(&r, &ctx->tc.clock);
+        if (clock) json_object_set_new(mode_json, "clock", clock);
+        json_object_set_new(timing, time_mode_name((time_mode)m), mode_json);
         ctx->gpu_timed_s += r.gpu_s;
         ctx->measurements++;
         if (m == MODE_GRAPH) *graph = r;

@@ -19,6 +19,11 @@ const char RUN_USAGE[] =
     "  --sweep-modes LIST    modes at other shapes (default graph)\n"
     "  --min-samples N --max-samples N --max-seconds S --rel-ci X --inner N --seed N\n"
     "  --min-gpu-seconds S   GPU time a measurement takes before the noise rule may stop it (0.25)\n"
+    "  --discard WHICH       samples discarded for the clock-event reasons NVML reports after\n"
+    "                        them: thermal (hw slowdown, thermal, power brake; default), power\n"
+    "                        (those and the software power cap), none\n"
+    "  --discard-limit F     a measurement that discards more than F of its samples stops,\n"
+    "                        marked throttled, which the gate refuses (0.25)\n"
     "  --baseline NAME       the ratio's denominator (default sdpa_cudnn)\n"
     "  --external FILE       import external baselines (ci/tools/torch_sdpa.py output)\n"
     "  --build DIR           where the shared objects are (default build)\n"
@@ -76,7 +81,8 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
     o->sweep_modes[MODE_GRAPH] = 1;
     o->tc = (time_config){ .rule = { 10, 200, 1.0, 0.02 }, .resamples = 2000, .ci_level = 0.95,
                            .seed = 20261122, .inner_max = 20, .graph_target_us = 2000.0,
-                           .min_gpu_s = 0.25 };
+                           .min_gpu_s = 0.25, .clock = { .discard_limit = 0.25 } };
+    clock_discard_parse("thermal", &o->tc.clock.discard_mask);
     o->seed = 1234;
     o->full_ref_gflop = 40;
     o->sample_rows = 4096;
@@ -138,6 +144,16 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
             VALUE();
             if (arg_double("run", a, v, 0, 60, &d)) return -1;
             o->tc.min_gpu_s = d;
+        } else if (!strcmp(a, "--discard")) {
+            VALUE();
+            if (clock_discard_parse(v, &o->tc.clock.discard_mask)) {
+                fprintf(stderr, "attnladder run: --discard: '%s' is not one of thermal, power, none\n", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "--discard-limit")) {
+            VALUE();
+            if (arg_double("run", a, v, 0, 1, &d)) return -1;
+            o->tc.clock.discard_limit = d;
         } else if (!strcmp(a, "--rel-ci")) {
             VALUE();
             if (arg_double("run", a, v, 0, 1, &d)) return -1;

@@ -93,7 +93,23 @@ static int grow(time_result *out, size_t *cap)
     double *s = realloc(out->samples_us, ncap * sizeof *s);
     if (!s) return -1;
     out->samples_us = s;
+    unsigned *m = realloc(out->sm_mhz, ncap * sizeof *m);
+    if (!m) return -1;
+    out->sm_mhz = m;
     *cap = ncap;
+    return 0;
+}
+
+static int keep_discarded(time_result *out, double us, size_t *cap)
+{
+    if (out->n_discarded == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 16;
+        double *d = realloc(out->discarded_us, ncap * sizeof *d);
+        if (!d) return -1;
+        out->discarded_us = d;
+        *cap = ncap;
+    }
+    out->discarded_us[out->n_discarded++] = us;
     return 0;
 }
 
@@ -105,8 +121,10 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
     out->inner = 1;
     cudaEvent_t e0 = NULL, e1 = NULL;
     cudaGraphExec_t exec = NULL;
-    size_t cap = 0;
+    size_t cap = 0, dcap = 0;
     double est = 0;
+    clock_tally tally = { 0 };
+    out->clock_read = cfg->clock.watch != NULL;
     CUDA_OR_GOTO(cudaEventCreate(&e0), fail);
     CUDA_OR_GOTO(cudaEventCreate(&e1), fail);
     if (time_estimate_us(ph, state, args, e0, e1, &est, err, errlen)) goto fail;
@@ -142,9 +160,23 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
         CUDA_OR_GOTO(cudaGetLastError(), fail);
         float ms = 0;
         CUDA_OR_GOTO(cudaEventElapsedTime(&ms, e0, e1), fail);
-        out->samples_us[out->n++] = round4(ms * 1e3 / out->inner);
+        double us = round4(ms * 1e3 / out->inner);
         out->gpu_s += ms * 1e-3;
         double el = time_now_s() - t0;
+        unsigned mhz = 0;
+        if (clock_tally_sample(&cfg->clock, &tally, &mhz)) {
+            if (keep_discarded(out, us, &dcap)) {
+                snprintf(err, errlen, "out of host memory");
+                goto fail;
+            }
+            if (clock_tally_over(&cfg->clock, &tally, out->n) || el >= cfg->rule.max_seconds) {
+                out->stop = STOP_THROTTLED;
+                break;
+            }
+            continue;
+        }
+        out->sm_mhz[out->n] = mhz;
+        out->samples_us[out->n++] = us;
         out->stop = stats_should_stop(out->samples_us, out->n, el, &cfg->rule, cfg->seed + out->n);
         /* a quiet CI over a few milliseconds of GPU time says little about the next run:
          * the noise rule may stop sampling only after min_gpu_s of timed work; the sample
@@ -153,8 +185,23 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
             el < cfg->rule.max_seconds)
             out->stop = STOP_CONTINUE;
         if (out->stop != STOP_CONTINUE) break;
+        if (clock_tally_over(&cfg->clock, &tally, out->n)) {
+            out->stop = STOP_THROTTLED;
+            break;
+        }
     }
     out->wall_s = time_now_s() - t0;
+    out->power_capped = tally.power_capped;
+    out->reasons_seen = tally.seen;
+    if (out->n == 0) {
+        /* every sample was discarded: the measurement is marked throttled and keeps the
+         * discarded samples, so it still says how fast it ran */
+        for (size_t i = 0; i < out->n_discarded; i++) {
+            if (grow(out, &cap)) goto fail;
+            out->sm_mhz[out->n] = 0;
+            out->samples_us[out->n++] = out->discarded_us[i];
+        }
+    }
     if (stats_summarize(out->samples_us, out->n, cfg->resamples, cfg->seed, cfg->ci_level,
                         &out->sum)) {
         snprintf(err, errlen, "statistics failed on %zu samples", out->n);
@@ -175,9 +222,14 @@ fail:
 void time_result_free(time_result *r)
 {
     free(r->samples_us);
-    r->samples_us = NULL;
-    r->n = 0;
+    free(r->sm_mhz);
+    free(r->discarded_us);
+    r->samples_us = r->discarded_us = NULL;
+    r->sm_mhz = NULL;
+    r->n = r->n_discarded = 0;
 }
+
+static void append_name(const char *name, void *ctx) { json_array_append_new(ctx, json_string(name)); }
 
 
 json_t *time_result_json(const time_result *r)
@@ -193,4 +245,19 @@ json_t *time_result_json(const time_result *r)
                      "min_us", round4(r->sum.min), "max_us", round4(r->sum.max),
                      "stop", stop_reason_name(r->stop),
                      "wall_s", round4(r->wall_s), "gpu_s", round4(r->gpu_s));
+}
+
+/* The clock figures of a mode object: added only when the clock was read, so a run
+ * without NVML says nothing rather than zeros. */
+json_t *time_clock_json(const time_result *r, const clock_policy *p)
+{
+    if (!r->clock_read) return NULL;
+    json_t *mhz = json_array(), *disc = json_array(), *seen = json_array();
+    for (size_t i = 0; i < r->n; i++) json_array_append_new(mhz, json_integer(r->sm_mhz ? r->sm_mhz[i] : 0));
+    for (size_t i = 0; i < r->n_discarded; i++) json_array_append_new(disc, json_real(round4(r->discarded_us[i])));
+    clock_reason_names(r->reasons_seen, append_name, seen);
+    return json_pack("{s:o, s:I, s:o, s:I, s:o, s:s, s:f}", "sm_mhz", mhz,
+                     "discarded", (json_int_t)r->n_discarded, "discarded_us", disc,
+                     "power_capped", (json_int_t)r->power_capped, "reasons_seen", seen,
+                     "discard", clock_discard_name(p->discard_mask), "discard_limit", p->discard_limit);
 }

@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 #include "attn_phase.h"
 #include "core/stats.h"
+#include "measure/clock_watch.h"
 
 typedef enum { MODE_GRAPH = 0, MODE_SINGLE, MODE_COLD, MODE_COUNT } time_mode;
 
@@ -29,6 +30,7 @@ typedef struct {
     double min_gpu_s;          /* the noise rule stops sampling only after this much GPU time */
     void *scrub;               /* cold mode: device buffer written between samples */
     size_t scrub_bytes;
+    clock_policy clock;        /* the clock read after every sample (STOP_THROTTLED) */
 } time_config;
 
 typedef struct {
@@ -40,6 +42,12 @@ typedef struct {
     stats_summary sum;
     double wall_s;             /* host time the sampling loop took */
     double gpu_s;              /* device time inside the timed regions (replays, launches) */
+    unsigned *sm_mhz;          /* per kept sample, when the clock was read (else NULL) */
+    double *discarded_us;      /* the discarded samples, in order */
+    size_t n_discarded;
+    size_t power_capped;       /* kept samples taken under the software power cap */
+    unsigned long long reasons_seen;   /* every reason bit read during the measurement */
+    int clock_read;            /* the clock was read after every sample */
 } time_result;
 
 /* Measures ph->run(state, args) on args->stream (a non-default stream). 0, or -1 with
@@ -61,5 +69,8 @@ double time_now_s(void);
 
 /* The evidence object of one mode (SCHEMA.md: timing.<mode>). */
 json_t *time_result_json(const time_result *r);
+/* The per-sample clock figures of a measurement (timing.<mode>.clock), NULL when the
+ * clock was not read. */
+json_t *time_clock_json(const time_result *r, const clock_policy *p);
 
 #endif

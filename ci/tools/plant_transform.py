@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Test-only: a copy of one phase's sources with a calibrated delay at the entry of every
+kernel, for the A/B gate's planted-slowdown study (ci/tools/ab_planted.py). Never part of
+what `make build` or `make run` builds: the rung's own files are read, not changed.
+
+    plant_transform.py SRC_DIR DST_DIR
+
+Copies every file of SRC_DIR into DST_DIR. In each .cu/.cuh file, the body of every
+`__global__` function definition starts with `ATTN_PLANT_HOOK();` (harness/testing/
+plant_hook.cuh, force-included by the planted build: every thread of every block spins a
+number of SM cycles set at run time, so a planted head slows the implementation from
+inside its own launches, with no extra launch). Each .cu file gets a setter,
+`attn_plant_set_cycles_<i>`, that the test-only wrapper (harness/testing/
+planted_wrapper.c) calls after the phase's init. Prints the hooks per file; exits 1 when a
+`__global__` has no body it can find or no kernel was hooked at all, so a phase the
+transformation does not understand fails loudly instead of planting nothing."""
+import os
+import re
+import shutil
+import sys
+
+GLOBAL = re.compile(r"\b__global__\b")
+
+
+def strip_comments_and_strings(text):
+    """The text with comments, string and character literals blanked (same length), so
+    braces, parentheses and `__global__` inside them are not seen."""
+    out, i, n = list(text), 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out[i:j] = " " * (j - i)
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out[i:j] = [ch if ch == "\n" else " " for ch in text[i:j]]
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n)
+            out[i:j] = " " * (j - i)
+            i = j
+        else:
+            i += 1
+    return "".join(out)
+
+
+def hook(text):
+    """(new text, number of hooked kernels); raises ValueError on a __global__ it cannot
+    follow to a body or a declaration."""
+    clean = strip_comments_and_strings(text)
+    inserts = []
+    for m in GLOBAL.finditer(clean):
+        depth, i = 0, m.end()
+        while i < len(clean):
+            ch = clean[i]
+            if ch in "([":
+                depth += 1
+            elif ch in ")]":
+                depth -= 1
+            elif depth == 0 and ch == ";":
+                break                       # a declaration: no body to hook
+            elif depth == 0 and ch == "{":
+                inserts.append(i + 1)
+                break
+            i += 1
+        else:
+            line = text.count("\n", 0, m.start()) + 1
+            raise ValueError(f"line {line}: __global__ without a body or a ';'")
+    for pos in reversed(inserts):
+        text = text[:pos] + " ATTN_PLANT_HOOK();" + text[pos:]
+    return text, len(inserts)
+
+
+SETTER = """
+/* appended by ci/tools/plant_transform.py (test-only planted build) */
+extern "C" __attribute__((visibility("default"))) int attn_plant_set_cycles_{i}(unsigned long long cycles)
+{{
+    return (int)cudaMemcpyToSymbol(attn_plant_cycles_, &cycles, sizeof cycles);
+}}
+"""
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__.strip().splitlines()[0], file=sys.stderr)
+        print("usage: plant_transform.py SRC_DIR DST_DIR", file=sys.stderr)
+        return 2
+    src, dst = argv[1], argv[2]
+    if not os.path.isdir(src):
+        print(f"plant_transform: {src}: not a directory", file=sys.stderr)
+        return 2
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    shutil.copytree(src, dst)
+    total, unit = 0, 0
+    for root, _, files in os.walk(dst):
+        for f in sorted(files):
+            if not f.endswith((".cu", ".cuh")):
+                continue
+            p = os.path.join(root, f)
+            text = open(p, encoding="utf-8").read()
+            try:
+                new, k = hook(text)
+            except ValueError as e:
+                print(f"plant_transform: {p}: {e}", file=sys.stderr)
+                return 1
+            if f.endswith(".cu") and root == dst:
+                new += SETTER.format(i=unit)
+                unit += 1
+            open(p, "w", encoding="utf-8").write(new)
+            total += k
+            print(f"plant_transform: {os.path.relpath(p, dst)}: {k} kernel(s) hooked")
+    if total == 0 or unit == 0:
+        print(f"plant_transform: {src}: no kernel hooked ({total}) or no .cu file ({unit})",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

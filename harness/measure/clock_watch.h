@@ -1,0 +1,57 @@
+/* measure/clock_watch.h: the SM clock and the clock-event (throttle) reasons read through
+ * NVML (the driver's libnvidia-ml.so.1, loaded at run time) after every timed sample, so a
+ * sample taken while the GPU held its clocks down can be discarded and counted instead of
+ * averaged in. Reading before and after a whole run (device_info.h) cannot see a power
+ * cap that comes and goes inside one measurement. */
+#ifndef ATTNLADDER_MEASURE_CLOCK_WATCH_H
+#define ATTNLADDER_MEASURE_CLOCK_WATCH_H
+#include <stddef.h>
+
+typedef struct clock_watch clock_watch;
+
+typedef struct {
+    unsigned sm_mhz, mem_mhz, temp_c;
+    double power_w;
+    unsigned long long reasons;    /* nvmlClocksEventReason* bits */
+} clock_reading;
+
+/* NVML opened for the current CUDA device; NULL with `why` when it cannot be (no
+ * libnvidia-ml.so.1, an entry point missing, a device NVML does not know). */
+clock_watch *clock_watch_open(char *why, size_t len);
+/* The SM clock and the reasons now (the two calls made after each sample). 0, or -1. */
+int clock_watch_sample(clock_watch *w, unsigned *sm_mhz, unsigned long long *reasons);
+/* Everything, for the run's before/after snapshot. 0, or -1. */
+int clock_watch_read(clock_watch *w, clock_reading *r);
+void clock_watch_close(clock_watch *w);
+
+/* What to do with a sample the clock watch saw throttled: a sample taken while a reason
+ * in discard_mask held is discarded and counted; once more than discard_limit of the
+ * samples taken (and at least 10) are discarded, sampling stops and the measurement is
+ * marked throttled. watch NULL: the clock is not read. */
+typedef struct {
+    clock_watch *watch;
+    unsigned long long discard_mask;
+    double discard_limit;
+} clock_policy;
+
+/* The tally of one measurement. */
+typedef struct {
+    size_t discarded, power_capped;   /* power_capped: kept samples under the software power cap */
+    unsigned long long seen;          /* every reason bit read */
+} clock_tally;
+
+/* Reads the clock after a sample: 1 to discard it (counted), 0 to keep it (its SM clock
+ * in *mhz, 0 when not read). */
+int clock_tally_sample(const clock_policy *p, clock_tally *t, unsigned *mhz);
+/* 1 when the discards are past the policy's limit, with `kept` samples kept. */
+int clock_tally_over(const clock_policy *p, const clock_tally *t, size_t kept);
+
+/* The reason bits a discard policy names: "thermal" (hw_slowdown, sw_thermal, hw_thermal,
+ * hw_power_brake: the GPU protecting itself), "power" (those and sw_power_cap), "none".
+ * 0 and the mask, or -1 for another name. */
+int clock_discard_parse(const char *name, unsigned long long *mask);
+const char *clock_discard_name(unsigned long long mask);
+
+/* The name of each reason bit set in mask, for people: calls fn once per name. */
+void clock_reason_names(unsigned long long mask, void (*fn)(const char *name, void *ctx), void *ctx);
+#endif
