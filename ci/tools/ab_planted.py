@@ -1,25 +1,29 @@
 #!/usr/bin/env python3
 """GPU machine, test-only: the A/B gate's detection study with fine planted slowdowns.
 
-For every phase at the headline shapes, head builds made slower from inside the phase's
-own kernels (`make planted-phases`: every kernel spins a number of SM cycles at entry,
+For every phase at the headline shapes (series `headline`) and at 4x16x4096x128
+(`throughput`), head builds made slower from inside the phase's own kernels (`make
+planted-phases`: every thread spins a number of SM cycles as it leaves each kernel,
 set at run time through harness/testing/planted_wrapper.c; no extra launch, so 1-2% of a
 6 us rung can be planted), each compared with the unchanged build by `attnladder ab` in
 one process per trial. Every phase is planted in the same head build (each by its own
 amount), and the baseline is left alone in it, so every trial also gives one A/A verdict
 of the baseline per shape.
 
-  1. zero:  every phase planted at 0 cycles (the hook's own cost);
-  2. probe: every phase at about 5% of its time (cycles from its base median and the SM
-     clock), which gives cycles per percent for each phase;
-  3. for each size in SIZES (percent of the phase's own time at 1x8x512x64), REPS trials
-     (REPS_AT_2 at 2%, the gate's target), each a fresh process with its own seed.
+  1. zero:   every phase planted at 0 cycles (the hook's own cost);
+  2. probes: every phase at about 5% of its time (cycles from its base median and the SM
+     clock), then at 3% by that first slope; a line through the three points gives
+     cycles per percent for each phase;
+  3. for each size in <SERIES>_SIZES (percent of the phase's own time at the series'
+     first shape), <SERIES>_REPS trials (<SERIES>_REPS_AT_2 at 2%, the gate's target),
+     each a fresh process with its own seed.
 
 Every verdict is kept with the change the A/B measurement itself saw. A trial the
 deadline (DEADLINE_S, default 520 s of this script) does not leave time for is listed as
 not run, never counted. Writes OUT/ab_planted_<stamp>.json.
 
-  BUILD=build SIZES="1 2 3 5 8" REPS=2 REPS_AT_2=8 python3 ci/tools/ab_planted.py [OUT]
+  BUILD=build SERIES="headline throughput" HEADLINE_REPS=3 HEADLINE_REPS_AT_2=12 \
+    THROUGHPUT_SIZES="1 2 5" THROUGHPUT_REPS=2 python3 ci/tools/ab_planted.py [OUT]
 """
 import json
 import os
@@ -29,9 +33,6 @@ import subprocess
 import sys
 import tempfile
 import time
-
-HEADLINE = ["1,8,512,64,0", "1,8,512,64,1"]
-
 
 def sh(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
@@ -63,23 +64,120 @@ def make_head(build, work, tag, cycles):
     return head
 
 
-def ab(bin_, build, head, impls, seed, out):
+def ab(bin_, build, head, impls, shapes, seed, out):
     t0 = time.time()
     r = sh([bin_, "ab", "--base", build, "--head", head, "--impl", ",".join(impls),
-            "--shape", HEADLINE[0], "--shape", HEADLINE[1], "--seed", str(seed), "--out", out])
+            "--shape", shapes[0], "--shape", shapes[1], "--seed", str(seed), "--out", out])
     wall = time.time() - t0
     if not os.path.exists(out):
         return None, wall, (r.stdout + r.stderr)[-1500:]
     return json.load(open(out)), wall, ""
 
 
+SERIES = {"headline": ["1,8,512,64,0", "1,8,512,64,1"],
+          "throughput": ["4,16,4096,128,0", "4,16,4096,128,1"]}
+
+
+def run_series(name, shapes, sizes, reps, reps2, deadline, start, ctx):
+    """One study series at a pair of shapes: zero, two calibration probes, the trials."""
+    bin_, build, phases, impls, work = ctx["bin"], ctx["build"], ctx["phases"], ctx["impls"], ctx["work"]
+    first = shape_text(shapes[0])
+    trials = []
+
+    def trial(kind, size, cycles):
+        ctx["seed"] += 1
+        seed = ctx["seed"]
+        head = make_head(build, work, f"head_{seed}", cycles)
+        doc, wall, log = ab(bin_, build, head, impls, shapes, seed, os.path.join(work, f"ab_{seed}.json"))
+        shutil.rmtree(head, ignore_errors=True)
+        t = {"series": name, "kind": kind, "planted_pct": size, "seed": seed, "wall_s": round(wall, 2),
+             "cycles": {p: int(c) for p, c in cycles.items()}}
+        if doc is None:
+            t["error"] = log
+        else:
+            t["loaded_first"] = doc.get("loaded_first")
+            t["rows"] = [{k: r.get(k) for k in ("impl", "shape", "verdict", "change", "pairs", "correct", "clock")}
+                         for r in doc["rows"]]
+            t["base_us"] = {f'{r["impl"]} {r["shape"]}': (r.get("base") or {}).get("median_us") for r in doc["rows"]}
+        trials.append(t)
+        print(f"ab_planted: {name} {kind} {size}% seed {seed}: {wall:.0f} s, "
+              + ("error" if doc is None else " ".join(f'{r["impl"][:2]}:{(r.get("verdict") or "-")[:4]}'
+                                                      for r in doc["rows"] if r["shape"] == first)), flush=True)
+        return t
+
+    def change(t, p):
+        for r in t.get("rows", []):
+            if r["impl"] == p and r["shape"] == first and r.get("change"):
+                return r["change"]["median"] - 1
+        return None
+
+    zero = trial("zero", 0.0, {p: 0 for p in phases})
+    # The first probe: at the headline about 5% of each phase's own time in cycles (time
+    # x ~1.7 GHz: one wave of blocks, each delayed once); where there are many waves (the
+    # throughput shape) each wave adds its own delay, so it starts at a few hundred cycles
+    # and grows x8 (at most three probes) until the phase moves by 0.5%.
+    if name == "headline":
+        cyc1 = {p: max(64, int(0.05 * ((zero.get("base_us") or {}).get(f"{p} {first}") or 10.0) * 1700))
+                for p in phases}
+    else:
+        cyc1 = {p: 256 for p in phases}
+    a0 = {p: change(zero, p) or 0.0 for p in phases}
+    for attempt in range(3):
+        probe1 = trial("probe", 5.0 if name == "headline" else 0.0, cyc1)
+        low = [p for p in phases if (change(probe1, p) or 0.0) - a0[p] < 0.005]
+        if name == "headline" or not low or attempt == 2:
+            break
+        cyc1 = {p: c * 8 if p in low else c for p, c in cyc1.items()}
+    cal = {}
+    for p in phases:
+        a1 = change(probe1, p)
+        slope = (a1 - a0[p]) / cyc1[p] if a1 is not None else 0
+        cal[p] = {"hook_cost": a0[p], "probe1_cycles": cyc1[p], "probe1_change": a1,
+                  "change_per_cycle": slope if slope > 0 else 0.05 / cyc1[p]}
+    # the second probe at 3% by the first slope; the slope then from the two probes
+    cyc2 = {p: max(0.0, 0.03 - cal[p]["hook_cost"]) / cal[p]["change_per_cycle"] for p in phases}
+    probe2 = trial("probe", 3.0, cyc2)
+    for p in phases:
+        a2 = change(probe2, p)
+        cal[p].update({"probe2_cycles": int(cyc2[p]), "probe2_change": a2})
+        pts = [(0, cal[p]["hook_cost"]), (cyc1[p], cal[p]["probe1_change"]), (cyc2[p], a2)]
+        pts = [(c, a) for c, a in pts if a is not None]
+        # least squares through the points: cycles -> change
+        n = len(pts)
+        mc, ma = sum(c for c, _ in pts) / n, sum(a for _, a in pts) / n
+        var = sum((c - mc) ** 2 for c, _ in pts)
+        slope = sum((c - mc) * (a - ma) for c, a in pts) / var if var > 0 else 0
+        if slope > 0:
+            cal[p]["change_per_cycle"] = slope
+            cal[p]["intercept"] = ma - slope * mc
+        else:
+            cal[p]["intercept"] = cal[p]["hook_cost"]
+    plan = []
+    for s in sizes:
+        plan += [s] * (reps2 if s == 2 else reps)
+    not_run = []
+    for s in plan:
+        if time.time() - start + max(t["wall_s"] for t in trials) * 1.3 > deadline:
+            not_run.append(s)
+            continue
+        cyc = {p: max(0.0, s / 100 - cal[p]["intercept"]) / cal[p]["change_per_cycle"] for p in phases}
+        trial("planted", s, cyc)
+    return trials, cal, not_run
+
+
+def shape_text(spec):
+    b, h, s, d, c = spec.split(",")
+    return f"{b}x{h}x{s}x{d}" + (" causal" if c == "1" else "")
+
+
 def main():
     build = os.environ.get("BUILD", "build")
-    sizes = [float(x) for x in os.environ.get("SIZES", "1 2 3 5 8").split()]
-    reps = int(os.environ.get("REPS", "2"))
-    reps2 = int(os.environ.get("REPS_AT_2", "8"))
+    series = os.environ.get("SERIES", "headline").split()
     deadline = float(os.environ.get("DEADLINE_S", "520"))
     bin_ = os.path.join(build, "attnladder")
+    if any(s not in SERIES for s in series):
+        print(f"ab_planted: SERIES must name some of {', '.join(SERIES)}", file=sys.stderr)
+        return 2
     if sh(["nvidia-smi", "-L"]).returncode != 0:
         print("ab_planted: no GPU; nothing measured")
         return 3
@@ -92,71 +190,23 @@ def main():
     if not phases or missing:
         print(f"ab_planted: no planted build of {missing or 'any phase'} (make planted-phases)", file=sys.stderr)
         return 2
-    impls = phases + ["sdpa_cudnn"]
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join("evidence", gpu_slug())
     os.makedirs(out_dir, exist_ok=True)
-    work = tempfile.mkdtemp()
+    ctx = {"bin": bin_, "build": build, "phases": phases, "impls": phases + ["sdpa_cudnn"],
+           "work": tempfile.mkdtemp(), "seed": 5000}
     start = time.time()
-    trials, seed = [], 5000
-
-    def trial(kind, size, cycles):
-        nonlocal seed
-        seed += 1
-        head = make_head(build, work, f"head_{seed}", cycles)
-        doc, wall, log = ab(bin_, build, head, impls, seed, os.path.join(work, f"ab_{seed}.json"))
-        shutil.rmtree(head, ignore_errors=True)
-        t = {"kind": kind, "planted_pct": size, "seed": seed, "wall_s": round(wall, 2),
-             "cycles": {p: int(c) for p, c in cycles.items()}}
-        if doc is None:
-            t["error"] = log
-        else:
-            t["loaded_first"] = doc.get("loaded_first")
-            t["rows"] = [{k: r.get(k) for k in ("impl", "shape", "verdict", "change", "pairs", "correct", "clock")}
-                         for r in doc["rows"]]
-            for r in doc["rows"]:
-                r_side = r.get("base") or {}
-                t.setdefault("base_us", {})[f'{r["impl"]} {r["shape"]}'] = r_side.get("median_us")
-        trials.append(t)
-        print(f"ab_planted: {kind} {size}% seed {seed}: {wall:.0f} s, "
-              + ("error" if doc is None else " ".join(f'{r["impl"][:2]}:{(r.get("verdict") or "-")[:4]}'
-                                                      for r in doc["rows"] if r["shape"] == "1x8x512x64")), flush=True)
-        return t
-
-    def change(t, p, shape="1x8x512x64"):
-        for r in t.get("rows", []):
-            if r["impl"] == p and r["shape"] == shape and r.get("change"):
-                return r["change"]["median"] - 1
-        return None
-
-    zero = trial("zero", 0.0, {p: 0 for p in phases})
-    est = zero["wall_s"]
-    # ~5% of each phase's own time in cycles: time (us) x clock (MHz) for a grid of one wave;
-    # more waves only make the plant larger, which the probe measures
-    probe_cycles = {}
-    for p in phases:
-        us = (zero.get("base_us") or {}).get(f"{p} 1x8x512x64") or 10.0
-        probe_cycles[p] = max(64, int(0.05 * us * 1700))
-    probe = trial("probe", 5.0, probe_cycles)
-    cal = {}
-    for p in phases:
-        a0, a1 = change(zero, p), change(probe, p)
-        slope = (a1 - (a0 or 0)) / probe_cycles[p] if a1 is not None else None
-        if not slope or slope <= 0:
-            slope = 0.05 / probe_cycles[p]      # the nominal guess when the probe said nothing
-        cal[p] = {"hook_cost": a0, "probe_cycles": probe_cycles[p], "probe_change": a1,
-                  "change_per_cycle": slope}
-    plan = []
-    for s in sizes:
-        plan += [s] * (reps2 if s == 2 else reps)
-    not_run = []
-    for s in plan:
-        if time.time() - start + est * 1.5 > deadline:
-            not_run.append(s)
-            continue
-        cyc = {p: max(0.0, (s / 100 - (cal[p]["hook_cost"] or 0))) / cal[p]["change_per_cycle"] for p in phases}
-        trial("planted", s, cyc)
-
-    # every verdict of every planted trial, per phase and size (both headline shapes)
+    trials, cal, not_run = [], {}, {}
+    for name in series:
+        env = name.upper()
+        sizes = [float(x) for x in os.environ.get(f"{env}_SIZES", "1 2 3 5 8").split()]
+        reps = int(os.environ.get(f"{env}_REPS", "3"))
+        reps2 = int(os.environ.get(f"{env}_REPS_AT_2", "12"))
+        t, c, nr = run_series(name, SERIES[name], sizes, reps, reps2, deadline, start, ctx)
+        trials += t
+        cal[name] = c
+        not_run[name] = nr
+    phases = ctx["phases"]
+    # every verdict of every planted trial, per series, phase and size (both shapes)
     table = {}
     for t in trials:
         if t["kind"] != "planted":
@@ -164,7 +214,8 @@ def main():
         for r in t.get("rows", []):
             if r["impl"] not in phases:
                 continue
-            e = table.setdefault(r["impl"], {}).setdefault(f'{t["planted_pct"]:g}', {"verdicts": {}, "changes": []})
+            e = (table.setdefault(t["series"], {}).setdefault(r["impl"], {})
+                 .setdefault(f'{t["planted_pct"]:g}', {"verdicts": {}, "changes": []}))
             e["verdicts"][r["verdict"]] = e["verdicts"].get(r["verdict"], 0) + 1
             if r.get("change"):
                 e["changes"].append(round(r["change"]["median"] - 1, 5))
@@ -175,21 +226,20 @@ def main():
                 baseline[r["verdict"]] = baseline.get(r["verdict"], 0) + 1
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     dest = os.path.join(out_dir, f"ab_planted_{stamp}.json")
-    doc = {"schema": "attnladder-ab-planted", "schema_version": 2, "plant": "in-kernel cycles",
-           "shapes": HEADLINE, "sizes_pct": sizes, "reps": reps, "reps_at_2": reps2,
-           "calibration": cal, "trials": trials, "table": table,
-           "baseline_aa_verdicts": baseline, "not_run": not_run,
-           "wall_s": round(time.time() - start, 1)}
+    doc = {"schema": "attnladder-ab-planted", "schema_version": 2, "plant": "in-kernel cycles at exit",
+           "series": {n: SERIES[n] for n in series}, "calibration": cal, "trials": trials, "table": table,
+           "baseline_aa_verdicts": baseline, "not_run": not_run, "wall_s": round(time.time() - start, 1)}
     with open(dest + ".tmp", "w") as fh:
         json.dump(doc, fh, indent=1)
     os.replace(dest + ".tmp", dest)
-    shutil.rmtree(work, ignore_errors=True)
-    print(f"ab_planted: {len(trials)} processes, {len(not_run)} planned trials not run; {dest}")
-    for p, v in table.items():
-        print(f"  {p:22s} " + "  ".join(
-            f"{k}%: {v2['verdicts'].get('regressed', 0)}/{sum(v2['verdicts'].values())} "
-            f"(med {sorted(v2['changes'])[len(v2['changes']) // 2] if v2['changes'] else float('nan'):+.2%})"
-            for k, v2 in v.items()))
+    shutil.rmtree(ctx["work"], ignore_errors=True)
+    print(f"ab_planted: {len(trials)} processes, not run: {not_run}; {dest}")
+    for sname, ph in table.items():
+        for p, v in ph.items():
+            print(f"  {sname:10s} {p:20s} " + "  ".join(
+                f"{k}%: {v2['verdicts'].get('regressed', 0)}/{sum(v2['verdicts'].values())} "
+                f"(med {sorted(v2['changes'])[len(v2['changes']) // 2] if v2['changes'] else float('nan'):+.2%})"
+                for k, v2 in v.items()))
     return 0
 
 
