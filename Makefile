@@ -216,7 +216,7 @@ fuzz: $(FUZZ_BINS) $(FUZZ_CONSUMER_BINS) fuzz-corpus
 	done
 	@for f in $(FUZZ_CONSUMERS); do \
 	  mkdir -p $(BUILD)/fuzz/corpus_$$f; \
-	  if ! FUZZ_REFERENCE=$(BUILD)/fuzz/seeds_consumer/seed_$$(cat evidence/nvidia-h100-80gb-hbm3/accepted.txt) \
+	  if ! FUZZ_REFERENCE=$(BUILD)/fuzz/seeds_consumer/seed_$$(head -1 evidence/nvidia-h100-80gb-hbm3/accepted.txt) \
 	      $(BUILD)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_CONSUMER_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	      -dict=harness/fuzz/evidence.dict -artifact_prefix=$(BUILD)/fuzz/$$f- \
 	      $(BUILD)/fuzz/corpus_$$f $(BUILD)/fuzz/seeds_consumer > $(BUILD)/fuzz/$$f.log 2>&1; then \

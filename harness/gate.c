@@ -10,6 +10,7 @@
 #include "evidence/accepted.h"
 #include "evidence/evidence_file.h"
 #include "gate/config.h"
+#include "gate/drift_gate.h"
 #include "gate/evaluate.h"
 #include "evidence/reader.h"
 
@@ -20,8 +21,10 @@ static void usage(FILE *f)
         "                       [--config FILE] [--evidence DIR] [--json FILE] [--brief]\n"
         "                       [--include-partial] [--study]\n"
         "  RUN.json            the run to gate (default: the newest complete run under --evidence)\n"
-        "  --against REF.json  also the regression gate against this run of the same GPU\n"
-        "  --against accepted  ... against the run named in DIR/<gpu>/accepted.txt\n"
+        "  --against REF.json  also the regression gate against this one run of the same GPU\n"
+        "  --against accepted  also the drift gate against the accepted set of runs listed in\n"
+        "                      DIR/<gpu>/accepted.txt (tolerance from their spread; blocks\n"
+        "                      only a run whose ratio's CI lies past it, slower)\n"
         "  --config FILE       bounds and regression rule (default " GATE_CONFIG_DEFAULT ")\n"
         "  --evidence DIR      evidence root (default evidence)\n"
         "  --json FILE         also write the verdicts as JSON\n"
@@ -77,6 +80,11 @@ int cmd_gate(int argc, char **argv)
     run_data run = { 0 }, ref = { 0 };
     gate_outcome ladder = { 0 }, reg = { 0 };
     int have_ref = 0;
+    static accepted_set set;
+    run_data *refs = NULL;
+    size_t n_refs = 0;
+    drift_outcome drift = { 0 };
+    int have_drift = 0;
     if (file ? run_open(&run, file, err, sizeof err)
              : run_open_newest(&run, root, include_partial, err, sizeof err)) goto bad;
     if (study && (run.planted || run.overrides)) {
@@ -91,15 +99,29 @@ int cmd_gate(int argc, char **argv)
         goto bad;
     }
     if (gate_ladder(&cfg, &run, &ladder, err, sizeof err)) goto bad;
-    if (against) {
-        char refpath[2048];
-        if (!strcmp(against, "accepted")) {
-            char name[512];
-            if (evidence_accepted(root, run.slug, name, sizeof name, refpath, sizeof refpath, err,
-                                  sizeof err) != 1) goto bad;
-        } else {
-            snprintf(refpath, sizeof refpath, "%s", against);
+    if (against && !strcmp(against, "accepted")) {
+        if (evidence_accepted_set(root, run.slug, &set, err, sizeof err) != 1) goto bad;
+        refs = calloc(set.n, sizeof *refs);
+        if (!refs) {
+            snprintf(err, sizeof err, "out of memory");
+            goto bad;
         }
+        for (size_t i = 0; i < set.n; i++) {
+            /* a run is not its own reference: a member of the set is gated against the others */
+            if (!strcmp(set.name[i], run.base)) continue;
+            if (run_open(&refs[n_refs], set.path[i], err, sizeof err)) goto bad;
+            n_refs++;
+            if (refs[n_refs - 1].partial) {
+                snprintf(err, sizeof err, "%.1000s: a partial (interrupted) run cannot be in the accepted set",
+                         set.path[i]);
+                goto bad;
+            }
+        }
+        if (gate_drift(&cfg, &run, refs, n_refs, &drift, err, sizeof err)) goto bad;
+        have_drift = 1;
+    } else if (against) {
+        char refpath[2048];
+        snprintf(refpath, sizeof refpath, "%s", against);
         if (run_open(&ref, refpath, err, sizeof err)) goto bad;
         have_ref = 1;
         if (ref.partial && !include_partial) {
@@ -111,6 +133,12 @@ int cmd_gate(int argc, char **argv)
     }
     if (json_out) {
         json_t *j = gate_json(&cfg, &run, have_ref ? &ref : NULL, &ladder, have_ref ? &reg : NULL);
+        if (have_drift) json_object_set_new(j, "drift", drift_json(&cfg, &drift));
+        if (have_drift && drift.slower) {
+            json_object_set_new(j, "pass", json_false());
+            json_object_set_new(j, "failures", json_integer(json_integer_value(json_object_get(j, "failures")) +
+                                                            (json_int_t)drift.slower));
+        }
         int wrc = json_dump_file(j, json_out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         json_decref(j);
         if (wrc) {
@@ -118,8 +146,13 @@ int cmd_gate(int argc, char **argv)
             goto bad;
         }
     }
-    rc = ladder.failures || reg.failures ? EXIT_GATE : EXIT_OK;
+    rc = ladder.failures || reg.failures || drift.slower ? EXIT_GATE : EXIT_OK;
     gate_print(stdout, &cfg, &run, have_ref ? &ref : NULL, &ladder, have_ref ? &reg : NULL, brief);
+    if (have_drift) {
+        drift_print(stdout, &cfg, &drift, brief);
+        printf("\ndrift gate: %s (%zu of %zu rows slower than the set allows)\n",
+               !drift.judged ? "NOT JUDGED" : drift.slower ? "FAIL" : "PASS", drift.slower, drift.n);
+    }
     goto done;
 bad:
     fprintf(stderr, "attnladder gate: %s\n", err);
@@ -127,6 +160,9 @@ done:
     gate_outcome_free(&ladder);
     gate_outcome_free(&reg);
     if (have_ref) run_close(&ref);
+    drift_outcome_free(&drift);
+    for (size_t i = 0; i < n_refs; i++) run_close(&refs[i]);
+    free(refs);
     run_close(&run);
     gate_config_free(&cfg);
     return rc;

@@ -40,7 +40,7 @@ known() { probe "$@" || known=$((known + 1)); }
 absent() { if [ -e "$1" ] || [ -L "$1" ]; then echo "test_bad_input: $2 left $1" >&2; fail=1; fi; }
 
 acc_dir=evidence/nvidia-h100-80gb-hbm3
-acc="$acc_dir/$(cat "$acc_dir/accepted.txt")"
+acc="$acc_dir/$(head -1 "$acc_dir/accepted.txt")"
 gpu=$(basename "$acc_dir")
 name=$(basename "$acc")
 

@@ -88,7 +88,7 @@ expect 2 "install gnuplot-nox" -- report --gnuplot "$tmp/no-gnuplot" --out "$tmp
 if [ -e "$tmp/rep" ]; then echo "test_cli: a failed report left $tmp/rep behind" >&2; fail=1; fi
 
 # A partial (interrupted) run is left out by show, gate and report unless asked for.
-acc=evidence/nvidia-h100-80gb-hbm3/$(cat evidence/nvidia-h100-80gb-hbm3/accepted.txt 2>/dev/null)
+acc=evidence/nvidia-h100-80gb-hbm3/$(head -1 evidence/nvidia-h100-80gb-hbm3/accepted.txt 2>/dev/null)
 if [ -f "$acc" ]; then
   mkdir -p "$tmp/ev3/nvidia-h100-80gb-hbm3"
   part="$tmp/ev3/nvidia-h100-80gb-hbm3/20991231T000000Z_0000000.partial.json"

@@ -81,7 +81,8 @@ SETTER = """
 /* appended by ci/tools/plant_transform.py (test-only planted build) */
 extern "C" __attribute__((visibility("default"))) int attn_plant_set_cycles_{i}(unsigned long long cycles)
 {{
-    return (int)cudaMemcpyToSymbol(attn_plant_cycles_, &cycles, sizeof cycles);
+    unsigned int c = cycles > 0xffffffffull ? 0xffffffffu : (unsigned int)cycles;
+    return (int)cudaMemcpyToSymbol(attn_plant_cycles_, &c, sizeof c);
 }}
 """
 

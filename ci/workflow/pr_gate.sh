@@ -2,8 +2,11 @@
 # The GPU workflow's gate step, runnable by hand after `make run`:
 #   bash ci/workflow/pr_gate.sh [OUT_DIR] [RUN.json]
 # Gates RUN.json (default: the newest complete evidence file that git does not track yet,
-# i.e. the one `make run` just wrote) with the ladder gate and, when the GPU has an
-# accepted reference run (evidence/<gpu>/accepted.txt), the regression gate against it.
+# i.e. the one `make run` just wrote) with the ladder gate and, when the GPU has accepted
+# reference runs (evidence/<gpu>/accepted.txt), the drift gate against that set (blocks
+# only a drift past the tolerance the set's own spread gives; the A/B gate,
+# ab_gate.sh, is the one that sees small slowdowns). The comment compares with the first
+# accepted run.
 # Writes OUT_DIR/gate.txt (the table), OUT_DIR/gate.json, and OUT_DIR/compare.md (the
 # pull-request comment). Exit status: the gate's (0 pass, 1 failed, 2 bad input).
 set -u
@@ -27,7 +30,7 @@ ref=""
 # the binary reads accepted.txt, by the rule gate and report use (exit 1: none yet)
 ref=$("$bin" accepted "$slug" --evidence evidence); acc=$?
 if [ "$acc" = 0 ]; then
-  against=(--against "$ref")
+  against=(--against accepted --evidence evidence)
 elif [ "$acc" = 1 ]; then
   ref=""
   echo "pr_gate: $accepted_txt does not exist: ladder gate only (accept a run by writing its file name there)"

@@ -1,4 +1,4 @@
-/* evidence/accepted.c: the accepted reference run of a GPU (accepted.h says the rule). */
+/* evidence/accepted.c: the accepted reference runs of a GPU (accepted.h says the rule). */
 #include "evidence/accepted.h"
 
 #include <errno.h>
@@ -6,32 +6,70 @@
 #include <string.h>
 #include "core/names.h"
 
-int evidence_accepted(const char *root, const char *slug, char *name, size_t name_len,
-                      char *path, size_t path_len, char *err, size_t errlen)
+int evidence_accepted_set(const char *root, const char *slug, accepted_set *set, char *err, size_t errlen)
 {
     char txt[4096];
     snprintf(txt, sizeof txt, "%s/%s/accepted.txt", root, slug);
+    memset(set, 0, sizeof *set);
     FILE *f = fopen(txt, "r");
     if (!f) {
         snprintf(err, errlen, "%s: cannot read it: no accepted reference run for this GPU yet "
                  "(write the file name of a run into it to accept that run)", txt);
         return errno == ENOENT ? 0 : -1;
     }
-    char line[512] = "";
-    if (!fgets(line, sizeof line, f)) line[0] = '\0';
-    fclose(f);
-    line[strcspn(line, "\r\n")] = '\0';
-    char *s = line;
-    while (*s == ' ' || *s == '\t') s++;
-    size_t l = strlen(s);
-    while (l && (s[l - 1] == ' ' || s[l - 1] == '\t')) s[--l] = '\0';
-    int partial = 0;
-    if (!name_is_run_file(s, &partial) || partial) {
-        snprintf(err, errlen, "%s: must hold the file name of one complete run in that directory "
-                 "(yyyymmddThhmmssZ_<commit>.json), got '%s'", txt, s);
-        return -1;
+    char line[512];
+    int lineno = 0, rc = 1;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            snprintf(err, errlen, "%s:%d: line too long (a run file name, at most 255 characters)", txt, lineno);
+            rc = -1;
+            break;
+        }
+        line[strcspn(line, "\r\n")] = '\0';
+        char *s = line;
+        while (*s == ' ' || *s == '\t') s++;
+        size_t l = strlen(s);
+        while (l && (s[l - 1] == ' ' || s[l - 1] == '\t')) s[--l] = '\0';
+        if (!*s || *s == '#') continue;
+        int partial = 0;
+        if (!name_is_run_file(s, &partial) || partial || l >= sizeof set->name[0]) {
+            snprintf(err, errlen, "%s:%d: each line must hold the file name of one complete run in that "
+                     "directory (yyyymmddThhmmssZ_<commit>.json), got '%.200s'", txt, lineno, s);
+            rc = -1;
+            break;
+        }
+        for (size_t i = 0; i < set->n; i++)
+            if (!strcmp(set->name[i], s)) {
+                snprintf(err, errlen, "%s:%d: '%s' is listed twice", txt, lineno, s);
+                rc = -1;
+            }
+        if (rc < 0) break;
+        if (set->n == ACCEPTED_MAX) {
+            snprintf(err, errlen, "%s: more than %d runs listed", txt, ACCEPTED_MAX);
+            rc = -1;
+            break;
+        }
+        snprintf(set->name[set->n], sizeof set->name[0], "%s", s);
+        snprintf(set->path[set->n], sizeof set->path[0], "%s/%s/%s", root, slug, s);
+        set->n++;
     }
-    snprintf(name, name_len, "%s", s);
-    snprintf(path, path_len, "%s/%s/%s", root, slug, s);
+    fclose(f);
+    if (rc == 1 && set->n == 0) {
+        snprintf(err, errlen, "%s: must hold the file name of at least one complete run in that directory "
+                 "(yyyymmddThhmmssZ_<commit>.json), got none", txt);
+        rc = -1;
+    }
+    return rc;
+}
+
+int evidence_accepted(const char *root, const char *slug, char *name, size_t name_len,
+                      char *path, size_t path_len, char *err, size_t errlen)
+{
+    static accepted_set set;   /* large; the harness is single-threaded */
+    int rc = evidence_accepted_set(root, slug, &set, err, errlen);
+    if (rc != 1) return rc;
+    snprintf(name, name_len, "%s", set.name[0]);
+    snprintf(path, path_len, "%s", set.path[0]);
     return 1;
 }

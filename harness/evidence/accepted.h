@@ -1,17 +1,31 @@
-/* evidence/accepted.h: the accepted reference run of a GPU, the one lookup that gate,
+/* evidence/accepted.h: the accepted reference runs of a GPU, the one lookup that gate,
  * report and the workflow's scripts (through `attnladder accepted`) share.
  *
- * <root>/<slug>/accepted.txt holds the file name of one run in that directory on its
- * first line; blanks around it are ignored. A name with '/' or a leading '.', or one that
- * is not a run file (<yyyymmddThhmmssZ>...json, not partial), is refused: the file must
+ * <root>/<slug>/accepted.txt holds the file names of runs in that directory, one per
+ * line (blank lines and lines starting with '#' are ignored; blanks around a name too).
+ * The first is THE accepted run (the report's and compare's reference); all of them are
+ * the drift gate's reference set (gate/drift.h), which wants runs from separate processes
+ * and sessions. A name with '/' or a leading '.', one that is not a run file
+ * (<yyyymmddThhmmssZ>...json, not partial), or a name twice, is refused: the file must
  * not point outside its GPU's directory. */
 #ifndef ATTNLADDER_EVIDENCE_ACCEPTED_H
 #define ATTNLADDER_EVIDENCE_ACCEPTED_H
 #include <stddef.h>
 
-/* 1 and name (the file name) and path (<root>/<slug>/<name>) filled; 0 when there is no
- * accepted.txt (err says so); -1 when it is unreadable or names no valid run file
- * (err names the file and what it holds). */
+#define ACCEPTED_MAX 32
+
+typedef struct {
+    size_t n;
+    char name[ACCEPTED_MAX][256];
+    char path[ACCEPTED_MAX][1024];
+} accepted_set;
+
+/* 1 and the set filled (n >= 1); 0 when there is no accepted.txt (err says so); -1 when
+ * it is unreadable, lists no run, more than ACCEPTED_MAX, or a name that is not a valid
+ * run file of that directory (err names the file, the line and what it holds). */
+int evidence_accepted_set(const char *root, const char *slug, accepted_set *set, char *err, size_t errlen);
+
+/* The first run of the set: 1 and name and path filled, 0, or -1 as above. */
 int evidence_accepted(const char *root, const char *slug, char *name, size_t name_len,
                       char *path, size_t path_len, char *err, size_t errlen);
 

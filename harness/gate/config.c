@@ -19,14 +19,47 @@ const char *reg_method_name(reg_method m)
 }
 
 /* An optional number in [lo, hi]; absent keeps *out. */
-static int opt_number(json_t *obj, const char *key, double lo, double hi, double *out,
-                      const char *path, char *err, size_t errlen)
+static int section_number(json_t *obj, const char *section, const char *key, double lo, double hi,
+                          double *out, const char *path, char *err, size_t errlen)
 {
     json_t *v = json_object_get(obj, key);
     if (!v) return 0;
     if (!json_is_number(v) || !(json_number_value(v) >= lo && json_number_value(v) <= hi))
-        return json_file_fail(err, errlen, path, "regression.%s: must be a number in [%g, %g]", key, lo, hi);
+        return json_file_fail(err, errlen, path, "%s.%s: must be a number in [%g, %g]", section, key, lo, hi);
     *out = json_number_value(v);
+    return 0;
+}
+
+static int opt_number(json_t *obj, const char *key, double lo, double hi, double *out,
+                      const char *path, char *err, size_t errlen)
+{
+    return section_number(obj, "regression", key, lo, hi, out, path, err, errlen);
+}
+
+/* "drift": the drift gate's parameters (gate/drift.h), each optional. */
+static int read_drift(json_t *d, const char *path, drift_params *p, char *err, size_t errlen)
+{
+    p->k_sigma = 4.0;
+    p->floor = 0.02;
+    p->min_runs = 3;
+    if (!d) return 0;
+    if (!json_is_object(d)) return json_file_fail(err, errlen, path, "drift: not an object");
+    const char *known[] = { "k_sigma", "floor", "min_runs", "note" };
+    const char *key;
+    json_t *v;
+    json_object_foreach(d, key, v) {
+        size_t k = 0;
+        while (k < 4 && strcmp(key, known[k])) k++;
+        if (k == 4) return json_file_fail(err, errlen, path, "drift.%s: unknown key; accepted: k_sigma, floor, min_runs, note", key);
+    }
+    double min_runs = (double)p->min_runs;
+    if (section_number(d, "drift", "k_sigma", 0.5, 20, &p->k_sigma, path, err, errlen) ||
+        section_number(d, "drift", "floor", 0.0, 1.0, &p->floor, path, err, errlen) ||
+        section_number(d, "drift", "min_runs", 2, 32, &min_runs, path, err, errlen))
+        return -1;
+    if (min_runs != (double)(size_t)min_runs)
+        return json_file_fail(err, errlen, path, "drift.min_runs: must be a whole number in [2, 32]");
+    p->min_runs = (size_t)min_runs;
     return 0;
 }
 
@@ -164,6 +197,7 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
     }
     qsort(c->bounds, c->n_bounds, sizeof *c->bounds, cmp_bound);
     if (read_regression(json_object_get(j, "regression"), path, &c->reg, err, errlen)) goto bad;
+    if (read_drift(json_object_get(j, "drift"), path, &c->drift, err, errlen)) goto bad;
     return 0;
 bad:
     gate_config_free(c);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <jansson.h>
 #include "attn_phase.h"
+#include "gate/drift.h"
 
 #define GATE_CONFIG_DEFAULT "ci/gate.json"
 #define GATE_MAX_HEADLINE 8
@@ -47,6 +48,7 @@ typedef struct {
     gate_bound *bounds;
     size_t n_bounds;
     regression_params reg;
+    drift_params drift;          /* the drift gate against the accepted set */
 } gate_config;
 
 /* 0, or -1 with err naming the file and the field. */

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The drift gate on the committed evidence (`make test`, no GPU):
+#  - no false alarm: every committed complete run of every GPU with an accepted set is
+#    gated against that set (a member against the others) and no row may be 'slower';
+#  - it can fail: a copy of the first accepted run with one phase's headline samples
+#    made 30% slower (its baseline untouched) must fail it, naming that phase, and the
+#    same run made 1% slower must pass (the tolerance is the set's, not zero);
+#  - accepted.txt with several runs: the first is THE accepted run, a bad or repeated
+#    line is refused with its line number.
+set -u
+bin=${1:-build/attnladder}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 n=0
+note() { echo "test_drift: $*" >&2; fail=1; }
+
+for acc in evidence/*/accepted.txt; do
+  dir=$(dirname "$acc")
+  for run in "$dir"/2*.json; do
+    case "$run" in *.partial.json) continue ;; esac
+    n=$((n + 1))
+    "$bin" gate "$run" --against accepted --json "$tmp/g.json" > "$tmp/g.txt" 2>&1
+    slower=$(python3 -c "import json; d=json.load(open('$tmp/g.json')); print(d['drift']['slower'] if d.get('drift') else 'none')" 2>/dev/null)
+    [ "$slower" = 0 ] || note "$run: drift gate found $slower rows slower than its set (or did not run): $(grep -E 'slower|drift gate' "$tmp/g.txt" | head -3)"
+  done
+done
+
+slug=nvidia-h100-80gb-hbm3
+first=$(grep -v '^#' "evidence/$slug/accepted.txt" | grep . | head -1 | tr -d ' ')
+mkdir -p "$tmp/ev/$slug"
+cp evidence/$slug/accepted.txt evidence/$slug/2*.json "$tmp/ev/$slug/"
+plant() {   # plant FACTOR OUT: the first accepted run, 06_tiling's headline samples x FACTOR
+  python3 - "evidence/$slug/$first" "$1" "$2" <<'PY'
+import json, sys
+src, f, dst = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+d = json.load(open(src))
+for r in d["results"]:
+    s = r["shape"]
+    if r["impl"] == "06_tiling" and (s["batch"], s["heads"], s["seq_q"], s["head_dim"]) == (1, 8, 512, 64) and "timing" in r:
+        g = r["timing"]["graph"]
+        g["samples_us"] = [round(x * f, 4) for x in g["samples_us"]]
+        for k in ("median_us", "ci_lo_us", "ci_hi_us", "mean_us", "min_us", "max_us", "p10_us", "p90_us"):
+            if k in g: g[k] = round(g[k] * f, 4)
+json.dump(d, open(dst, "w"))
+PY
+}
+# the edited copy gets a name of its own: a member of the set is never its own reference
+plant 1.30 "$tmp/ev/$slug/20991231T000000Z_0000000.json"
+n=$((n + 1))
+"$bin" gate "$tmp/ev/$slug/20991231T000000Z_0000000.json" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+if [ "$rc" != 1 ] || ! grep -qE "06_tiling +1x8x512x64 +slower" "$tmp/p.txt" || ! grep -q "drift gate: FAIL" "$tmp/p.txt"; then
+  note "06_tiling +30% at the headline: expected exit 1 and a 'slower' row, got exit $rc"; sed -n '/drift gate/,$p' "$tmp/p.txt" | head -8 >&2
+fi
+plant 1.01 "$tmp/ev/$slug/20991231T000000Z_0000000.json"
+n=$((n + 1))
+"$bin" gate "$tmp/ev/$slug/20991231T000000Z_0000000.json" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+grep -q "drift gate: PASS" "$tmp/p.txt" || note "06_tiling +1%: expected the drift gate to pass (exit $rc)"
+
+# accepted.txt with several runs
+mkdir -p "$tmp/acc/g1" "$tmp/acc/g2" "$tmp/acc/g3"
+printf '# the set\n20260101T000000Z_aaaaaaa.json\n\n 20260102T000000Z_bbbbbbb.json\n' > "$tmp/acc/g1/accepted.txt"
+printf '20260101T000000Z_aaaaaaa.json\n../x.json\n' > "$tmp/acc/g2/accepted.txt"
+printf '20260101T000000Z_aaaaaaa.json\n20260101T000000Z_aaaaaaa.json\n' > "$tmp/acc/g3/accepted.txt"
+n=$((n + 3))
+[ "$("$bin" accepted g1 --evidence "$tmp/acc")" = "$tmp/acc/g1/20260101T000000Z_aaaaaaa.json" ] || note "accepted: the first listed run is not the one printed"
+out=$("$bin" accepted g2 --evidence "$tmp/acc" 2>&1); rc=$?
+{ [ "$rc" = 2 ] && grep -q "accepted.txt:2: each line must hold" <<<"$out"; } || note "accepted: a bad second line: exit $rc: $out"
+out=$("$bin" accepted g3 --evidence "$tmp/acc" 2>&1); rc=$?
+{ [ "$rc" = 2 ] && grep -q "listed twice" <<<"$out"; } || note "accepted: a repeated line: exit $rc: $out"
+
+[ $fail = 0 ] && echo "test_drift: $n cases passed"
+exit $fail

@@ -1,0 +1,55 @@
+/* gate/drift.c: the drift decision (drift.h). */
+#include "gate/drift.h"
+
+#include <math.h>
+
+int drift_reference(const double *ratios, size_t k, double pooled, const drift_params *p, drift_ref *out)
+{
+    if (k == 0) return -1;
+    double sum = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!(ratios[i] > 0) || !isfinite(ratios[i])) return -1;
+        sum += log(ratios[i]);
+    }
+    double mean = sum / (double)k, ss = 0;
+    for (size_t i = 0; i < k; i++) ss += (log(ratios[i]) - mean) * (log(ratios[i]) - mean);
+    out->k = k;
+    out->center = exp(mean);
+    out->spread = k >= 2 ? sqrt(ss / (double)(k - 1)) : 0;
+    out->used_spread = out->spread > pooled ? out->spread : pooled;
+    /* the spread is of logs: exp(k sd) - 1 is the relative change it allows */
+    double tol = expm1(p->k_sigma * out->used_spread);
+    out->tol = tol > p->floor ? tol : p->floor;
+    return 0;
+}
+
+double drift_pooled(const drift_ref *rows, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].k < 2) continue;
+        num += (double)(rows[i].k - 1) * rows[i].spread * rows[i].spread;
+        den += (double)(rows[i].k - 1);
+    }
+    return den > 0 ? sqrt(num / den) : 0;
+}
+
+drift_verdict drift_decide(const drift_ref *r, double now, double now_lo, double now_hi)
+{
+    double up = r->center * (1 + r->tol), down = r->center / (1 + r->tol);
+    if (now_lo > up) return DRIFT_SLOWER;
+    if (now_hi < down) return DRIFT_FASTER;
+    if (now > up || now < down) return DRIFT_UNSURE;
+    return DRIFT_WITHIN;
+}
+
+const char *drift_verdict_name(drift_verdict v)
+{
+    switch (v) {
+    case DRIFT_WITHIN: return "within";
+    case DRIFT_SLOWER: return "slower";
+    case DRIFT_FASTER: return "faster";
+    case DRIFT_UNSURE: return "unsure";
+    }
+    return "?";
+}

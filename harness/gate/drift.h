@@ -1,0 +1,48 @@
+/* gate/drift.h: the drift gate's decision, as pure functions of measured ratios.
+ *
+ * The reference is a set of runs (evidence/<gpu>/accepted.txt, from separate processes
+ * and sessions). For one phase at one shape, each reference run gives its ratio to the
+ * baseline; their geometric mean is the centre and the standard deviation of their logs
+ * the between-run spread, which is what separate processes really vary by (0.6-1.4% on
+ * the H100, up to 9% between sessions at the throughput shapes: 3-6x a run's own CI). The
+ * tolerance is k_sigma times that spread (the pooled spread of all rows where it is
+ * larger: three runs estimate a spread poorly), and at least `floor`. A run drifted
+ * slower when its ratio's whole CI lies above centre x (1 + tol): only a large change
+ * blocks; the A/B gate is the one that sees small ones. */
+#ifndef ATTNLADDER_GATE_DRIFT_H
+#define ATTNLADDER_GATE_DRIFT_H
+#include <stddef.h>
+
+typedef struct {
+    double k_sigma;      /* the tolerance in between-run standard deviations */
+    double floor;        /* the smallest tolerance, relative (0.02 = 2%) */
+    size_t min_runs;     /* a reference set smaller than this is not judged */
+} drift_params;
+
+typedef struct {
+    size_t k;            /* reference runs with a ratio here */
+    double center;       /* geometric mean of their ratios */
+    double spread;       /* sample sd of their log ratios (0 when k < 2) */
+    double used_spread;  /* max(spread, pooled) */
+    double tol;          /* max(floor, k_sigma x used_spread), relative */
+} drift_ref;
+
+typedef enum {
+    DRIFT_WITHIN = 0,
+    DRIFT_SLOWER,        /* the whole CI above centre x (1 + tol): blocks */
+    DRIFT_FASTER,        /* the whole CI below centre / (1 + tol): reported */
+    DRIFT_UNSURE         /* the point is outside, its CI is not: reported */
+} drift_verdict;
+
+/* The reference of one row from its k ratios (all > 0). 0, or -1 when k == 0 or a ratio
+ * is not positive and finite. */
+int drift_reference(const double *ratios, size_t k, double pooled, const drift_params *p, drift_ref *out);
+
+/* The pooled spread of n rows: sqrt(sum (k_i - 1) s_i^2 / sum (k_i - 1)) over rows with
+ * k_i >= 2; 0 when there are none. */
+double drift_pooled(const drift_ref *rows, size_t n);
+
+drift_verdict drift_decide(const drift_ref *r, double now, double now_lo, double now_hi);
+const char *drift_verdict_name(drift_verdict v);   /* "within", "slower", ... */
+
+#endif

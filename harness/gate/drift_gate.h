@@ -1,0 +1,37 @@
+/* gate/drift_gate.h: the drift gate over runs: a run against the accepted reference set
+ * of its GPU (evidence/accepted.h), one row per phase and gated shape (the headline and
+ * throughput shapes of ci/gate.json), decided by gate/drift.h. */
+#ifndef ATTNLADDER_GATE_DRIFT_GATE_H
+#define ATTNLADDER_GATE_DRIFT_GATE_H
+#include <stdio.h>
+#include <jansson.h>
+#include "gate/config.h"
+#include "gate/drift.h"
+#include "evidence/reader.h"
+
+typedef struct {
+    const char *phase;
+    attn_shape shape;
+    drift_ref ref;
+    double now, now_lo, now_hi;
+    drift_verdict verdict;
+    double pooled;           /* the between-run spread pooled over the phases at this shape */
+} drift_row;
+
+typedef struct {
+    drift_row *rows;
+    size_t n;
+    size_t slower;           /* rows that block */
+    size_t n_refs;           /* runs in the reference set */
+    int judged;              /* 0: the set is smaller than drift.min_runs */
+    size_t skipped;          /* rows without a ratio in the run or in every reference */
+} drift_outcome;
+
+/* refs: the reference runs (same GPU as run, or bad input). 0, or -1 with err. */
+int gate_drift(const gate_config *c, const run_data *run, const run_data *refs, size_t n_refs,
+               drift_outcome *o, char *err, size_t errlen);
+void drift_outcome_free(drift_outcome *o);
+void drift_print(FILE *f, const gate_config *c, const drift_outcome *o, int brief);
+json_t *drift_json(const gate_config *c, const drift_outcome *o);
+
+#endif

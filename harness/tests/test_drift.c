@@ -1,0 +1,149 @@
+/* test_drift.c: the drift gate's decision against a reference set with between-run
+ * structure (a session offset, not +-1% jitter), the tolerance from the runs' spread with
+ * its floor and the pooled spread, the CI end that decides, and its config section. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+#include <jansson.h>
+#include "gate/config.h"
+#include "gate/drift.h"
+
+static const drift_params P = { 4.0, 0.02, 3 };
+
+static void tolerance_comes_from_the_spread(void **st)
+{
+    (void)st;
+    /* two sessions: three runs near 1.00, two 6% higher (the baseline ran faster there) */
+    const double r[] = { 1.00, 1.01, 0.99, 1.06, 1.07 };
+    drift_ref ref;
+    assert_int_equal(drift_reference(r, 5, 0, &P, &ref), 0);
+    double mean = 0, ss = 0;
+    for (int i = 0; i < 5; i++) mean += log(r[i]) / 5;
+    for (int i = 0; i < 5; i++) ss += (log(r[i]) - mean) * (log(r[i]) - mean);
+    double sd = sqrt(ss / 4);
+    assert_true(fabs(ref.center - exp(mean)) < 1e-12);
+    assert_true(fabs(ref.spread - sd) < 1e-12);
+    assert_true(fabs(ref.tol - expm1(4 * sd)) < 1e-12);
+    assert_true(ref.tol > 0.13 && ref.tol < 0.17);   /* not a fixed 5%: 4 x 3.6% */
+    assert_int_equal(ref.k, 5);
+}
+
+static void identical_runs_get_the_floor(void **st)
+{
+    (void)st;
+    const double r[] = { 0.65, 0.65, 0.65 };
+    drift_ref ref;
+    assert_int_equal(drift_reference(r, 3, 0, &P, &ref), 0);
+    assert_true(ref.spread < 1e-12);
+    assert_true(fabs(ref.tol - 0.02) < 1e-12);
+}
+
+static void the_pooled_spread_is_a_floor(void **st)
+{
+    (void)st;
+    const double r[] = { 0.65, 0.651, 0.649 };
+    drift_ref ref;
+    assert_int_equal(drift_reference(r, 3, 0.02, &P, &ref), 0);
+    assert_true(fabs(ref.used_spread - 0.02) < 1e-12);
+    assert_true(fabs(ref.tol - expm1(0.08)) < 1e-12);
+    /* one run: no spread of its own, the pooled one */
+    assert_int_equal(drift_reference(r, 1, 0.01, &P, &ref), 0);
+    assert_true(ref.spread == 0 && fabs(ref.used_spread - 0.01) < 1e-12);
+}
+
+static void pooled_weights_by_degrees_of_freedom(void **st)
+{
+    (void)st;
+    drift_ref rows[3] = { { .k = 5, .spread = 0.01 }, { .k = 2, .spread = 0.04 }, { .k = 1, .spread = 0.5 } };
+    double want = sqrt((4 * 0.0001 + 1 * 0.0016) / 5);
+    assert_true(fabs(drift_pooled(rows, 3) - want) < 1e-12);
+    assert_true(drift_pooled(rows + 2, 1) == 0);   /* no row with two runs */
+}
+
+static void the_lower_ci_end_decides(void **st)
+{
+    (void)st;
+    drift_ref ref = { .k = 5, .center = 1.0, .tol = 0.05 };
+    /* point past the tolerance, CI not: reported, not blocking (a rule on the point
+     * estimate would block it) */
+    assert_int_equal(drift_decide(&ref, 1.08, 1.04, 1.10), DRIFT_UNSURE);
+    /* the whole CI past it: slower (a rule on the upper end alone would block the
+     * previous case too; one on the CI's width would miss this) */
+    assert_int_equal(drift_decide(&ref, 1.08, 1.051, 1.10), DRIFT_SLOWER);
+    assert_int_equal(drift_decide(&ref, 1.02, 1.00, 1.04), DRIFT_WITHIN);
+    assert_int_equal(drift_decide(&ref, 0.90, 0.89, 0.94), DRIFT_FASTER);
+    assert_int_equal(drift_decide(&ref, 0.94, 0.93, 0.96), DRIFT_UNSURE);
+    assert_string_equal(drift_verdict_name(DRIFT_SLOWER), "slower");
+}
+
+static void a_session_offset_is_no_drift_but_a_large_change_is(void **st)
+{
+    (void)st;
+    const double r[] = { 1.85, 1.86, 2.01, 1.74, 1.84 };   /* 06 at 4x16x4096x128, H100 set */
+    drift_ref ref;
+    assert_int_equal(drift_reference(r, 5, 0, &P, &ref), 0);
+    assert_int_equal(drift_decide(&ref, 2.00, 1.99, 2.02), DRIFT_WITHIN);     /* like the 2.01 run */
+    assert_int_equal(drift_decide(&ref, 2.60, 2.58, 2.62), DRIFT_SLOWER);     /* +40% */
+}
+
+static void bad_ratios_are_refused(void **st)
+{
+    (void)st;
+    drift_ref ref;
+    const double bad[] = { 1.0, 0.0 }, nan_[] = { 1.0, NAN };
+    assert_int_equal(drift_reference(bad, 0, 0, &P, &ref), -1);
+    assert_int_equal(drift_reference(bad, 2, 0, &P, &ref), -1);
+    assert_int_equal(drift_reference(nan_, 2, 0, &P, &ref), -1);
+}
+
+static int load(const char *drift, gate_config *c, char *err, size_t errlen)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "{\"baseline\": \"sdpa_cudnn\", \"headline\": [[1, 8, 512, 512, 64, 0]], "
+             "\"bounds\": {\"06_tiling\": {\"ratio_max\": 0.95}}%s%s}", drift ? ", \"drift\": " : "", drift ? drift : "");
+    json_error_t je;
+    json_t *j = json_loads(text, 0, &je);
+    assert_non_null(j);
+    int rc = gate_config_from_json(j, "gate.json", c, err, errlen);
+    json_decref(j);
+    return rc;
+}
+
+static void config_section(void **st)
+{
+    (void)st;
+    gate_config c;
+    char err[512];
+    assert_int_equal(load(NULL, &c, err, sizeof err), 0);
+    assert_true(c.drift.k_sigma == 4.0 && c.drift.floor == 0.02 && c.drift.min_runs == 3);
+    gate_config_free(&c);
+    assert_int_equal(load("{\"k_sigma\": 3, \"floor\": 0.05, \"min_runs\": 4}", &c, err, sizeof err), 0);
+    assert_true(c.drift.k_sigma == 3.0 && c.drift.floor == 0.05 && c.drift.min_runs == 4);
+    gate_config_free(&c);
+    assert_int_equal(load("{\"k_sigma\": -1}", &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "drift.k_sigma: must be a number in [0.5, 20]"));
+    assert_int_equal(load("{\"min_runs\": 2.5}", &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "drift.min_runs: must be a whole number"));
+    assert_int_equal(load("{\"tolerance\": 0.05}", &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "drift.tolerance: unknown key"));
+    assert_int_equal(load("[]", &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "drift: not an object"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(tolerance_comes_from_the_spread),
+        cmocka_unit_test(identical_runs_get_the_floor),
+        cmocka_unit_test(the_pooled_spread_is_a_floor),
+        cmocka_unit_test(pooled_weights_by_degrees_of_freedom),
+        cmocka_unit_test(the_lower_ci_end_decides),
+        cmocka_unit_test(a_session_offset_is_no_drift_but_a_large_change_is),
+        cmocka_unit_test(bad_ratios_are_refused),
+        cmocka_unit_test(config_section),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
