@@ -152,6 +152,23 @@ def run_series(name, shapes, sizes, reps, reps2, deadline, start, ctx):
             cal[p]["intercept"] = ma - slope * mc
         else:
             cal[p]["intercept"] = cal[p]["hook_cost"]
+    # every (cycles, change) seen per phase: the zero trial, the probes, then each trial as
+    # it comes; the cycles for a size are interpolated between the points around it (the
+    # response need not be a line: a launch overlapped with the previous one hides part
+    # of a short delay), extrapolated from the fitted line beyond the last one
+    pts = {p: [(0, cal[p]["hook_cost"]), (cyc1[p], cal[p]["probe1_change"]), (cyc2[p], cal[p]["probe2_change"])]
+           for p in phases}
+
+    def cycles_for(p, target):
+        q = sorted((c, a) for c, a in pts[p] if a is not None)
+        for (c0, a0_), (c1, a1) in zip(q, q[1:]):
+            if a0_ <= target <= a1 and a1 > a0_:
+                return c0 + (target - a0_) * (c1 - c0) / (a1 - a0_)
+        if q and target < q[0][1]:
+            return 0.0
+        top = max(q, key=lambda x: x[0]) if q else (0, 0.0)
+        return max(0.0, top[0] + (target - top[1]) / cal[p]["change_per_cycle"])
+
     plan = []
     for s in sizes:
         plan += [s] * (reps2 if s == 2 else reps)
@@ -160,8 +177,10 @@ def run_series(name, shapes, sizes, reps, reps2, deadline, start, ctx):
         if time.time() - start + max(t["wall_s"] for t in trials) * 1.3 > deadline:
             not_run.append(s)
             continue
-        cyc = {p: max(0.0, s / 100 - cal[p]["intercept"]) / cal[p]["change_per_cycle"] for p in phases}
-        trial("planted", s, cyc)
+        cyc = {p: cycles_for(p, s / 100) for p in phases}
+        t = trial("planted", s, cyc)
+        for p in phases:
+            pts[p].append((cyc[p], change(t, p)))
     return trials, cal, not_run
 
 

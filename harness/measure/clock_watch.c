@@ -96,6 +96,11 @@ int clock_tally_sample(const clock_policy *p, clock_tally *t, unsigned *mhz)
     unsigned long long why = 0;
     *mhz = 0;
     if (!p->watch || clock_watch_sample(p->watch, mhz, &why)) return 0;
+    return clock_tally_add(p, t, why);
+}
+
+int clock_tally_add(const clock_policy *p, clock_tally *t, unsigned long long why)
+{
     t->seen |= why;
     if (why & p->discard_mask) {
         t->discarded++;

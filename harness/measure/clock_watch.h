@@ -43,6 +43,8 @@ typedef struct {
 /* Reads the clock after a sample: 1 to discard it (counted), 0 to keep it (its SM clock
  * in *mhz, 0 when not read). */
 int clock_tally_sample(const clock_policy *p, clock_tally *t, unsigned *mhz);
+/* The decision alone, on reasons read: 1 discard (counted), 0 keep. */
+int clock_tally_add(const clock_policy *p, clock_tally *t, unsigned long long reasons);
 /* 1 when the discards are past the policy's limit, with `kept` samples kept. */
 int clock_tally_over(const clock_policy *p, const clock_tally *t, size_t kept);
 

@@ -80,6 +80,49 @@ static void scale_samples(json_t *doc, const char *impl, double f, int also_stor
     }
 }
 
+/* Marks the graph timing of impl at the non-causal headline shape as stopped for clock
+ * events ("throttled", as timing.c writes it past the discard limit). */
+static void mark_throttled(json_t *doc, const char *impl)
+{
+    size_t i;
+    json_t *res;
+    json_array_foreach(json_object_get(doc, "results"), i, res) {
+        json_t *s = json_object_get(res, "shape");
+        if (strcmp(json_string_value(json_object_get(res, "impl")), impl) != 0 ||
+            json_integer_value(json_object_get(s, "seq_q")) != 512 || json_integer_value(json_object_get(s, "causal")))
+            continue;
+        json_t *g = json_object_get(json_object_get(res, "timing"), "graph");
+        json_object_set_new(g, "stop", json_string("throttled"));
+        json_object_set_new(g, "clock", json_pack("{s:i}", "discarded", 40));
+    }
+}
+
+static void throttled_measurements_fail_not_pass_silently(void **st)
+{
+    (void)st;
+    const char *who[] = { "06_tiling", "sdpa_cudnn" };   /* the phase's own, or its baseline's */
+    for (int w = 0; w < 2; w++) {
+        json_t *doc = load_accepted();
+        mark_throttled(doc, who[w]);
+        gate_config c;
+        config_06(&c, 0.95, 0);
+        gate_outcome o;
+        gate_06(doc, &c, &o, 0);
+        size_t n, failed;
+        count_06(&o, CHECK_BOUND, &n, &failed);
+        assert_int_equal(n, 2);
+        assert_int_equal(failed, 1);
+        int named = 0;
+        for (size_t i = 0; i < o.n; i++)
+            named |= !o.checks[i].pass && strstr(o.checks[i].message, "throttled") &&
+                     strstr(o.checks[i].message, who[w]) && strstr(o.checks[i].message, "40 samples discarded");
+        assert_true(named);
+        gate_outcome_free(&o);
+        gate_config_free(&c);
+        json_decref(doc);
+    }
+}
+
 static void accepted_run_passes_and_only_headline_shapes_count(void **st)
 {
     (void)st;
@@ -220,6 +263,7 @@ int main(void)
         cmocka_unit_test(throughput_bounds_are_gated),
         cmocka_unit_test(failed_input_check_fails_correctness),
         cmocka_unit_test(planted_or_overridden_runs_are_refused),
+        cmocka_unit_test(throttled_measurements_fail_not_pass_silently),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""The gate's reliability figures in ci/README.md, computed from the committed evidence.
+
+    python3 ci/tools/study_summary.py [--check] [--bin build/attnladder]
+
+Reads every A/A study (evidence/*/ab_study_*.json), every planted study
+(evidence/*/ab_planted_*.json) and, through `attnladder gate --against accepted`, the
+drift gate's verdict on every committed complete run; writes the markdown between the
+markers <!-- study:begin --> and <!-- study:end --> of ci/README.md. Every verdict of
+every file is counted; nothing is left out. --check (make test) exits 1 when the README's
+block is not what the evidence gives."""
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+README = os.path.join(ROOT, "ci", "README.md")
+BEGIN, END = "<!-- study:begin -->", "<!-- study:end -->"
+
+
+def binom_cdf(x, n, p):
+    return sum(math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(x + 1))
+
+
+def upper95(x, n):
+    """One-sided 95% Clopper-Pearson upper bound of a rate seen x times in n."""
+    if n == 0:
+        return 1.0
+    if x >= n:
+        return 1.0
+    lo, hi = x / n, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if binom_cdf(x, n, mid) > 0.05:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def rel(p):
+    return os.path.relpath(p, ROOT)
+
+
+def aa_section(out):
+    files = sorted(glob.glob(os.path.join(ROOT, "evidence", "*", "ab_study_*.json")))
+    out.append("**A/A** (`ci/tools/ab_study.sh`: one build against a copy of itself, separate processes; "
+               "every phase and the baseline at the headline shapes and 4x16x4096x128, both masks):\n")
+    out.append("| study | GPU | processes | comparisons | unchanged | regressed | improved | inconclusive | other |")
+    out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    tot = {"n": 0, "regressed": 0}
+    phases_n = phases_fa = 0
+    for f in files:
+        d = json.load(open(f))
+        c = dict(d.get("counts", {}))
+        n = sum(v for k, v in c.items() if k != "no_result")
+        other = sum(v for k, v in c.items() if k not in ("unchanged", "regressed", "improved", "inconclusive"))
+        gpu = os.path.basename(os.path.dirname(f))
+        out.append(f"| `{os.path.basename(f)[:-5]}` | {gpu} | {d.get('processes')} | {n} | {c.get('unchanged', 0)} | "
+                   f"{c.get('regressed', 0)} | {c.get('improved', 0)} | {c.get('inconclusive', 0)} | {other} |")
+        if os.path.basename(f) == "ab_study_20261123T074505Z.json":
+            continue   # before the buffer-set fix: shown, not pooled (see the text)
+        tot["n"] += n
+        tot["regressed"] += c.get("regressed", 0)
+        for run in d.get("runs", []):
+            for r in run.get("rows", []):
+                if r.get("impl") != "sdpa_cudnn":
+                    phases_n += 1
+                    phases_fa += r.get("verdict") == "regressed"
+    # the baseline's A/A verdicts inside the planted studies (the baseline is never planted)
+    base = {}
+    for f in sorted(glob.glob(os.path.join(ROOT, "evidence", "*", "ab_planted_*.json"))):
+        for k, v in json.load(open(f)).get("baseline_aa_verdicts", {}).items():
+            base[k] = base.get(k, 0) + v
+    nb = sum(base.values())
+    fb = base.get("regressed", 0)
+    out.append("")
+    out.append(f"After the buffer-set fix (every study but `ab_study_20261123T074505Z`): {tot['regressed']} false alarms "
+               f"in {tot['n']} A/A comparisons ({phases_fa} in {phases_n} of the phases); the false-alarm rate's "
+               f"one-sided 95% upper bound is {upper95(tot['regressed'], tot['n']):.2%} "
+               f"(phases alone {upper95(phases_fa, phases_n):.2%}). The baseline is never planted, so each planted "
+               f"study's process is also an A/A comparison of it at the headline shapes: "
+               + ", ".join(f"{v} {k}" for k, v in sorted(base.items()))
+               + f". All A/A verdicts together: {tot['regressed'] + fb} false alarms in {tot['n'] + nb}, "
+               f"95% upper bound {upper95(tot['regressed'] + fb, tot['n'] + nb):.2%}.\n")
+
+
+def planted_section(out):
+    files = sorted(glob.glob(os.path.join(ROOT, "evidence", "*", "ab_planted_*.json")))
+    for f in files:
+        d = json.load(open(f))
+        name = os.path.basename(f)[:-5]
+        if d.get("schema_version", 1) < 2:
+            rows = d.get("rows", [])
+            det = sum(1 for r in rows if r.get("verdict") == "regressed")
+            out.append(f"**`{name}`** (a spin kernel launched after each run: the launch gap is part of "
+                       f"the plant): {det} of {len(rows)} planted comparisons detected.\n")
+            continue
+        table, cal_all = d.get("table", {}), d.get("calibration", {})
+        if table and all(isinstance(v, dict) and all(k.replace(".", "").isdigit() for k in v)
+                         for v in table.values()):
+            # the first in-kernel study kept one series, the headline, without its name
+            table, cal_all = {"headline": table}, {"headline": cal_all}
+        out.append(f"**`{name}`** ({d.get('plant')}; {len(d.get('trials', []))} processes; cells: detected / "
+                   f"verdicts over both shapes, and the median change the A/B measurement itself saw):\n")
+        for series, phases in table.items():
+            sizes = sorted({k for v in phases.values() for k in v}, key=float)
+            cal = cal_all.get(series, {})
+            out.append(f"| {series}: phase | cost at 0 cycles | " + " | ".join(f"planted {s}%" for s in sizes) + " |")
+            out.append("| --- | ---: | " + " | ".join("---:" for _ in sizes) + " |")
+            for p, v in sorted(phases.items()):
+                cells = []
+                for s in sizes:
+                    e = v.get(s)
+                    if not e:
+                        cells.append("-")
+                        continue
+                    n = sum(e["verdicts"].values())
+                    ch = sorted(e["changes"])
+                    med = ch[len(ch) // 2] if ch else float("nan")
+                    cells.append(f"{e['verdicts'].get('regressed', 0)}/{n} ({med:+.1%})")
+                hc = cal.get(p, {}).get("hook_cost")
+                out.append(f"| {p} | {hc:+.1%} | " if hc is not None else f"| {p} | - | ")
+                out[-1] += " | ".join(cells) + " |"
+            nr = d.get("not_run", {}).get(series) if isinstance(d.get("not_run"), dict) else d.get("not_run")
+            if nr:
+                out.append(f"\n{len(nr)} planned trials of this series were not run (the deadline): {nr}")
+            out.append("")
+
+
+def drift_section(out, binary):
+    rows = {}
+    verdicts = {}
+    runs = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for acc in sorted(glob.glob(os.path.join(ROOT, "evidence", "*", "accepted.txt"))):
+            for run in sorted(glob.glob(os.path.join(os.path.dirname(acc), "2*.json"))):
+                if run.endswith(".partial.json"):
+                    continue
+                j = os.path.join(tmp, "g.json")
+                subprocess.run([binary, "gate", run, "--against", "accepted", "--json", j],
+                               capture_output=True, text=True, cwd=ROOT)
+                if not os.path.exists(j):
+                    continue
+                d = json.load(open(j)).get("drift") or {}
+                os.remove(j)
+                runs += 1
+                for r in d.get("rows", []):
+                    verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
+                    s = r["shape"]
+                    key = (os.path.basename(os.path.dirname(acc)), r["phase"],
+                           "headline" if s["seq_q"] == 512 else "throughput")
+                    rows.setdefault(key, []).append(r["tolerance"])
+    n = sum(verdicts.values())
+    out.append(f"**Drift** (`attnladder gate RUN --against accepted` on each of the {runs} committed complete runs, "
+               f"a member of the set against the others): {n} rows, "
+               + ", ".join(f"{v} {k}" for k, v in sorted(verdicts.items()))
+               + f"; false alarms (slower) {verdicts.get('slower', 0)} of {n}. The smallest drift each phase's row "
+               "can flag (its tolerance, over those runs):\n")
+    out.append("| GPU | phase | headline | 4x16x4096x128 |")
+    out.append("| --- | --- | --- | --- |")
+    for (gpu, phase) in sorted({(g, p) for g, p, _ in rows}):
+        def rng(kind):
+            t = rows.get((gpu, phase, kind))
+            return f"{min(t):.0%} - {max(t):.0%}" if t else "-"
+        out.append(f"| {gpu} | {phase} | {rng('headline')} | {rng('throughput')} |")
+    out.append("")
+
+
+def main(argv):
+    check = "--check" in argv
+    binary = os.path.join(ROOT, "build", "attnladder")
+    if "--bin" in argv:
+        binary = os.path.abspath(argv[argv.index("--bin") + 1])
+    out = [BEGIN, "<!-- generated by ci/tools/study_summary.py from the evidence; make test checks it -->", ""]
+    aa_section(out)
+    planted_section(out)
+    drift_section(out, binary)
+    out.append(END)
+    block = "\n".join(out)
+    text = open(README).read()
+    if BEGIN not in text or END not in text:
+        print(f"study_summary: {rel(README)} has no {BEGIN} ... {END} block", file=sys.stderr)
+        return 2
+    new = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    if check:
+        if new != text:
+            print(f"study_summary: the study block of {rel(README)} does not match the evidence; "
+                  "run python3 ci/tools/study_summary.py", file=sys.stderr)
+            return 1
+        print("study_summary: ci/README.md matches the evidence")
+        return 0
+    with open(README + ".tmp", "w") as fh:
+        fh.write(new)
+    os.replace(README + ".tmp", README)
+    print(f"study_summary: wrote the study block of {rel(README)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
