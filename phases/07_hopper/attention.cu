@@ -46,11 +46,13 @@ template <int D, int NCONS> struct Cfg {
     static constexpr int BAR_BYTES = 8 * (2 + 4 * STAGES) + 8;   // + two work-tile slots
     static constexpr int SMEM = 1024 + TILE_BYTES + BAR_BYTES;   // 1024: alignment slack
     static_assert(SMEM <= 227 * 1024, "fits the sm_90 per-block limit");
-    // setmaxnreg: the producer keeps 40 (32) registers, the consumers share the rest of the
+    // setmaxnreg: the producer keeps 24 (two consumer warpgroups; 40 with the dynamic tile
+    // scheduler's hand-out) or 32 (three) registers, the consumers share the rest of the
     // 64K-register file (multiples of 8). One consumer warpgroup needs no move.
-    static constexpr int REG_PRODUCER = NCONS == 2 ? 40 : 32;
-    static constexpr int REG_CONSUMER = NCONS == 2 ? 232 : 160;
-    static_assert(NCONS == 1 || (REG_PRODUCER + NCONS * REG_CONSUMER) * 128 <= 65536, "register file");
+    template <bool DYN> static constexpr int REG_PRODUCER = NCONS == 2 ? (DYN ? 40 : 24) : 32;
+    template <bool DYN> static constexpr int REG_CONSUMER = NCONS == 2 ? (DYN ? 232 : 240) : 160;
+    static_assert(NCONS == 1 || (REG_PRODUCER<true> + NCONS * REG_CONSUMER<true>) * 128 <= 65536, "register file");
+    static_assert(NCONS == 1 || (REG_PRODUCER<false> + NCONS * REG_CONSUMER<false>) * 128 <= 65536, "register file");
 };
 
 struct Params {
@@ -264,7 +266,7 @@ template <int D, int NCONS> struct Consumer {
 };
 #endif
 
-template <int D, int NCONS, bool OVERLAP, bool PINGPONG>
+template <int D, int NCONS, bool OVERLAP, bool PINGPONG, bool DYN>
 __global__ void __launch_bounds__(Cfg<D, NCONS>::THREADS, 1)
 hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                  const __grid_constant__ CUtensorMap tm_v, const Params prm)
@@ -275,10 +277,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     static_assert(!PINGPONG || (OVERLAP && NCONS >= 2), "ping-pong takes turns between overlapped warpgroups");
     // One consumer warpgroup serves small grids only: one tile per block, no loop code.
     constexpr bool LOOP = NCONS >= 2;
-    // Two consumer warpgroups: the producer hands out the tiles (slot), static or dynamic.
-    // Three: each side computes the static round robin itself (the producer's 32
-    // registers do not hold the hand-out without spilling).
-    constexpr bool SLOT = NCONS == 2;
+    // The dynamic tile scheduler (two consumer warpgroups only): the producer takes the
+    // tiles from a global counter and hands them out (slot). Otherwise each side computes
+    // the static round robin itself (24 or 32 producer registers do not hold the hand-out).
+    static_assert(!DYN || NCONS == 2, "the dynamic scheduler serves two consumer warpgroups");
+    constexpr bool SLOT = DYN;
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));   // swizzle atoms: 1024-aligned
@@ -330,7 +333,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
 
     if (threadIdx.x < 128) {
         // ---- producer warpgroup: one thread issues every copy ----
-        if constexpr (NCONS >= 2) hopper::regs_dec<C::REG_PRODUCER>();
+        if constexpr (NCONS >= 2) hopper::regs_dec<C::template REG_PRODUCER<DYN>>();
         if (threadIdx.x == 0) {
             hopper::prefetch_tmap(&tm_q);
             hopper::prefetch_tmap(&tm_k);
@@ -372,10 +375,10 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 if constexpr (!LOOP) break;
                 // The next tile (the ring keeps the producer ahead of the consumers, so the
                 // atomic's latency is hidden).
-                if constexpr (SLOT) t = prm.sched ? atomicAdd(prm.sched, 1) + (int)gridDim.x : t + (int)gridDim.x;
+                if constexpr (SLOT) t = atomicAdd(prm.sched, 1) + (int)gridDim.x;
                 else t += (int)gridDim.x;
             }
-            if (SLOT && prm.sched) {
+            if constexpr (SLOT) {
                 // This block fetches no more: count it; the last one resets the scheduler
                 // for the next launch (which reads it only after griddepcontrol.wait).
                 __threadfence();
@@ -389,7 +392,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     }
 
     // ---- consumer warpgroups ----
-    if constexpr (NCONS >= 2) hopper::regs_inc<C::REG_CONSUMER>();
+    if constexpr (NCONS >= 2) hopper::regs_inc<C::template REG_CONSUMER<DYN>>();
     Consumer<D, NCONS> cs;
     cs.wg = threadIdx.x / 128 - 1;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
@@ -564,27 +567,33 @@ enum { ERR_CUDA = 1, ERR_SHAPE, ERR_ARCH, ERR_SMEM, ERR_ALLOC, ERR_TMAP, ERR_VAR
 struct Variant {
     const char *name;
     int d, ncons, overlap, pingpong, threads, smem;
-    const void *fn;
+    const void *fn, *fn_dyn;   // static tile order; dynamic tile scheduler (two consumer warpgroups)
 };
 
 #define VARIANT(NAME, D, N, OV, PP)                                                                \
     { NAME, D, N, OV, PP, Cfg<D, N>::THREADS, Cfg<D, N>::SMEM,                                     \
-      reinterpret_cast<const void *>(&hopper_attention<D, N, OV, PP>) }
+      reinterpret_cast<const void *>(&hopper_attention<D, N, OV, PP, false>), nullptr }
+#define VARIANT2(NAME, D, OV, PP)                                                                  \
+    { NAME, D, 2, OV, PP, Cfg<D, 2>::THREADS, Cfg<D, 2>::SMEM,                                     \
+      reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, false>),                      \
+      reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, true>) }
 // The steps of the rung, in order (README.md): one consumer warpgroup; two with
 // setmaxnreg; S/softmax overlap; ping-pong (the default).
 const Variant VARIANTS[] = {
     VARIANT("1wg", 64, 1, false, false),     VARIANT("1wg", 128, 1, false, false),
     VARIANT("1wg-overlap", 64, 1, true, false), VARIANT("1wg-overlap", 128, 1, true, false),
     VARIANT("3wg", 64, 3, true, true),
-    VARIANT("2wg", 64, 2, false, false),     VARIANT("2wg", 128, 2, false, false),
-    VARIANT("overlap", 64, 2, true, false),  VARIANT("overlap", 128, 2, true, false),
-    VARIANT("pingpong", 64, 2, true, true),  VARIANT("pingpong", 128, 2, true, true),
+    VARIANT2("2wg", 64, false, false),       VARIANT2("2wg", 128, false, false),
+    VARIANT2("overlap", 64, true, false),    VARIANT2("overlap", 128, true, false),
+    VARIANT2("pingpong", 64, true, true),    VARIANT2("pingpong", 128, true, true),
 };
 #undef VARIANT
+#undef VARIANT2
 
 struct State {
     attn_shape shape;
     const Variant *var;
+    const void *fn;   // var->fn or var->fn_dyn
     int bm, n_qblocks, n_work, grid, group_log2;
     int pdl;   // launch with programmatic stream serialization (ATTN07_PDL=0 turns it off)
     int *sched;   // device {next, done} of the dynamic tile scheduler, or NULL
@@ -692,15 +701,23 @@ int init(void **state, const attn_shape *s)
         return ERR_CUDA;
     const Variant *v = pick(s, sms);
     if (!v) return ERR_VARIANT;
+    // The dynamic tile scheduler (persistent grid, tiles from a global counter): by default
+    // for causal shapes with two consumer warpgroups, whose tiles differ in work (README.md,
+    // eighth and ninth rounds); ATTN07_SCHED=dynamic / static forces it on / off there.
+    const char *sched = getenv("ATTN07_SCHED");
+    const bool dynamic = v->fn_dyn && (sched && !strcmp(sched, "dynamic") ? true
+                                       : sched && !strcmp(sched, "static") ? false
+                                                                             : s->causal != 0);
+    const void *fn = dynamic ? v->fn_dyn : v->fn;
     if ((g_cuda = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
         return ERR_CUDA;
     if (optin < v->smem) return ERR_SMEM;
-    if ((g_cuda = cudaFuncSetAttribute(v->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v->smem)) != cudaSuccess)
+    if ((g_cuda = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v->smem)) != cudaSuccess)
         return ERR_CUDA;
-    int rc = check_sm90a(v->fn);
+    int rc = check_sm90a(fn);
     if (rc) return rc;
     cudaFuncAttributes fa;
-    if ((g_cuda = cudaFuncGetAttributes(&fa, v->fn)) != cudaSuccess) return ERR_CUDA;
+    if ((g_cuda = cudaFuncGetAttributes(&fa, fn)) != cudaSuccess) return ERR_CUDA;
 
     cudaDriverEntryPointQueryResult found;
     void *enc = nullptr;
@@ -712,6 +729,7 @@ int init(void **state, const attn_shape *s)
     if (!st) return ERR_ALLOC;
     st->shape = *s;
     st->var = v;
+    st->fn = fn;
     st->bm = 64 * v->ncons;
     st->n_qblocks = (s->seq_q + st->bm - 1) / st->bm;
     st->n_work = st->n_qblocks * s->batch * s->heads;
@@ -733,20 +751,18 @@ int init(void **state, const attn_shape *s)
     st->group_log2 = 0;
     while (st->group_log2 < 3 && (2L << st->group_log2) <= want && n_bh % (2L << st->group_log2) == 0)
         ++st->group_log2;
-    // Persistent launch for non-causal shapes (ATTN07_PERSIST=0/1 forces it off/on): as
-    // many blocks as fit on the device at once, each looping over work tiles in a static
-    // round robin; otherwise one block per tile. Causal tiles differ in work, and the
-    // hardware's dynamic block dispatch balances them better than the static order (a
-    // block count that divides the persistent grid sends every heavy tile to one block).
+    // Persistent launch for non-causal shapes and with the dynamic scheduler
+    // (ATTN07_PERSIST=0/1 forces it off/on otherwise): as many blocks as fit on the device
+    // at once, each looping over work tiles, in a static round robin or from the counter;
+    // otherwise one block per tile. Causal tiles differ in work: a static round robin
+    // balances them badly (a block count that divides the persistent grid sends every
+    // heavy tile to one block), so causal shapes take the dynamic scheduler (two consumer
+    // warpgroups) or the hardware's block dispatch (one block per tile, three).
     int per_sm = 0;
-    if ((g_cuda = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v->fn, v->threads, v->smem)) != cudaSuccess) {
+    if ((g_cuda = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, v->threads, v->smem)) != cudaSuccess) {
         free(st);
         return ERR_CUDA;
     }
-    // ATTN07_SCHED=dynamic: the two-warpgroup variants persistent, tiles taken from a
-    // global counter (causal shapes too); for measuring it against the static order.
-    const char *sched = getenv("ATTN07_SCHED");
-    const bool dynamic = v->ncons == 2 && sched && !strcmp(sched, "dynamic");
     const char *persist = getenv("ATTN07_PERSIST");
     const bool persistent = dynamic || (persist && *persist ? strcmp(persist, "0") != 0 : !s->causal);
     const long resident = (long)sms * (per_sm > 0 ? per_sm : 1);
@@ -818,7 +834,7 @@ int run(void *state, const attn_args *a)
     attr[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = attr;
     cfg.numAttrs = st.pdl ? 1 : 0;
-    g_cuda = cudaLaunchKernelExC(&cfg, st.var->fn, args);
+    g_cuda = cudaLaunchKernelExC(&cfg, st.fn, args);
     if (g_cuda == cudaSuccess) g_cuda = cudaGetLastError();
     return g_cuda == cudaSuccess ? 0 : ERR_CUDA;
 }
