@@ -34,25 +34,32 @@ constexpr int BN = 128;   // keys per K/V tile
 template <int D, int NCONS> struct Cfg {
     static constexpr int BM = 64 * NCONS;
     static constexpr int THREADS = 128 * (NCONS + 1);
-    static constexpr int STAGES = D == 64 ? 3 : 2;
+#ifndef ATTN07_STAGES128
+#define ATTN07_STAGES128 2
+#endif
+    static constexpr int STAGES = D == 64 ? 3 : ATTN07_STAGES128;   // K/V ring depth
     static constexpr int CHUNKS = D / 64;                 // 64-column chunks of 128 bytes
     static_assert(CHUNKS * 64 == D, "D is a multiple of 64");
     static constexpr int Q_BYTES = BM * D * 2;
     static constexpr int KV_BYTES = BN * D * 2;
     static constexpr int TILE_BYTES = Q_BYTES + 2 * STAGES * KV_BYTES;
-    static constexpr int BAR_BYTES = 8 * (2 + 4 * STAGES);
+    static constexpr int BAR_BYTES = 8 * (2 + 4 * STAGES) + 8;   // + two work-tile slots
     static constexpr int SMEM = 1024 + TILE_BYTES + BAR_BYTES;   // 1024: alignment slack
     static_assert(SMEM <= 227 * 1024, "fits the sm_90 per-block limit");
-    // setmaxnreg: the producer keeps 24 (32) registers, the consumers share the rest of the
+    // setmaxnreg: the producer keeps 24 (two consumer warpgroups; 40 with the dynamic tile
+    // scheduler's hand-out) or 32 (three) registers, the consumers share the rest of the
     // 64K-register file (multiples of 8). One consumer warpgroup needs no move.
-    static constexpr int REG_PRODUCER = NCONS == 2 ? 24 : 32;
-    static constexpr int REG_CONSUMER = NCONS == 2 ? 240 : 160;
-    static_assert(NCONS == 1 || (REG_PRODUCER + NCONS * REG_CONSUMER) * 128 <= 65536, "register file");
+    template <bool DYN> static constexpr int REG_PRODUCER = NCONS == 2 ? (DYN ? 40 : 24) : 32;
+    template <bool DYN> static constexpr int REG_CONSUMER = NCONS == 2 ? (DYN ? 232 : 240) : 160;
+    static_assert(NCONS == 1 || (REG_PRODUCER<true> + NCONS * REG_CONSUMER<true>) * 128 <= 65536, "register file");
+    static_assert(NCONS == 1 || (REG_PRODUCER<false> + NCONS * REG_CONSUMER<false>) * 128 <= 65536, "register file");
 };
 
 struct Params {
     __half *o;
+    int *sched;   // dynamic tile scheduler: {next, done}, zero between launches; NULL: static
     int seq_q, seq_kv, n_qblocks, n_work, causal;   // n_work: query blocks * batch * heads
+    int group_log2;   // the tile order's heads per group, log2 (tile_coords)
     float scale_log2;
 };
 
@@ -71,15 +78,29 @@ constexpr float RESCALE_LOG2 = 8.f;
 // gets the smallest t) and batch * head. A looping block (two or more consumer
 // warpgroups) derives them from t; a one-tile block reads them off its 2-D grid, with no
 // integer division on the short critical path of the small grids it serves.
+// Looping blocks take the tiles in groups of 2^p.group_log2 heads (a power of two that
+// divides batch * heads): inside a group the query-block rank runs slowest (every head's
+// heaviest causal block first), the groups one after the other. One head per group
+// (non-causal) is the plain head-major order; causal shapes use several (README.md, eighth
+// round), so that the last tiles handed out are light ones.
+template <bool LOOP> __device__ __forceinline__ void tile_coords(const Params &p, int t, int &qb, int &bh)
+{
+    if constexpr (LOOP) {
+        const int per_group = p.n_qblocks << p.group_log2;
+        const int g = t / per_group;
+        const int r = t - g * per_group;
+        bh = (g << p.group_log2) + (r & ((1 << p.group_log2) - 1));
+        qb = p.n_qblocks - 1 - (r >> p.group_log2);
+    } else {
+        qb = p.n_qblocks - 1 - (int)blockIdx.x;
+        bh = (int)blockIdx.y;
+    }
+}
 template <bool LOOP> __device__ __forceinline__ int qblock_of(const Params &p, int t)
 {
-    if constexpr (LOOP) return p.n_qblocks - 1 - t % p.n_qblocks;
-    else return p.n_qblocks - 1 - (int)blockIdx.x;
-}
-template <bool LOOP> __device__ __forceinline__ int bh_of(const Params &p, int t)
-{
-    if constexpr (LOOP) return t / p.n_qblocks;
-    else return (int)blockIdx.y;
+    int qb, bh;
+    tile_coords<LOOP>(p, t, qb, bh);
+    return qb;
 }
 
 __device__ __forceinline__ float ex2(float x)
@@ -88,6 +109,24 @@ __device__ __forceinline__ float ex2(float x)
     asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
     return y;
 }
+
+// 2^x on the FMA pipe instead of the MUFU unit (which does 16 per clock and SM: at D = 64
+// as many cycles as the tensor cores spend on the same tile). x is rounded to an integer j
+// by the 1.5 * 2^23 trick (j lands in the low mantissa bits of t), 2^(x - j) on
+// [-0.5, 0.5] by a degree-3 minimax polynomial (relative error 7.5e-5, under fp16's
+// 4.9e-4 rounding of P), and j added to the exponent field: (t's bits << 23) is j << 23
+// modulo 2^32. x is clamped at -126 (the result is then 0 or a denormal, never NaN).
+__device__ __forceinline__ float ex2_poly(float x)
+{
+    x = fmaxf(x, -126.f);
+    const float t = x + 12582912.f;
+    const float f = x - (t - 12582912.f);
+    const float p = fmaf(fmaf(fmaf(0.0551716685f, f, 0.2426111251f), f, 0.6932609677f), f, 0.9999280572f);
+    return __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
+}
+#ifndef ATTN07_POLY_EVERY
+#define ATTN07_POLY_EVERY 0   // 0: every exponential on MUFU; N: one column group in N on the FMA pipe
+#endif
 
 __device__ __forceinline__ uint32_t pack_half2(float a, float b)
 {
@@ -192,7 +231,11 @@ template <int D, int NCONS> struct Consumer {
 #pragma unroll
                 for (int c = 0; c < 2; ++c) {
                     float &x = s[4 * g + 2 * i + c];
-                    x = ex2(fmaf(x, prm.scale_log2, -ms));
+                    // At D = 64 (looping variants) one column group in POLY_EVERY takes
+                    // the polynomial, the rest MUFU.EX2 (README.md, eighth round).
+                    constexpr int PE = D == 64 && NCONS >= 2 ? ATTN07_POLY_EVERY : 0;
+                    const bool poly = PE > 0 && g % (PE > 0 ? PE : 1) == PE - 1;   // folded when unrolled
+                    x = poly ? ex2_poly(fmaf(x, prm.scale_log2, -ms)) : ex2(fmaf(x, prm.scale_log2, -ms));
                     sum[g % CHAINS] += x;
                 }
 #pragma unroll
@@ -223,7 +266,7 @@ template <int D, int NCONS> struct Consumer {
 };
 #endif
 
-template <int D, int NCONS, bool OVERLAP, bool PINGPONG>
+template <int D, int NCONS, bool OVERLAP, bool PINGPONG, bool DYN>
 __global__ void __launch_bounds__(Cfg<D, NCONS>::THREADS, 1)
 hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                  const __grid_constant__ CUtensorMap tm_v, const Params prm)
@@ -234,6 +277,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     static_assert(!PINGPONG || (OVERLAP && NCONS >= 2), "ping-pong takes turns between overlapped warpgroups");
     // One consumer warpgroup serves small grids only: one tile per block, no loop code.
     constexpr bool LOOP = NCONS >= 2;
+    // The dynamic tile scheduler (two consumer warpgroups only): the producer takes the
+    // tiles from a global counter and hands them out (slot). Otherwise each side computes
+    // the static round robin itself (24 or 32 producer registers do not hold the hand-out).
+    static_assert(!DYN || NCONS == 2, "the dynamic scheduler serves two consumer warpgroups");
+    constexpr bool SLOT = DYN;
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));   // swizzle atoms: 1024-aligned
@@ -243,18 +291,23 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     uint64_t *q_full = reinterpret_cast<uint64_t *>(v_s + ST * C::KV_BYTES);
     uint64_t *q_empty = q_full + 1;
     uint64_t *k_full = q_full + 2, *v_full = k_full + ST, *k_empty = v_full + ST, *v_empty = k_empty + ST;
+    int *slot = reinterpret_cast<int *>(v_empty + ST);   // the work tile of Q phase c is slot[c & 1]
 
     // Work tiles: t -> (query block, batch * head), query blocks of one head next to each
     // other (their K and V stay in L2), each head's heaviest causal block first. A looping
-    // block takes t = blockIdx.x, blockIdx.x + gridDim.x, ... (gridDim.x = the number of
-    // tiles, or the number of SMs for a persistent launch); a one-tile block (2-D grid)
-    // takes its one tile. The K/V ring's slot and phase run on across tiles (counter
-    // `it`), Q's phase with the tile count.
+    // block starts at t = blockIdx.x and the producer picks the next one: t + gridDim.x
+    // (static round robin; gridDim.x = the number of tiles, or the number of SMs for a
+    // persistent launch) or, with the dynamic scheduler, the next of a global counter
+    // (atomicAdd; the last block to finish resets it). The producer hands each tile to the consumers through slot[count & 1] with the
+    // Q load's mbarrier; t >= n_work there means stop. A one-tile block (2-D grid) takes
+    // its one tile. The K/V ring's slot and phase run on across tiles (counter `it`),
+    // Q's phase with the tile count.
     const int diag = prm.seq_kv - prm.seq_q;   // bottom-right causal: row i sees keys j <= i + diag
     const int t_first = LOOP ? (int)blockIdx.x : (int)(blockIdx.y * gridDim.x + blockIdx.x);
     auto tile_of = [](const Params &pr, int t, int &q0, int &bh, int &n_tiles) {
-        bh = bh_of<LOOP>(pr, t);
-        q0 = qblock_of<LOOP>(pr, t) * C::BM;
+        int qb;
+        tile_coords<LOOP>(pr, t, qb, bh);
+        q0 = qb * C::BM;
         int kv_end = pr.seq_kv;
         if (pr.causal) kv_end = min(kv_end, min(q0 + C::BM, pr.seq_q) + pr.seq_kv - pr.seq_q);
         n_tiles = kv_end > 0 ? (kv_end + BN - 1) / BN : 0;
@@ -280,16 +333,25 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
 
     if (threadIdx.x < 128) {
         // ---- producer warpgroup: one thread issues every copy ----
-        if constexpr (NCONS >= 2) hopper::regs_dec<C::REG_PRODUCER>();
+        if constexpr (NCONS >= 2) hopper::regs_dec<C::template REG_PRODUCER<DYN>>();
         if (threadIdx.x == 0) {
             hopper::prefetch_tmap(&tm_q);
             hopper::prefetch_tmap(&tm_k);
             hopper::prefetch_tmap(&tm_v);
-            int it = 0, count = 0;
-            for (int t = t_first; t < prm.n_work; t += gridDim.x, ++count) {
+            int it = 0, t = t_first;
+            for (int count = 0;; ++count) {
+                if constexpr (LOOP && !SLOT)
+                    if (t >= prm.n_work) break;
+                if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
+                if constexpr (SLOT) {
+                    slot[count & 1] = t;
+                    if (t >= prm.n_work) {
+                        hopper::mbar_arrive(q_full);   // no copy: the consumers read the stop
+                        break;
+                    }
+                }
                 int q0, bh, n_tiles;
                 tile_of(prm, t, q0, bh, n_tiles);
-                if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
                 hopper::mbar_arrive_expect_tx(q_full, C::Q_BYTES);
 #pragma unroll
                 for (int c = 0; c < C::CHUNKS; ++c)
@@ -311,13 +373,26 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                                             &v_full[st]);
                 }
                 if constexpr (!LOOP) break;
+                // The next tile (the ring keeps the producer ahead of the consumers, so the
+                // atomic's latency is hidden).
+                if constexpr (SLOT) t = atomicAdd(prm.sched, 1) + (int)gridDim.x;
+                else t += (int)gridDim.x;
+            }
+            if constexpr (SLOT) {
+                // This block fetches no more: count it; the last one resets the scheduler
+                // for the next launch (which reads it only after griddepcontrol.wait).
+                __threadfence();
+                if (atomicAdd(prm.sched + 1, 1) == (int)gridDim.x - 1) {
+                    atomicExch(prm.sched, 0);
+                    atomicExch(prm.sched + 1, 0);
+                }
             }
         }
         return;
     }
 
     // ---- consumer warpgroups ----
-    if constexpr (NCONS >= 2) hopper::regs_inc<C::REG_CONSUMER>();
+    if constexpr (NCONS >= 2) hopper::regs_inc<C::template REG_CONSUMER<DYN>>();
     Consumer<D, NCONS> cs;
     cs.wg = threadIdx.x / 128 - 1;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
@@ -343,10 +418,19 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         if (cs.wg == NCONS - 1) hopper::named_arrive(1, 256);
 
     int it = 0;
-    for (int t = t_first; t < prm.n_work; t += gridDim.x) {
+    for (int count = 0;; ++count) {
+        int t = t_first;
+        if constexpr (LOOP && !SLOT) {
+            t = t_first + count * (int)gridDim.x;
+            if (t >= prm.n_work) break;
+        }
+        hopper::mbar_wait(q_full, count & 1);
+        if constexpr (SLOT) {
+            t = *reinterpret_cast<volatile int *>(&slot[count & 1]);
+            if (t >= prm.n_work) break;
+        }
         int q0, bh, n_tiles;
         tile_of(prm, t, q0, bh, n_tiles);
-        const unsigned q_phase = LOOP ? ((t - blockIdx.x) / gridDim.x) & 1 : 0;   // this block's tile count, mod 2
 #pragma unroll
         for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
         cs.m[0] = cs.m[1] = -INFINITY;
@@ -356,7 +440,6 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         const int plain_end = prm.causal ? min(prm.seq_kv, wg_row + diag + 1) : prm.seq_kv;
         const int n_plain = plain_end > 0 ? plain_end / BN : 0;
 
-        hopper::mbar_wait(q_full, q_phase);
         if (n_tiles == 0) release(q_empty);
         float alpha[2];
         if constexpr (!OVERLAP) {
@@ -484,29 +567,36 @@ enum { ERR_CUDA = 1, ERR_SHAPE, ERR_ARCH, ERR_SMEM, ERR_ALLOC, ERR_TMAP, ERR_VAR
 struct Variant {
     const char *name;
     int d, ncons, overlap, pingpong, threads, smem;
-    const void *fn;
+    const void *fn, *fn_dyn;   // static tile order; dynamic tile scheduler (two consumer warpgroups)
 };
 
 #define VARIANT(NAME, D, N, OV, PP)                                                                \
     { NAME, D, N, OV, PP, Cfg<D, N>::THREADS, Cfg<D, N>::SMEM,                                     \
-      reinterpret_cast<const void *>(&hopper_attention<D, N, OV, PP>) }
+      reinterpret_cast<const void *>(&hopper_attention<D, N, OV, PP, false>), nullptr }
+#define VARIANT2(NAME, D, OV, PP)                                                                  \
+    { NAME, D, 2, OV, PP, Cfg<D, 2>::THREADS, Cfg<D, 2>::SMEM,                                     \
+      reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, false>),                      \
+      reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, true>) }
 // The steps of the rung, in order (README.md): one consumer warpgroup; two with
 // setmaxnreg; S/softmax overlap; ping-pong (the default).
 const Variant VARIANTS[] = {
     VARIANT("1wg", 64, 1, false, false),     VARIANT("1wg", 128, 1, false, false),
     VARIANT("1wg-overlap", 64, 1, true, false), VARIANT("1wg-overlap", 128, 1, true, false),
     VARIANT("3wg", 64, 3, true, true),
-    VARIANT("2wg", 64, 2, false, false),     VARIANT("2wg", 128, 2, false, false),
-    VARIANT("overlap", 64, 2, true, false),  VARIANT("overlap", 128, 2, true, false),
-    VARIANT("pingpong", 64, 2, true, true),  VARIANT("pingpong", 128, 2, true, true),
+    VARIANT2("2wg", 64, false, false),       VARIANT2("2wg", 128, false, false),
+    VARIANT2("overlap", 64, true, false),    VARIANT2("overlap", 128, true, false),
+    VARIANT2("pingpong", 64, true, true),    VARIANT2("pingpong", 128, true, true),
 };
 #undef VARIANT
+#undef VARIANT2
 
 struct State {
     attn_shape shape;
     const Variant *var;
-    int bm, n_qblocks, n_work, grid;
+    const void *fn;   // var->fn or var->fn_dyn
+    int bm, n_qblocks, n_work, grid, group_log2;
     int pdl;   // launch with programmatic stream serialization (ATTN07_PDL=0 turns it off)
+    int *sched;   // device {next, done} of the dynamic tile scheduler, or NULL
     PFN_cuTensorMapEncodeTiled_v12000 encode;
     const void *mapped[3];
     CUtensorMap maps[3];
@@ -514,7 +604,7 @@ struct State {
 
 cudaError_t g_cuda = cudaSuccess;
 CUresult g_cu = CUDA_SUCCESS;
-char g_chosen[256] = "not initialised";
+char g_chosen[512] = "not initialised";
 char g_arch[160];
 
 // [batch * heads][rows][D] fp16, boxes of box_rows x 64 columns, 128-byte swizzle (the
@@ -611,15 +701,23 @@ int init(void **state, const attn_shape *s)
         return ERR_CUDA;
     const Variant *v = pick(s, sms);
     if (!v) return ERR_VARIANT;
+    // The dynamic tile scheduler (persistent grid, tiles from a global counter): by default
+    // for causal shapes with two consumer warpgroups, whose tiles differ in work (README.md,
+    // eighth and ninth rounds); ATTN07_SCHED=dynamic / static forces it on / off there.
+    const char *sched = getenv("ATTN07_SCHED");
+    const bool dynamic = v->fn_dyn && (sched && !strcmp(sched, "dynamic") ? true
+                                       : sched && !strcmp(sched, "static") ? false
+                                                                             : s->causal != 0);
+    const void *fn = dynamic ? v->fn_dyn : v->fn;
     if ((g_cuda = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
         return ERR_CUDA;
     if (optin < v->smem) return ERR_SMEM;
-    if ((g_cuda = cudaFuncSetAttribute(v->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v->smem)) != cudaSuccess)
+    if ((g_cuda = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, v->smem)) != cudaSuccess)
         return ERR_CUDA;
-    int rc = check_sm90a(v->fn);
+    int rc = check_sm90a(fn);
     if (rc) return rc;
     cudaFuncAttributes fa;
-    if ((g_cuda = cudaFuncGetAttributes(&fa, v->fn)) != cudaSuccess) return ERR_CUDA;
+    if ((g_cuda = cudaFuncGetAttributes(&fa, fn)) != cudaSuccess) return ERR_CUDA;
 
     cudaDriverEntryPointQueryResult found;
     void *enc = nullptr;
@@ -631,23 +729,53 @@ int init(void **state, const attn_shape *s)
     if (!st) return ERR_ALLOC;
     st->shape = *s;
     st->var = v;
+    st->fn = fn;
     st->bm = 64 * v->ncons;
     st->n_qblocks = (s->seq_q + st->bm - 1) / st->bm;
     st->n_work = st->n_qblocks * s->batch * s->heads;
-    // Persistent launch for non-causal shapes (ATTN07_PERSIST=0/1 forces it off/on): as
-    // many blocks as fit on the device at once, each looping over work tiles in a static
-    // round robin; otherwise one block per tile. Causal tiles differ in work, and the
-    // hardware's dynamic block dispatch balances them better than the static order (a
-    // block count that divides the persistent grid sends every heavy tile to one block).
+    // The tile order's head groups (tile_coords): one head for non-causal shapes (every
+    // tile the same work; head-major keeps each head's K and V in L2 while its blocks run);
+    // causal shapes up to 8 heads a group (a power of two dividing batch * heads), as many
+    // as have K and V in half the L2, so each group runs its heaviest query blocks first
+    // and the last tiles of the launch are light (ATTN07_GROUP=N overrides, for measuring).
+    int l2 = 0;
+    if ((g_cuda = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev)) != cudaSuccess) {
+        free(st);
+        return ERR_CUDA;
+    }
+    const long kv_head = 4L * s->seq_kv * s->head_dim;   // K and V bytes of one head
+    long want = s->causal ? (l2 / 2) / (kv_head > 0 ? kv_head : 1) : 1;
+    const char *genv = getenv("ATTN07_GROUP");
+    if (genv && *genv) want = atol(genv);
+    const long n_bh = (long)s->batch * s->heads;
+    st->group_log2 = 0;
+    while (st->group_log2 < 3 && (2L << st->group_log2) <= want && n_bh % (2L << st->group_log2) == 0)
+        ++st->group_log2;
+    // Persistent launch for non-causal shapes and with the dynamic scheduler
+    // (ATTN07_PERSIST=0/1 forces it off/on otherwise): as many blocks as fit on the device
+    // at once, each looping over work tiles, in a static round robin or from the counter;
+    // otherwise one block per tile. Causal tiles differ in work: a static round robin
+    // balances them badly (a block count that divides the persistent grid sends every
+    // heavy tile to one block), so causal shapes take the dynamic scheduler (two consumer
+    // warpgroups) or the hardware's block dispatch (one block per tile, three).
     int per_sm = 0;
-    if ((g_cuda = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v->fn, v->threads, v->smem)) != cudaSuccess) {
+    if ((g_cuda = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, v->threads, v->smem)) != cudaSuccess) {
         free(st);
         return ERR_CUDA;
     }
     const char *persist = getenv("ATTN07_PERSIST");
-    const bool persistent = persist && *persist ? strcmp(persist, "0") != 0 : !s->causal;
+    const bool persistent = dynamic || (persist && *persist ? strcmp(persist, "0") != 0 : !s->causal);
     const long resident = (long)sms * (per_sm > 0 ? per_sm : 1);
     st->grid = persistent && v->ncons >= 2 && st->n_work > resident ? (int)resident : st->n_work;
+    if (dynamic) {
+        if ((g_cuda = cudaMalloc(&st->sched, 2 * sizeof(int))) != cudaSuccess ||
+            (g_cuda = cudaMemset(st->sched, 0, 2 * sizeof(int))) != cudaSuccess ||
+            (g_cuda = cudaDeviceSynchronize()) != cudaSuccess) {
+            cudaFree(st->sched);
+            free(st);
+            return ERR_CUDA;
+        }
+    }
     if (v->ncons == 1 && (long)s->batch * s->heads > 65535) {   // its grid is (query blocks, batch * heads)
         free(st);
         return ERR_GRID;
@@ -657,9 +785,9 @@ int init(void **state, const attn_shape *s)
     st->pdl = !(pdl && !strcmp(pdl, "0"));
     snprintf(g_chosen, sizeof g_chosen,
              "%s: %d consumer warpgroup(s), BM=%d BN=%d, %d B shared memory, %d registers at entry "
-             "(sm_90a code, wgmma), %d work tiles on %d CTAs of %d threads%s",
-             v->name, v->ncons, st->bm, BN, v->smem, fa.numRegs, st->n_work, st->grid, v->threads,
-             st->pdl ? ", programmatic dependent launch" : "");
+             "(sm_90a code, wgmma), %d work tiles on %d CTAs of %d threads, %d head(s) per tile group%s%s",
+             v->name, v->ncons, st->bm, BN, v->smem, fa.numRegs, st->n_work, st->grid, v->threads, 1 << st->group_log2,
+             st->sched ? ", dynamic tile scheduler" : "", st->pdl ? ", programmatic dependent launch" : "");
     *state = st;
     return 0;
 }
@@ -690,6 +818,8 @@ int run(void *state, const attn_args *a)
     p.seq_kv = s.seq_kv;
     p.n_qblocks = st.n_qblocks;
     p.n_work = st.n_work;
+    p.group_log2 = st.group_log2;
+    p.sched = st.sched;
     p.causal = s.causal != 0;
     p.scale_log2 = s.scale * LOG2E;
     void *args[] = {&st.maps[0], &st.maps[1], &st.maps[2], &p};
@@ -704,12 +834,18 @@ int run(void *state, const attn_args *a)
     attr[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = attr;
     cfg.numAttrs = st.pdl ? 1 : 0;
-    g_cuda = cudaLaunchKernelExC(&cfg, st.var->fn, args);
+    g_cuda = cudaLaunchKernelExC(&cfg, st.fn, args);
     if (g_cuda == cudaSuccess) g_cuda = cudaGetLastError();
     return g_cuda == cudaSuccess ? 0 : ERR_CUDA;
 }
 
-void fini(void *state) { free(state); }
+void fini(void *state)
+{
+    State *st = static_cast<State *>(state);
+    if (!st) return;
+    cudaFree(st->sched);
+    free(st);
+}
 
 const char *error_string(int code)
 {
