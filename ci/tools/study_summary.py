@@ -154,19 +154,23 @@ def drift_section(out, binary):
                     s = r["shape"]
                     key = (os.path.basename(os.path.dirname(acc)), r["phase"],
                            "headline" if s["seq_q"] == 512 else "throughput")
-                    rows.setdefault(key, []).append(r["tolerance"])
+                    rows.setdefault(key, []).append((r["tolerance"], math.expm1(d.get("k_sigma", 4) * r["spread"])))
     n = sum(verdicts.values())
     out.append(f"**Drift** (`attnladder gate RUN --against accepted` on each of the {runs} committed complete runs, "
                f"a member of the set against the others): {n} rows, "
                + ", ".join(f"{v} {k}" for k, v in sorted(verdicts.items()))
                + f"; false alarms (slower) {verdicts.get('slower', 0)} of {n}. The smallest drift each phase's row "
-               "can flag (its tolerance, over those runs):\n")
+               "can flag (its tolerance, over those runs), and in brackets the part that comes from the runs' "
+               "spread (k_sigma x s) before the floor:\n")
     out.append("| GPU | phase | headline | 4x16x4096x128 |")
     out.append("| --- | --- | --- | --- |")
     for (gpu, phase) in sorted({(g, p) for g, p, _ in rows}):
         def rng(kind):
             t = rows.get((gpu, phase, kind))
-            return f"{min(t):.0%} - {max(t):.0%}" if t else "-"
+            if not t:
+                return "-"
+            tol, ks = [x for x, _ in t], [y for _, y in t]
+            return f"{min(tol):.0%} - {max(tol):.0%} ({min(ks):.1%} - {max(ks):.1%})"
         out.append(f"| {gpu} | {phase} | {rng('headline')} | {rng('throughput')} |")
     out.append("")
 
