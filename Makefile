@@ -245,6 +245,7 @@ test: deps
 	@$(PYTHON) ci/checks/test_sanitize_verdict.py
 	@$(PYTHON) ci/checks/check_faulty_tile.py $(wildcard evidence/*/faulty_skip_tile_*.json)
 	@bash ci/checks/test_drift.sh $(BUILD)/attnladder
+	@$(PYTHON) ci/tools/study_summary.py --check --bin $(BUILD)/attnladder
 	@$(PYTHON) ci/checks/test_plant_transform.py
 	@$(MAKE) --no-print-directory planted-phases
 	@echo "make test: all passed"
