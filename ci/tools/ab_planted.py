@@ -22,6 +22,7 @@ Every verdict is kept with the change the A/B measurement itself saw. A trial th
 deadline (DEADLINE_S, default 520 s of this script) does not leave time for is listed as
 not run, never counted. Writes OUT/ab_planted_<stamp>.json.
 
+  (PHASES=a,b: only those phases; THROUGHPUT_START_CYCLES: the first throughput probe)
   BUILD=build SERIES="headline throughput" HEADLINE_REPS=3 HEADLINE_REPS_AT_2=12 \
     THROUGHPUT_SIZES="1 2 5" THROUGHPUT_REPS=2 python3 ci/tools/ab_planted.py [OUT]
 """
@@ -120,7 +121,7 @@ def run_series(name, shapes, sizes, reps, reps2, deadline, start, ctx):
         cyc1 = {p: max(64, int(0.05 * ((zero.get("base_us") or {}).get(f"{p} {first}") or 10.0) * 1700))
                 for p in phases}
     else:
-        cyc1 = {p: 256 for p in phases}
+        cyc1 = {p: int(os.environ.get("THROUGHPUT_START_CYCLES", "256")) for p in phases}
     a0 = {p: change(zero, p) or 0.0 for p in phases}
     for attempt in range(3):
         probe1 = trial("probe", 5.0 if name == "headline" else 0.0, cyc1)
@@ -205,6 +206,10 @@ def main():
         return 2
     phases = [l.split()[0] for l in sh([bin_, "list", "--build", build]).stdout.splitlines()
               if len(l.split()) > 1 and l.split()[1] == "phase"]
+    if os.environ.get("PHASES"):
+        # a subset (the slowest rungs take a minute a process at the throughput shape)
+        want = os.environ["PHASES"].split(",")
+        phases = [p for p in phases if p in want]
     missing = [p for p in phases if not os.path.exists(os.path.join(build, "testing", "planted", f"{p}.so"))]
     if not phases or missing:
         print(f"ab_planted: no planted build of {missing or 'any phase'} (make planted-phases)", file=sys.stderr)
