@@ -207,18 +207,15 @@ done:
     return rc;
 }
 
-static void append_name(const char *name, void *ctx) { json_array_append_new(ctx, json_string(name)); }
-
 /* What the clock watch saw over the pairs (nothing when NVML was not read). */
 static json_t *clock_json(const interleave_result *r, const clock_policy *p)
 {
     if (!p->watch) return json_null();
-    json_t *mhz = json_array(), *seen = json_array();
+    json_t *mhz = json_array();
     for (size_t i = 0; i < r->n; i++) json_array_append_new(mhz, json_integer(r->sm_mhz[i]));
-    clock_reason_names(r->tally.seen, append_name, seen);
     return json_pack("{s:o, s:I, s:I, s:o, s:s}", "sm_mhz", mhz, "discarded_pairs",
                      (json_int_t)r->tally.discarded, "power_capped_pairs", (json_int_t)r->tally.power_capped,
-                     "reasons_seen", seen, "discard", clock_discard_name(p->discard_mask));
+                     "reasons_seen", clock_reasons_json(r->tally.seen), "discard", clock_discard_name(p->discard_mask));
 }
 
 static json_t *side_json(const double *x, size_t n)

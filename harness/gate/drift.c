@@ -16,11 +16,16 @@ int drift_reference(const double *ratios, size_t k, double pooled, const drift_p
     out->k = k;
     out->center = exp(mean);
     out->spread = k >= 2 ? sqrt(ss / (double)(k - 1)) : 0;
-    out->used_spread = out->spread > pooled ? out->spread : pooled;
-    /* the spread is of logs: exp(k sd) - 1 is the relative change it allows */
-    double tol = expm1(p->k_sigma * out->used_spread);
-    out->tol = tol > p->floor ? tol : p->floor;
+    drift_settle(out, pooled, p);
     return 0;
+}
+
+void drift_settle(drift_ref *r, double pooled, const drift_params *p)
+{
+    r->used_spread = r->spread > pooled ? r->spread : pooled;
+    /* the spread is of logs: exp(k sd) - 1 is the relative change it allows */
+    double tol = expm1(p->k_sigma * r->used_spread);
+    r->tol = tol > p->floor ? tol : p->floor;
 }
 
 double drift_pooled(const drift_ref *rows, size_t n)

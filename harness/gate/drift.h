@@ -38,6 +38,11 @@ typedef enum {
  * is not positive and finite. */
 int drift_reference(const double *ratios, size_t k, double pooled, const drift_params *p, drift_ref *out);
 
+/* The tolerance of a reference whose centre and spread are known, given the pooled
+ * spread (drift_reference ends with it; the drift gate calls it again once the pooled
+ * spread of a shape is known). */
+void drift_settle(drift_ref *r, double pooled, const drift_params *p);
+
 /* The pooled spread of n rows: sqrt(sum (k_i - 1) s_i^2 / sum (k_i - 1)) over rows with
  * k_i >= 2; 0 when there are none. */
 double drift_pooled(const drift_ref *rows, size_t n);

@@ -33,7 +33,7 @@ static size_t ref_ratios(const gate_config *c, const run_data *refs, size_t n_re
 }
 
 /* One row: the run's own ratio with its CI and the reference's centre and spread (its
- * tolerance is settled once the pooled spread is known). 1 a row to judge, 0 skipped. */
+ * tolerance is settled again once the pooled spread is known). 1 a row to judge, 0 skipped. */
 static int build_row(const gate_config *c, const run_data *run, const run_data *refs, size_t n_refs,
                      const char *phase, const attn_shape *s, drift_row *row, double *ratios)
 {
@@ -82,12 +82,12 @@ int gate_drift(const gate_config *c, const run_data *run, const run_data *refs, 
             o->n++;
         }
     }
+    free(ratios);
     /* a row's own spread from a few runs may be small by chance: none is taken below the
      * pooled spread of all phases at its shape (what moves between sessions moves a shape:
      * the baseline's own speed there) */
     drift_ref *same = malloc((o->n + 1) * sizeof *same);
     if (!same) {
-        free(ratios);
         snprintf(err, errlen, "out of memory in the drift gate");
         return -1;
     }
@@ -100,12 +100,10 @@ int gate_drift(const gate_config *c, const run_data *run, const run_data *refs, 
     free(same);
     for (size_t i = 0; i < o->n; i++) {
         drift_row *row = &o->rows[i];
-        size_t k = ref_ratios(c, refs, n_refs, row->phase, &row->shape, ratios);
-        drift_reference(ratios, k, row->pooled, &c->drift, &row->ref);
+        drift_settle(&row->ref, row->pooled, &c->drift);
         row->verdict = drift_decide(&row->ref, row->now, row->now_lo, row->now_hi);
         if (o->judged && row->verdict == DRIFT_SLOWER) o->slower++;
     }
-    free(ratios);
     return 0;
 }
 

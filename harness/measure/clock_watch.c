@@ -145,8 +145,10 @@ static const struct { unsigned long long bit; const char *name; } REASONS[] = {
     { NVML_REASON_DISPLAY_CLOCKS, "display_clocks" },
 };
 
-void clock_reason_names(unsigned long long mask, void (*fn)(const char *name, void *ctx), void *ctx)
+json_t *clock_reasons_json(unsigned long long mask)
 {
+    json_t *names = json_array();
     for (size_t i = 0; i < sizeof REASONS / sizeof REASONS[0]; i++)
-        if (mask & REASONS[i].bit) fn(REASONS[i].name, ctx);
+        if (mask & REASONS[i].bit) json_array_append_new(names, json_string(REASONS[i].name));
+    return names;
 }

@@ -6,6 +6,7 @@
 #ifndef ATTNLADDER_MEASURE_CLOCK_WATCH_H
 #define ATTNLADDER_MEASURE_CLOCK_WATCH_H
 #include <stddef.h>
+#include <jansson.h>
 
 typedef struct clock_watch clock_watch;
 
@@ -54,6 +55,6 @@ int clock_tally_over(const clock_policy *p, const clock_tally *t, size_t kept);
 int clock_discard_parse(const char *name, unsigned long long *mask);
 const char *clock_discard_name(unsigned long long mask);
 
-/* The name of each reason bit set in mask, for people: calls fn once per name. */
-void clock_reason_names(unsigned long long mask, void (*fn)(const char *name, void *ctx), void *ctx);
+/* The names of the reason bits set in mask, as a JSON array of strings (new reference). */
+json_t *clock_reasons_json(unsigned long long mask);
 #endif

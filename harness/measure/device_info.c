@@ -192,8 +192,6 @@ json_t *device_git_json(const char *build_dir)
 #define THROTTLING_REASONS (NVML_REASON_SW_POWER_CAP | NVML_REASON_HW_SLOWDOWN | \
     NVML_REASON_SW_THERMAL | NVML_REASON_HW_THERMAL | NVML_REASON_HW_POWER_BRAKE)
 
-static void append_name(const char *name, void *ctx) { json_array_append_new(ctx, json_string(name)); }
-
 json_t *device_clocks_json(char *why, size_t len)
 {
     clock_watch *w = clock_watch_open(why, len);
@@ -201,8 +199,7 @@ json_t *device_clocks_json(char *why, size_t len)
     clock_reading r;
     json_t *snap = NULL;
     if (clock_watch_read(w, &r) == 0) {
-        json_t *names = json_array();
-        clock_reason_names(r.reasons, append_name, names);
+        json_t *names = clock_reasons_json(r.reasons);
         snap = json_pack("{s:i, s:i, s:i, s:f, s:I, s:o}", "sm_mhz", (int)r.sm_mhz, "mem_mhz",
                          (int)r.mem_mhz, "temp_c", (int)r.temp_c, "power_w", r.power_w,
                          "throttle_mask", (json_int_t)r.reasons, "throttle", names);

@@ -229,7 +229,6 @@ void time_result_free(time_result *r)
     r->n = r->n_discarded = 0;
 }
 
-static void append_name(const char *name, void *ctx) { json_array_append_new(ctx, json_string(name)); }
 
 
 json_t *time_result_json(const time_result *r)
@@ -252,12 +251,11 @@ json_t *time_result_json(const time_result *r)
 json_t *time_clock_json(const time_result *r, const clock_policy *p)
 {
     if (!r->clock_read) return NULL;
-    json_t *mhz = json_array(), *disc = json_array(), *seen = json_array();
+    json_t *mhz = json_array(), *disc = json_array();
     for (size_t i = 0; i < r->n; i++) json_array_append_new(mhz, json_integer(r->sm_mhz ? r->sm_mhz[i] : 0));
     for (size_t i = 0; i < r->n_discarded; i++) json_array_append_new(disc, json_real(round4(r->discarded_us[i])));
-    clock_reason_names(r->reasons_seen, append_name, seen);
     return json_pack("{s:o, s:I, s:o, s:I, s:o, s:s, s:f}", "sm_mhz", mhz,
                      "discarded", (json_int_t)r->n_discarded, "discarded_us", disc,
-                     "power_capped", (json_int_t)r->power_capped, "reasons_seen", seen,
+                     "power_capped", (json_int_t)r->power_capped, "reasons_seen", clock_reasons_json(r->reasons_seen),
                      "discard", clock_discard_name(p->discard_mask), "discard_limit", p->discard_limit);
 }
