@@ -207,17 +207,6 @@ done:
     return rc;
 }
 
-/* What the clock watch saw over the pairs (nothing when NVML was not read). */
-static json_t *clock_json(const interleave_result *r, const clock_policy *p)
-{
-    if (!p->watch) return json_null();
-    json_t *mhz = json_array();
-    for (size_t i = 0; i < r->n; i++) json_array_append_new(mhz, json_integer(r->sm_mhz[i]));
-    return json_pack("{s:o, s:I, s:I, s:o, s:s}", "sm_mhz", mhz, "discarded_pairs",
-                     (json_int_t)r->tally.discarded, "power_capped_pairs", (json_int_t)r->tally.power_capped,
-                     "reasons_seen", clock_reasons_json(r->tally.seen), "discard", clock_discard_name(p->discard_mask));
-}
-
 static json_t *side_json(const double *x, size_t n)
 {
     json_t *arr = json_array();
@@ -284,7 +273,7 @@ static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_imp
         json_decref(row);
         goto done;
     }
-    json_object_set_new(row, "clock", clock_json(&r, &ic.clock));
+    json_object_set_new(row, "clock", interleave_clock_json(&r, &ic.clock));
     if (!strcmp(r.stop, "throttled")) {
         /* too many pairs fell under a clock event: no verdict is trusted, and the gate
          * says so instead of passing it */

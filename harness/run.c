@@ -172,7 +172,7 @@ static int external_derive(json_t *res, json_t *graph, const measure_ctx *mc)
     if (!x) return -1;
     for (size_t i = 0; i < n; i++) x[i] = json_number_value(json_array_get(arr, i));
     json_object_set_new(res, "derived",
-                        measure_derived(mc, &s, x, n, json_number_value(json_object_get(graph, "median_us"))));
+                        measure_derived(mc, &s, x, n, json_number_value(json_object_get(graph, "median_us")), NULL));
     free(x);
     return 0;
 }
@@ -224,6 +224,9 @@ static size_t count_measurements(const run_opts *o, size_t n_sel)
         per_headline += (size_t)o->modes[m];
         per_other += (size_t)o->sweep_modes[m];
     }
+    /* the interleaved ratio's measurement (one per implementation after the baseline) */
+    per_headline += (size_t)(o->paired && o->modes[MODE_GRAPH]);
+    per_other += (size_t)(o->paired && o->sweep_modes[MODE_GRAPH]);
     size_t total = 0;
     for (size_t i = 0; i < o->n_shapes; i++) {
         total += n_sel * (strcmp(o->shapes[i].tag, "headline") == 0 ? per_headline : per_other);
@@ -359,7 +362,7 @@ static int run_main(run_opts *o, int argc, char **argv)
                        .full_ref_max_flops = o->full_ref_gflop * 1e9,
                        .sample_rows = (size_t)o->sample_rows, .ref_threads = (int)o->ref_threads,
                        .stop = &g_stop, .progress_total = count_measurements(o, n_sel),
-                       .fp16_tflops = ce.fp16_tflops, .dram_gbps = ce.dram_gbps };
+                       .fp16_tflops = ce.fp16_tflops, .dram_gbps = ce.dram_gbps, .paired = o->paired };
     memcpy(mc.modes, o->modes, sizeof mc.modes);
     memcpy(mc.sweep_modes, o->sweep_modes, sizeof mc.sweep_modes);
 
@@ -409,6 +412,7 @@ write:;
     json_t *method = method_json(o, scrub_bytes);
     method_inputs(method);
     json_object_set_new(method, "min_gpu_s", json_real(o->tc.min_gpu_s));
+    json_object_set_new(method, "ratio", json_string(o->paired ? "paired" : "independent"));
     /* the harness never changes a GPU's clocks (locking them is the machine owner's
      * choice, e.g. nvidia-smi -lgc); whether they were held by an applications-clock
      * setting shows as that reason in every sample's clock_events */

@@ -276,6 +276,25 @@ int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
     return rc;
 }
 
+int stats_paired_ratio_ci(const double *a, const double *b, size_t n, size_t resamples,
+                          uint64_t seed, double conf, double *ratio, double *lo, double *hi)
+{
+    if (!a || !b || bad_args(n, resamples, conf)) return -1;
+    double *q = malloc(n * sizeof *q);
+    if (!q) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!(isfinite(a[i]) && a[i] > 0 && isfinite(b[i]) && b[i] > 0)) {
+            free(q);
+            return -1;
+        }
+        q[i] = a[i] / b[i];
+    }
+    *ratio = stats_median(q, n);
+    int rc = stats_bootstrap_median_ci(q, n, resamples, seed, conf, lo, hi);
+    free(q);
+    return rc;
+}
+
 stop_reason stats_should_stop(const double *x, size_t n, double elapsed_s,
                               const stop_rule *rule, uint64_t seed)
 {

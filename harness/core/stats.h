@@ -32,6 +32,12 @@ int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
                    size_t resamples, uint64_t seed, double conf,
                    double *ratio, double *lo, double *hi);
 
+/* Paired samples (a[i], b[i] measured back to back): the median of the quotients
+ * a[i] / b[i] and its percentile-bootstrap CI, resampling pairs. 0, or -1 when n == 0, a
+ * time is not finite and > 0, or on the bootstrap's bad arguments / allocation failure. */
+int stats_paired_ratio_ci(const double *a, const double *b, size_t n, size_t resamples,
+                          uint64_t seed, double conf, double *ratio, double *lo, double *hi);
+
 /* A statistic of the medians of several sample sets (medians[j]: set j's), writing its
  * values to out. */
 typedef void (*stats_of_medians)(const double *medians, double *out, void *ctx);

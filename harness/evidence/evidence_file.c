@@ -386,6 +386,66 @@ static void check_derived(vstate *v, const json_t *d, const char *path)
     if (r) ordered(v, r, p, "ci_lo", "median", "ci_hi");
 }
 
+/* A time array of a paired block: n finite times > 0, each named by its index. */
+static void paired_times(vstate *v, const json_t *pb, const char *path, const char *key, size_t n)
+{
+    char p[512];
+    join(p, sizeof p, path, key);
+    json_t *arr = member(v, pb, path, key, T_ARR, REQUIRED);
+    if (!arr || v->failed) return;
+    if (json_array_size(arr) != n) {
+        vfail(v, p, "holds %zu times but n is %zu", json_array_size(arr), n);
+        return;
+    }
+    size_t i;
+    json_t *x;
+    json_array_foreach(arr, i, x) {
+        double d = json_is_number(x) ? json_number_value(x) : NAN;
+        if (isfinite(d) && d > 0) continue;
+        char q[540];
+        join_index(q, sizeof q, p, i);
+        vfail(v, q, "expected a finite time > 0");
+        return;
+    }
+}
+
+/* results[].paired: the implementation and the baseline timed interleaved (the ratio's
+ * pairs). n >= 1 pairs, both time arrays that long, the order flags 0 or 1. */
+static void check_paired(vstate *v, const json_t *pb, const char *path)
+{
+    member(v, pb, path, "baseline", T_STR, REQUIRED);
+    safe_member(v, pb, path, "baseline");
+    member(v, pb, path, "inner", T_INT, REQUIRED);
+    number_above(v, pb, path, "inner", 1, 1);
+    json_t *n = member(v, pb, path, "n", T_INT, REQUIRED);
+    number_above(v, pb, path, "n", 1, 1);
+    member(v, pb, path, "stop", T_STR, REQUIRED);
+    static const char *const costs[] = { "gpu_s", "wall_s", NULL };
+    members(v, pb, path, T_NUM, OPTIONAL, costs);
+    for (const char *const *k = costs; *k; k++) number_above(v, pb, path, *k, 0, 1);
+    if (v->failed) return;
+    size_t count = (size_t)json_integer_value(n);
+    char p[512];
+    paired_times(v, pb, path, "impl_us", count);
+    paired_times(v, pb, path, "baseline_us", count);
+    join(p, sizeof p, path, "impl_first");
+    json_t *first = member(v, pb, path, "impl_first", T_ARR, OPTIONAL);
+    if (!first || v->failed) return;
+    if (json_array_size(first) != count) {
+        vfail(v, p, "holds %zu flags but n is %zu", json_array_size(first), count);
+        return;
+    }
+    size_t i;
+    json_t *x;
+    json_array_foreach(first, i, x)
+        if (!json_is_integer(x) || (json_integer_value(x) != 0 && json_integer_value(x) != 1)) {
+            char q[540];
+            join_index(q, sizeof q, p, i);
+            vfail(v, q, "expected 0 or 1");
+            return;
+        }
+}
+
 /* A shape within the harness's own limits (shape_validate), read as the reader reads it:
  * an integer outside int is refused here rather than wrapped there. */
 static void check_shape_values(vstate *v, const json_t *shape, const char *path)
@@ -449,6 +509,16 @@ static void check_result(vstate *v, const json_t *r, const char *path)
     if (t && !v->failed && !json_is_true(json_object_get(c, "pass")))
         vfail(v, p, "present on a point that failed correctness");
     if (t) check_modes(v, t, p);
+    join(p, sizeof p, path, "paired");
+    json_t *pb = member(v, r, path, "paired", T_OBJ, OPTIONAL);
+    if (pb && !v->failed && !t) vfail(v, p, "present on a point without timing");
+    if (pb) check_paired(v, pb, p);
+    join(p, sizeof p, path, "paired_throttled");
+    json_t *pt = member(v, r, path, "paired_throttled", T_OBJ, OPTIONAL);
+    member(v, pt, p, "baseline", T_STR, REQUIRED);
+    safe_member(v, pt, p, "baseline");
+    member(v, pt, p, "discarded_pairs", T_INT, REQUIRED);
+    number_above(v, pt, p, "discarded_pairs", 0, 1);
     join(p, sizeof p, path, "derived");
     json_t *d = member(v, r, path, "derived", T_OBJ, OPTIONAL);
     if (d) check_derived(v, d, p);

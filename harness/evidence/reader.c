@@ -68,6 +68,39 @@ int run_read_shape(json_t *js, attn_shape *s)
     return -1;
 }
 
+/* results[].paired (evidence/SCHEMA.md): the pairs, read whole or refused. */
+static int read_paired(const run_data *r, size_t i, const json_t *res, run_result *o, char *err, size_t errlen)
+{
+    /* every pair discarded for clock events: no pairs, and a throttled result */
+    if (json_is_object(json_object_get(res, "paired_throttled"))) o->throttled = 1;
+    json_t *pb = json_object_get(res, "paired");
+    if (!json_is_object(pb)) return 0;
+    json_t *ai = json_object_get(pb, "impl_us"), *ab = json_object_get(pb, "baseline_us");
+    json_t *base = json_object_get(pb, "baseline");
+    size_t n = json_array_size(ai);
+    if (!json_is_string(base) || n == 0 || json_array_size(ab) != n)
+        return json_file_fail(err, errlen, r->path, "results[%zu].paired: needs a baseline name and "
+                              "impl_us and baseline_us of one length >= 1", i);
+    o->paired_impl = malloc(n * sizeof *o->paired_impl);
+    o->paired_base = malloc(n * sizeof *o->paired_base);
+    if (!o->paired_impl || !o->paired_base) return json_file_fail(err, errlen, r->path, "out of memory");
+    for (size_t k = 0; k < n; k++) {
+        double a = json_number_value(json_array_get(ai, k)), b = json_number_value(json_array_get(ab, k));
+        if (!(isfinite(a) && a > 0 && isfinite(b) && b > 0))
+            return json_file_fail(err, errlen, r->path, "results[%zu].paired: pair %zu is not two finite "
+                                  "times > 0", i, k);
+        o->paired_impl[k] = a;
+        o->paired_base[k] = b;
+    }
+    o->n_paired = n;
+    o->paired_baseline = json_string_value(base);
+    /* pairs dropped past the clock discard limit mark the result as a throttled graph
+     * timing does: no gate passes it silently */
+    json_t *stop = json_object_get(pb, "stop");
+    if (json_is_string(stop) && !strcmp(json_string_value(stop), "throttled")) o->throttled = 1;
+    return 0;
+}
+
 static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t errlen)
 {
     static const char *const shape_keys[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim", "causal" };
@@ -127,6 +160,7 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
         o->discarded = json_is_integer(discarded) && json_integer_value(discarded) > 0
                      ? (size_t)json_integer_value(discarded) : 0;
     }
+    if (read_paired(r, i, v, o, err, errlen)) return -1;
     o->flops = o->bytes = o->tflops = o->gbps = o->frac_fp16_peak = o->frac_dram = NAN;
     json_t *d = json_object_get(v, "derived");
     if (json_is_object(d)) {
@@ -414,7 +448,11 @@ int run_open_newest(run_data *r, const char *root, int include_partial, char *er
 
 void run_close(run_data *r)
 {
-    for (size_t i = 0; r->results && i < r->n_results; i++) free(r->results[i].samples);
+    for (size_t i = 0; r->results && i < r->n_results; i++) {
+        free(r->results[i].samples);
+        free(r->results[i].paired_impl);
+        free(r->results[i].paired_base);
+    }
     free(r->results);
     free(r->impls);
     for (size_t i = 0; r->profiles && i < r->n_profiles; i++) {

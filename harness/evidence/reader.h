@@ -29,6 +29,11 @@ typedef struct {
     size_t n_samples;
     int throttled;                 /* graph-mode sampling stopped past the clock discard limit */
     size_t discarded;              /* graph-mode samples discarded for a clock event */
+    /* results[].paired: this implementation and `paired_baseline` timed interleaved,
+     * pair i = (paired_impl[i], paired_base[i]); n_paired 0 when absent */
+    const char *paired_baseline;
+    double *paired_impl, *paired_base;
+    size_t n_paired;
     int has_ratio;                 /* derived.ratio against `ratio_baseline` */
     const char *ratio_baseline;
     double ratio, ratio_lo, ratio_hi;

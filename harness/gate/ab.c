@@ -1,26 +1,13 @@
 /* gate/ab.c: the A/B regression decision (ab.h). */
 #include "gate/ab.h"
 
-#include <stdlib.h>
 #include "core/stats.h"
 
 int ab_change_ci(const double *base_us, const double *head_us, size_t n, size_t resamples,
                  uint64_t seed, double conf, ab_change *out)
 {
-    if (n == 0) return -1;
-    double *q = malloc(n * sizeof *q);
-    if (!q) return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (!(base_us[i] > 0) || !(head_us[i] > 0)) {
-            free(q);
-            return -1;
-        }
-        q[i] = head_us[i] / base_us[i];
-    }
-    out->change = stats_median(q, n);
-    int rc = stats_bootstrap_median_ci(q, n, resamples, seed, conf, &out->lo, &out->hi);
-    free(q);
-    return rc;
+    return stats_paired_ratio_ci(head_us, base_us, n, resamples, seed, conf, &out->change,
+                                 &out->lo, &out->hi);
 }
 
 ab_verdict ab_decide(const ab_change *c, double tolerance)

@@ -149,3 +149,13 @@ void interleave_result_free(interleave_result *r)
     r->a_first = r->a_alt = NULL;
     r->n = 0;
 }
+
+json_t *interleave_clock_json(const interleave_result *r, const clock_policy *p)
+{
+    if (!p->watch) return json_null();
+    json_t *mhz = json_array();
+    for (size_t i = 0; i < r->n; i++) json_array_append_new(mhz, json_integer(r->sm_mhz[i]));
+    return json_pack("{s:o, s:I, s:I, s:o, s:s}", "sm_mhz", mhz, "discarded_pairs",
+                     (json_int_t)r->tally.discarded, "power_capped_pairs", (json_int_t)r->tally.power_capped,
+                     "reasons_seen", clock_reasons_json(r->tally.seen), "discard", clock_discard_name(p->discard_mask));
+}

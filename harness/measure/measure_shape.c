@@ -10,13 +10,24 @@
 #include "measure/inputs.h"
 #include "measure/planted_slowdown.h"
 #include "measure/kernel_resources.h"
+#include "measure/paired_ratio.h"
 
 static int keep_baseline_timing(measure_ctx *ctx, const attn_shape *s, const time_result *graph);
 
+/* Two sets of output and workspace (o, ws and o2, ws2, the same sizes): the interleaved
+ * ratio gives the implementation and the baseline one set each, drawn per pair. */
 typedef struct {
-    void *q, *k, *v, *o, *ws;
+    void *q, *k, *v, *o, *ws, *o2, *ws2;
     size_t ws_bytes;
 } device_bufs;
+
+/* The baseline kept initialised at this shape after its own measurement, for the pairs
+ * of the implementations after it (ph NULL: none). */
+typedef struct {
+    const attn_phase *ph;
+    void *state;
+    size_t ws;
+} kept_baseline;
 
 /* The same shape always gets the same inputs for a given run seed. */
 static uint64_t shape_seed(uint64_t seed, const attn_shape *s)
@@ -252,6 +263,7 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
     double *ref = NULL;
     uint16_t *out = NULL, *base_out = NULL;
     cudaStream_t stream = NULL;
+    kept_baseline kb = { 0 };
     int failures = 0;
 
     if (inputs_generate(&in, s, shape_seed(ctx->seed, s), DIST_UNIFORM)) {
@@ -292,6 +304,7 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
     CUDA_OR_GOTO(cudaMalloc(&d.k, in.nkv * 2), fail);
     CUDA_OR_GOTO(cudaMalloc(&d.v, in.nkv * 2), fail);
     CUDA_OR_GOTO(cudaMalloc(&d.o, in.nq * 2), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d.o2, in.nq * 2), fail);
     CUDA_OR_GOTO(cudaMemcpy(d.q, in.q, in.nq * 2, cudaMemcpyHostToDevice), fail);
     CUDA_OR_GOTO(cudaMemcpy(d.k, in.k, in.nkv * 2, cudaMemcpyHostToDevice), fail);
     CUDA_OR_GOTO(cudaMemcpy(d.v, in.v, in.nkv * 2, cudaMemcpyHostToDevice), fail);
@@ -308,9 +321,10 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
         size_t ws = im->ph->workspace_bytes(s);
         if (ws > d.ws_bytes) {
             if (d.ws) cudaFree(d.ws);
-            d.ws = NULL;
+            if (d.ws2) cudaFree(d.ws2);
+            d.ws = d.ws2 = NULL;
             d.ws_bytes = 0;
-            if (cudaMalloc(&d.ws, ws) != cudaSuccess) {
+            if (cudaMalloc(&d.ws, ws) != cudaSuccess || cudaMalloc(&d.ws2, ws) != cudaSuccess) {
                 cudaGetLastError();   /* clear the allocation failure */
                 char why[160];
                 snprintf(why, sizeof why, "workspace of %zu bytes does not fit in device memory", ws);
@@ -331,6 +345,7 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
         }
         attn_args a = { d.q, d.k, d.v, d.o, ws ? d.ws : NULL, stream };
         char why[512] = "";
+        int kept = 0;
         json_t *res = json_pack("{s:s, s:o, s:s, s:b, s:n}", "impl", im->ph->name, "shape",
                                 shape_json(s), "tag", pt->tag, "supported", 1, "reason");
         const char *note = im->ph->error_string(0);
@@ -390,20 +405,52 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
                 failures++;
                 progress(ctx, im->ph->name, shape_text, "check  FAIL after timing");
             }
-            if (graph.n) {
-                if (ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0 &&
-                    keep_baseline_timing(ctx, s, &graph)) {
+            int is_baseline = ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0;
+            interleave_result pairs = { 0 };
+            if (graph.n && is_baseline) {
+                if (keep_baseline_timing(ctx, s, &graph)) {
                     time_result_free(&graph);
                     json_decref(res);
                     im->ph->fini(state);
                     goto oom;
                 }
-                json_object_set_new(res, "derived", measure_derived(ctx, s, graph.samples_us, graph.n,
-                                                                   graph.sum.median));
+                if (again == 1 && !kb.ph) {
+                    kb = (kept_baseline){ im->ph, state, ws };
+                    kept = 1;
+                }
+            } else if (graph.n && kb.ph && again == 1 && ctx->paired && !*ctx->stop) {
+                /* the ratio's measurement: this implementation and the baseline interleaved */
+                timed_impl ti = { im->ph, state, { d.q, d.k, d.v, d.o, ws ? d.ws : NULL, stream },
+                                  { d.q, d.k, d.v, d.o2, ws ? d.ws2 : NULL, stream } };
+                timed_impl tb = { kb.ph, kb.state, { d.q, d.k, d.v, d.o2, kb.ws ? d.ws2 : NULL, stream },
+                                  { d.q, d.k, d.v, d.o, kb.ws ? d.ws : NULL, stream } };
+                if (paired_measure(ctx, &ti, &tb, ctx->baseline, shape_seed(ctx->seed + 7, s), res, &pairs,
+                                   err, errlen)) {
+                    time_result_free(&graph);
+                    json_decref(res);
+                    im->ph->fini(state);
+                    goto fail;
+                }
+                char line[160];
+                json_t *pr = paired_ratio_json(ctx, &pairs, ctx->baseline);
+                if (json_is_object(pr))
+                    snprintf(line, sizeof line, "paired ratio %.4f [%.4f, %.4f] n=%zu inner=%d (%s)",
+                             json_real_value(json_object_get(pr, "median")),
+                             json_real_value(json_object_get(pr, "ci_lo")),
+                             json_real_value(json_object_get(pr, "ci_hi")), pairs.n, pairs.inner, pairs.stop);
+                else
+                    snprintf(line, sizeof line, "paired no ratio (%s, %zu pairs discarded for clock events)",
+                             pairs.stop, pairs.tally.discarded);
+                json_decref(pr);
+                progress(ctx, im->ph->name, shape_text, line);
             }
+            if (graph.n)
+                json_object_set_new(res, "derived", measure_derived(ctx, s, graph.samples_us, graph.n,
+                                                                   graph.sum.median, pairs.n ? &pairs : NULL));
+            interleave_result_free(&pairs);
             time_result_free(&graph);
         }
-        im->ph->fini(state);
+        if (!kept) im->ph->fini(state);   /* the kept baseline is finished with the point */
         json_array_append_new(results, res);
     }
     if (pt->extra_inputs && !*ctx->stop) {
@@ -421,8 +468,11 @@ done:
     cudaFree(d.q);
     cudaFree(d.k);
     cudaFree(d.v);
+    if (kb.ph) kb.ph->fini(kb.state);
     cudaFree(d.o);
+    cudaFree(d.o2);
     cudaFree(d.ws);
+    cudaFree(d.ws2);
     free(rows);
     free(ref);
     free(out);
@@ -459,7 +509,7 @@ static int keep_baseline_timing(measure_ctx *ctx, const attn_shape *s, const tim
 }
 
 json_t *measure_derived(const measure_ctx *ctx, const attn_shape *s, const double *samples,
-                        size_t n, double median_us)
+                        size_t n, double median_us, const interleave_result *pairs)
 {
     double flops = shape_flops(s), bytes = shape_bytes(s);
     double tflops = flops / (median_us * 1e-6) / 1e12, gbps = bytes / (median_us * 1e-6) / 1e9;
@@ -469,17 +519,17 @@ json_t *measure_derived(const measure_ctx *ctx, const attn_shape *s, const doubl
                         ctx->fp16_tflops > 0 ? json_real(tflops / ctx->fp16_tflops) : json_null());
     json_object_set_new(der, "frac_dram",
                         ctx->dram_gbps > 0 ? json_real(gbps / ctx->dram_gbps) : json_null());
-    json_t *ratio = json_null();
+    json_t *ratio = pairs ? paired_ratio_json(ctx, pairs, ctx->baseline) : json_null();
     const time_config *tc = &ctx->tc;
-    for (size_t j = 0; ctx->baseline && j < ctx->n_base; j++) {
+    for (size_t j = 0; !pairs && ctx->baseline && j < ctx->n_base; j++) {
         const measure_baseline_timing *b = &ctx->base[j];
         if (!same_shape(&b->s, s)) continue;
         double r, lo, hi;
         if (stats_ratio_ci(samples, n, b->samples, b->n, tc->resamples, tc->seed, tc->ci_level,
                            &r, &lo, &hi) == 0) {
             json_decref(ratio);
-            ratio = json_pack("{s:s, s:f, s:f, s:f}", "baseline", ctx->baseline, "median", r,
-                              "ci_lo", lo, "ci_hi", hi);
+            ratio = json_pack("{s:s, s:f, s:f, s:f, s:s}", "baseline", ctx->baseline, "median", r,
+                              "ci_lo", lo, "ci_hi", hi, "method", "independent");
         }
         break;
     }

@@ -3,6 +3,7 @@
  * derived.ratio says); the CI's upper end decides; only the bound's own shapes count;
  * input checks count as correctness; a planted or overridden run is refused. */
 #include <setjmp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -160,6 +161,71 @@ static void edited_samples_are_judged_not_the_stored_ratio(void **st)
     json_decref(doc);
 }
 
+/* Gives 06's headline results a paired block (results[].paired): its samples are the
+ * baseline's own graph samples, each times `q`, so the paired ratio is q whatever the
+ * independent samples say. `with` names the paired baseline. */
+static void add_paired(json_t *doc, const char *with, double q)
+{
+    size_t i, j;
+    json_t *res, *base;
+    json_array_foreach(json_object_get(doc, "results"), i, res) {
+        if (strcmp(json_string_value(json_object_get(res, "impl")), "06_tiling") != 0 ||
+            strcmp(json_string_value(json_object_get(res, "tag")), "headline") != 0) continue;
+        json_t *shape = json_object_get(res, "shape");
+        json_array_foreach(json_object_get(doc, "results"), j, base) {
+            if (strcmp(json_string_value(json_object_get(base, "impl")), "sdpa_cudnn") != 0 ||
+                !json_equal(json_object_get(base, "shape"), shape)) continue;
+            json_t *bs = json_object_get(json_object_get(json_object_get(base, "timing"), "graph"), "samples_us");
+            json_t *iu = json_array(), *bu = json_array();
+            size_t k;
+            json_t *x;
+            json_array_foreach(bs, k, x) {
+                json_array_append_new(bu, json_real(json_real_value(x)));
+                json_array_append_new(iu, json_real(json_real_value(x) * q));
+            }
+            json_object_set_new(res, "paired", json_pack("{s:s, s:i, s:I, s:s, s:o, s:o}", "baseline", with,
+                                                         "inner", 20, "n", (json_int_t)json_array_size(bu),
+                                                         "stop", "min_gpu_time", "impl_us", iu,
+                                                         "baseline_us", bu));
+            break;
+        }
+    }
+}
+
+/* Where the phase and the baseline were measured interleaved, the gate decides on the
+ * paired ratio: here 1.2 against a bound of 0.95, while the separately timed samples say
+ * ~0.66. A paired block against another baseline than the gate's is not used. */
+static void the_paired_ratio_decides(void **st)
+{
+    (void)st;
+    json_t *doc = load_accepted();
+    char err[1024];
+    add_paired(doc, "sdpa_cudnn", 1.2);
+    if (evidence_validate(doc, err, sizeof err)) fail_msg("%s", err);
+    gate_config c;
+    config_06(&c, 0.95, 0);
+    gate_outcome o;
+    gate_06(doc, &c, &o, 0);
+    size_t n, failed;
+    count_06(&o, CHECK_BOUND, &n, &failed);
+    assert_int_equal(n, 2);
+    assert_int_equal(failed, 2);
+    for (size_t i = 0; i < o.n; i++)
+        if (o.checks[i].kind == CHECK_BOUND && strcmp(o.checks[i].phase, "06_tiling") == 0)
+            assert_true(fabs(o.checks[i].ratio - 1.2) < 1e-9);
+    gate_outcome_free(&o);
+    json_decref(doc);
+    doc = load_accepted();
+    add_paired(doc, "other_baseline", 1.2);
+    gate_06(doc, &c, &o, 0);
+    count_06(&o, CHECK_BOUND, &n, &failed);
+    assert_int_equal(n, 2);
+    assert_int_equal(failed, 0);
+    gate_outcome_free(&o);
+    gate_config_free(&c);
+    json_decref(doc);
+}
+
 /* A bound inside the ratio's CI fails: the upper end decides (a lower-end rule passes it). */
 static void the_upper_end_decides(void **st)
 {
@@ -259,6 +325,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(accepted_run_passes_and_only_headline_shapes_count),
         cmocka_unit_test(edited_samples_are_judged_not_the_stored_ratio),
+        cmocka_unit_test(the_paired_ratio_decides),
         cmocka_unit_test(the_upper_end_decides),
         cmocka_unit_test(throughput_bounds_are_gated),
         cmocka_unit_test(failed_input_check_fails_correctness),

@@ -292,6 +292,57 @@ static void bad_sample_named(void **st)
     json_decref(doc);
 }
 
+/* A paired block (results[].paired) is read only when whole: both sample arrays as long
+ * as its n, every time finite and > 0, a safe baseline name. */
+static void paired_block_checked(void **st)
+{
+    (void)st;
+    size_t t = first_timed();
+    char path[128], err[1024];
+    snprintf(path, sizeof path, "results[%zu]", t);
+    json_t *good = json_deep_copy(g_accepted);
+    json_object_set_new(at(good, path), "paired",
+                        json_pack("{s:s, s:i, s:i, s:s, s:[f,f,f], s:[f,f,f], s:[i,i,i], s:f, s:f}",
+                                  "baseline", "sdpa_cudnn", "inner", 20, "n", 3, "stop", "min_gpu_time",
+                                  "impl_us", 5.0, 5.1, 5.2, "baseline_us", 9.0, 9.1, 9.0,
+                                  "impl_first", 1, 0, 1, "gpu_s", 0.3, "wall_s", 0.5));
+    if (evidence_validate(good, err, sizeof err)) fail_msg("%s", err);
+    run_data r;
+    if (run_from_doc(&r, good, "good", err, sizeof err)) fail_msg("%s", err);
+    const run_result *x = NULL;
+    for (size_t i = 0; i < r.n_results; i++)
+        if (r.results[i].index == t) x = &r.results[i];
+    assert_non_null(x);
+    assert_int_equal(x->n_paired, 3);
+    assert_true(x->paired_impl[1] == 5.1 && x->paired_base[1] == 9.1);
+    assert_string_equal(x->paired_baseline, "sdpa_cudnn");
+    run_close(&r);
+    static const struct { const char *key; const char *named; } bad[] = {
+        { "n", ".paired.impl_us" },           /* n 4 against 3 samples: the array is named */
+        { "impl_us", ".paired.impl_us[1]" },  /* a negative time */
+        { "baseline_us", ".paired.baseline_us" },   /* shorter than n */
+        { "baseline", ".paired.baseline" },   /* a path, not a name */
+        { "inner", ".paired.inner" },         /* 0 */
+        { "impl_first", ".paired.impl_first[0]" },  /* 2 is not 0 or 1 */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_t *doc = json_deep_copy(good), *p = json_object_get(at(doc, path), "paired");
+        const char *k = bad[i].key;
+        if (!strcmp(k, "n")) json_object_set_new(p, k, json_integer(4));
+        else if (!strcmp(k, "impl_us")) json_array_set_new(json_object_get(p, k), 1, json_real(-5.1));
+        else if (!strcmp(k, "baseline_us")) json_array_remove(json_object_get(p, k), 2);
+        else if (!strcmp(k, "baseline")) json_object_set_new(p, k, json_string("../x"));
+        else if (!strcmp(k, "inner")) json_object_set_new(p, k, json_integer(0));
+        else json_array_set_new(json_object_get(p, k), 0, json_integer(2));
+        char want[160];
+        snprintf(want, sizeof want, "%s%s", path, bad[i].named);
+        if (evidence_validate(doc, err, sizeof err) != -1 || strncmp(err, want, strlen(want)))
+            fail_msg("edit %s: '%s' (expected a refusal naming %s)", k, err, want);
+        json_decref(doc);
+    }
+    json_decref(good);
+}
+
 /* A result row repeated (117k of them in the finding) is refused, naming the repeat. */
 static void repeated_rows_refused(void **st)
 {
@@ -362,6 +413,7 @@ int main(void)
         cmocka_unit_test(input_checks_and_cost),
         cmocka_unit_test(edited_fields_refused),
         cmocka_unit_test(bad_sample_named),
+        cmocka_unit_test(paired_block_checked),
         cmocka_unit_test(repeated_rows_refused),
         cmocka_unit_test(partial_inside_is_partial),
         cmocka_unit_test(safe_names),
