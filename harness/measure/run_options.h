@@ -16,7 +16,7 @@ typedef struct {
     shape_point shapes[MAX_SHAPES];
     size_t n_shapes;
     int want_headline, want_sweep, want_ragged, ceilings;
-    int paired;                 /* ratios from interleaved pairs (default); 0: --no-paired */
+    int paired;                 /* --paired: ratios from interleaved pairs */
     int modes[MODE_COUNT], sweep_modes[MODE_COUNT];
     time_config tc;
     uint64_t seed;
