@@ -344,7 +344,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                     if (t >= prm.n_work) break;
                 if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
                 if constexpr (SLOT) {
-                    slot[count & 1] = t;
+                    hopper::handout_put(&slot[count & 1], t);
                     if (t >= prm.n_work) {
                         hopper::mbar_arrive(q_full);   // no copy: the consumers read the stop
                         break;
@@ -426,7 +426,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         }
         hopper::mbar_wait(q_full, count & 1);
         if constexpr (SLOT) {
-            t = *reinterpret_cast<volatile int *>(&slot[count & 1]);
+            t = hopper::handout_get(&slot[count & 1]);
             if (t >= prm.n_work) break;
         }
         int q0, bh, n_tiles;
