@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <cuda.h>   // CUtensorMap; the encoder is reached through the runtime, no -lcuda
 #include <cudaTypedefs.h>
 #include <cuda_fp16.h>
@@ -136,16 +137,17 @@ __device__ __forceinline__ uint32_t pack_half2(float a, float b)
 
 // The consumer warpgroup's state and steps. Rows: this thread holds rows r0 and r0 + 8 of
 // the block (r0 = 64 wg + 16 warp + lane / 4), columns 8g + 2(lane % 4) + {0, 1}.
-template <int D, int NCONS> struct Consumer {
+template <int D, int NCONS, int PB> struct Consumer {
     using C = Cfg<D, NCONS>;
 #ifdef ATTN07_CHAINS
     static constexpr int CHAINS = ATTN07_CHAINS;
 #else
     static constexpr int CHAINS = NCONS == 3 ? 1 : 4;
 #endif
+    // PB: P in one buffer or two (see p_buffers below).
     float o[D / 2];
     float s[BN / 2];
-    uint32_t p[BN / 4];
+    uint32_t p[PB][BN / 4];
     float m[2], l[2];
     uint32_t tiles;   // shared address of the Q tile; the K and V rings follow it
     int wg;
@@ -163,13 +165,14 @@ template <int D, int NCONS> struct Consumer {
         hopper::wgmma_commit();
     }
 
-    __device__ __forceinline__ void pv(int stage)
+    template <int B = 0> __device__ __forceinline__ void pv(int stage)
     {
 #pragma unroll
         for (int kk = 0; kk < BN / 16; ++kk) {
             const uint64_t b = hopper::make_desc(
                 tiles + C::Q_BYTES + (C::STAGES + stage) * C::KV_BYTES + kk * 16 * 128, BN * 128, 1024);
-            const uint32_t a[4] = {p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]};
+            const uint32_t(&q)[BN / 4] = p[B % PB];
+            const uint32_t a[4] = {q[4 * kk], q[4 * kk + 1], q[4 * kk + 2], q[4 * kk + 3]};
             if constexpr (D == 128) hopper::mma_rs_n128(o, a, b, 1);
             else hopper::mma_rs_n64(o, a, b, 1);
         }
@@ -258,10 +261,10 @@ template <int D, int NCONS> struct Consumer {
 
     // P in the A-fragment order of wgmma: p[4kk + r] pairs the same elements the S
     // accumulator holds in s[8kk + 2r], s[8kk + 2r + 1].
-    __device__ __forceinline__ void convert()
+    template <int B = 0> __device__ __forceinline__ void convert()
     {
 #pragma unroll
-        for (int i = 0; i < BN / 4; ++i) p[i] = pack_half2(s[2 * i], s[2 * i + 1]);
+        for (int i = 0; i < BN / 4; ++i) p[B % PB][i] = pack_half2(s[2 * i], s[2 * i + 1]);
     }
 };
 #endif
@@ -282,6 +285,16 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     // the static round robin itself (24 or 32 producer registers do not hold the hand-out).
     static_assert(!DYN || NCONS == 2, "the dynamic scheduler serves two consumer warpgroups");
     constexpr bool SLOT = DYN;
+    // Build-time switch, not measured yet (README.md, eleventh round): -DATTN07_PBUF=2
+    // keeps P in two buffers at two consumer warpgroups, so P(j) is converted into one
+    // while P V(j - 1) still reads the other, before the wait for that MMA instead of after
+    // it. Three consumer warpgroups (160 registers), the one-warpgroup path and the dynamic
+    // scheduler at D = 128 (232 registers: the second buffer spills) keep one. The default,
+    // one buffer, is the kernel of round 10 (the same PTX up to operand order).
+#ifndef ATTN07_PBUF
+#define ATTN07_PBUF 1
+#endif
+    constexpr int PB = NCONS == 2 && !(DYN && D == 128) ? ATTN07_PBUF : 1;
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));   // swizzle atoms: 1024-aligned
@@ -344,7 +357,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                     if (t >= prm.n_work) break;
                 if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
                 if constexpr (SLOT) {
-                    slot[count & 1] = t;
+                    hopper::handout_put(&slot[count & 1], t);
                     if (t >= prm.n_work) {
                         hopper::mbar_arrive(q_full);   // no copy: the consumers read the stop
                         break;
@@ -393,7 +406,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
 
     // ---- consumer warpgroups ----
     if constexpr (NCONS >= 2) hopper::regs_inc<C::template REG_CONSUMER<DYN>>();
-    Consumer<D, NCONS> cs;
+    Consumer<D, NCONS, PB> cs;
     cs.wg = threadIdx.x / 128 - 1;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     cs.tiles = hopper::smem_u32(q_s);
@@ -426,7 +439,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         }
         hopper::mbar_wait(q_full, count & 1);
         if constexpr (SLOT) {
-            t = *reinterpret_cast<volatile int *>(&slot[count & 1]);
+            t = hopper::handout_get(&slot[count & 1]);
             if (t >= prm.n_work) break;
         }
         int q0, bh, n_tiles;
@@ -481,15 +494,18 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 else cs.template softmax<false>(0, t, prm, alpha);   // O is zero: nothing to rescale
                 cs.convert();
             }
-            for (int j = 1; j < n_tiles; ++j) {
+            // Tile j: P(j) goes into buffer B, P(j - 1) is read from the other (one buffer:
+            // both are buffer 0, and P(j) is converted only once P V(j - 1) is done).
+            auto step = [&](int j, auto buf) {
+                constexpr int B = decltype(buf)::value;
                 const int ip = it++;   // ring position of tile j - 1; it is now tile j's
                 const int st = it % ST, sp = ip % ST;
                 hopper::mbar_wait(&k_full[st], (it / ST) & 1);
                 hopper::mbar_wait(&v_full[sp], (ip / ST) & 1);
                 turn_begin();
                 hopper::wgmma_fence();
-                cs.qk(st);        // S(j)
-                cs.pv(sp);        // O += P(j - 1) V(j - 1)
+                cs.qk(st);                          // S(j)
+                cs.template pv<B ^ 1>(sp);          // O += P(j - 1) V(j - 1)
                 turn_end();
                 hopper::wgmma_wait<1>();   // S(j) is in; P V may still run
                 hopper::reg_fence(cs.s);
@@ -497,18 +513,36 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 if (j == n_tiles - 1) release(q_empty);
                 const bool grew = j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha)
                                                : cs.template softmax<false>(j, t, prm, alpha);
+                if constexpr (PB == 2) {   // under P V(j - 1), pinned before its wait
+                    cs.template convert<B>();
+                    hopper::reg_fence(cs.p[B % PB]);
+                }
                 hopper::wgmma_wait<0>();
                 hopper::reg_fence(cs.o);
-                hopper::reg_fence(cs.p);
+                hopper::reg_fence(cs.p[(B ^ 1) % PB]);
                 release(&v_empty[sp]);
                 if (grew) cs.rescale(alpha);
-                cs.convert();
+                if constexpr (PB == 1) cs.convert();
+            };
+            if constexpr (PB == 2) {
+                for (int j = 1; j < n_tiles; ++j) {
+                    step(j, std::integral_constant<int, 1>{});
+                    if (++j >= n_tiles) break;
+                    step(j, std::integral_constant<int, 0>{});
+                }
+            } else {
+                for (int j = 1; j < n_tiles; ++j) step(j, std::integral_constant<int, 0>{});
             }
             const int sl = it % ST;
             hopper::mbar_wait(&v_full[sl], (it / ST) & 1);
             turn_begin();
-            hopper::wgmma_fence();
-            cs.pv(sl);
+            if (PB == 2 && ((n_tiles - 1) & 1)) {   // P(n_tiles - 1)'s buffer
+                hopper::wgmma_fence();
+                cs.template pv<1>(sl);
+            } else {
+                hopper::wgmma_fence();
+                cs.template pv<0>(sl);
+            }
             turn_end();
             hopper::wgmma_wait<0>();
             hopper::reg_fence(cs.o);

@@ -74,6 +74,47 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
                  :: "r"(smem_u32(bar)), "r"(parity) : "memory");
 }
 
+// ---- a word handed from one thread to others under an mbarrier --------------------------
+// The dynamic tile scheduler's producer thread writes the next work tile into shared memory
+// before its arrive on the Q barrier (release), the consumer warps read it after their wait
+// on that barrier (acquire): the mbarrier orders the two. compute-sanitizer racecheck does
+// not count an mbarrier wait as an ordering edge for ordinary shared-memory loads and
+// stores, so the word is written and read with shared-memory atomics (exch to write, or
+// with 0 to read), which racecheck does not pair as hazards. One lane of each reading warp
+// reads it and passes it on with a shuffle (one atomic per warp, not 32 to one address).
+// Build-time switch, for comparing what racecheck reports (README.md, Correctness):
+// ATTN07_SLOT=1 st.release / ld.acquire (.cta), ATTN07_SLOT=0 plain (volatile) accesses.
+#ifndef ATTN07_SLOT
+#define ATTN07_SLOT 2
+#endif
+__device__ __forceinline__ void handout_put(int *p, int v)
+{
+#if ATTN07_SLOT == 2
+    asm volatile("{\n .reg .b32 old;\n atom.relaxed.cta.shared::cta.exch.b32 old, [%0], %1;\n}\n"
+                 :: "r"(smem_u32(p)), "r"(v) : "memory");
+#elif ATTN07_SLOT == 1
+    asm volatile("st.release.cta.shared::cta.b32 [%0], %1;\n" :: "r"(smem_u32(p)), "r"(v) : "memory");
+#else
+    *reinterpret_cast<volatile int *>(p) = v;
+#endif
+}
+
+// Called by every lane of a warp (converged); returns the word in every lane.
+__device__ __forceinline__ int handout_get(const int *p)
+{
+    int v = 0;
+#if ATTN07_SLOT == 2
+    if ((threadIdx.x & 31) == 0)
+        asm volatile("atom.relaxed.cta.shared::cta.or.b32 %0, [%1], 0;\n" : "=r"(v) : "r"(smem_u32(p)) : "memory");
+    v = __shfl_sync(0xffffffffu, v, 0);
+#elif ATTN07_SLOT == 1
+    asm volatile("ld.acquire.cta.shared::cta.b32 %0, [%1];\n" : "=r"(v) : "r"(smem_u32(p)) : "memory");
+#else
+    v = *reinterpret_cast<const volatile int *>(p);
+#endif
+    return v;
+}
+
 // ---- TMA: one box of a 3-d tensor map (x = column, y = row, z = batch * heads) ----------
 __device__ __forceinline__ void tma_load_3d(void *dst, const void *tmap, int x, int y, int z, uint64_t *bar)
 {
