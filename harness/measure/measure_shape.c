@@ -326,6 +326,9 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
             d.ws_bytes = 0;
             if (cudaMalloc(&d.ws, ws) != cudaSuccess || cudaMalloc(&d.ws2, ws) != cudaSuccess) {
                 cudaGetLastError();   /* clear the allocation failure */
+                if (d.ws) cudaFree(d.ws);   /* neither set is left half allocated */
+                d.ws = NULL;
+                d.ws2 = NULL;
                 char why[160];
                 snprintf(why, sizeof why, "workspace of %zu bytes does not fit in device memory", ws);
                 json_array_append_new(results, unsupported_result(im, pt, why));
@@ -414,11 +417,11 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
                     im->ph->fini(state);
                     goto oom;
                 }
-                if (again == 1 && !kb.ph) {
+                if (again == 1 && !kb.ph && ctx->paired) {
                     kb = (kept_baseline){ im->ph, state, ws };
                     kept = 1;
                 }
-            } else if (graph.n && kb.ph && again == 1 && ctx->paired && !*ctx->stop) {
+            } else if (graph.n && kb.ph && kb.ws <= d.ws_bytes && again == 1 && !*ctx->stop) {
                 /* the ratio's measurement: this implementation and the baseline interleaved */
                 timed_impl ti = { im->ph, state, { d.q, d.k, d.v, d.o, ws ? d.ws : NULL, stream },
                                   { d.q, d.k, d.v, d.o2, ws ? d.ws2 : NULL, stream } };
