@@ -14,8 +14,9 @@
 
 static int keep_baseline_timing(measure_ctx *ctx, const attn_shape *s, const time_result *graph);
 
-/* Two sets of output and workspace (o, ws and o2, ws2, the same sizes): the interleaved
- * ratio gives the implementation and the baseline one set each, drawn per pair. */
+/* Two sets of output and workspace (o, ws and o2, ws2, the same sizes; the second only
+ * with ctx->paired): the interleaved ratio gives the implementation and the baseline one
+ * set each, drawn per pair. */
 typedef struct {
     void *q, *k, *v, *o, *ws, *o2, *ws2;
     size_t ws_bytes;
@@ -304,7 +305,7 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
     CUDA_OR_GOTO(cudaMalloc(&d.k, in.nkv * 2), fail);
     CUDA_OR_GOTO(cudaMalloc(&d.v, in.nkv * 2), fail);
     CUDA_OR_GOTO(cudaMalloc(&d.o, in.nq * 2), fail);
-    CUDA_OR_GOTO(cudaMalloc(&d.o2, in.nq * 2), fail);
+    if (ctx->paired) CUDA_OR_GOTO(cudaMalloc(&d.o2, in.nq * 2), fail);
     CUDA_OR_GOTO(cudaMemcpy(d.q, in.q, in.nq * 2, cudaMemcpyHostToDevice), fail);
     CUDA_OR_GOTO(cudaMemcpy(d.k, in.k, in.nkv * 2, cudaMemcpyHostToDevice), fail);
     CUDA_OR_GOTO(cudaMemcpy(d.v, in.v, in.nkv * 2, cudaMemcpyHostToDevice), fail);
@@ -324,7 +325,10 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
             if (d.ws2) cudaFree(d.ws2);
             d.ws = d.ws2 = NULL;
             d.ws_bytes = 0;
-            if (cudaMalloc(&d.ws, ws) != cudaSuccess || cudaMalloc(&d.ws2, ws) != cudaSuccess) {
+            /* the second set only for the pairs: a run without them needs no more memory
+             * than before (02's workspace alone can be gigabytes at long sequences) */
+            if (cudaMalloc(&d.ws, ws) != cudaSuccess ||
+                (ctx->paired && cudaMalloc(&d.ws2, ws) != cudaSuccess)) {
                 cudaGetLastError();   /* clear the allocation failure */
                 if (d.ws) cudaFree(d.ws);   /* neither set is left half allocated */
                 d.ws = NULL;
