@@ -287,7 +287,8 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
     if (ref_attention_rows(s, in.q, in.k, in.v, rows, nrows, ref, ctx->ref_threads)) goto oom;
 
     /* A shape whose tensors cannot fit is reported, not fatal: the rest of the run goes on. */
-    size_t free_b = 0, total_b = 0, need = (2 * in.nq + 2 * in.nkv) * sizeof(uint16_t);
+    size_t free_b = 0, total_b = 0,
+           need = ((ctx->paired ? 3 : 2) * in.nq + 2 * in.nkv) * sizeof(uint16_t);   /* + o2 */
     CUDA_OR_GOTO(cudaMemGetInfo(&free_b, &total_b), fail);
     if (need > free_b) {
         char why[256];
