@@ -386,27 +386,39 @@ static void check_derived(vstate *v, const json_t *d, const char *path)
     if (r) ordered(v, r, p, "ci_lo", "median", "ci_hi");
 }
 
-/* A time array of a paired block: n finite times > 0, each named by its index. */
-static void paired_times(vstate *v, const json_t *pb, const char *path, const char *key, size_t n)
+static int is_time(const json_t *x)
+{
+    double d = json_is_number(x) ? json_number_value(x) : NAN;
+    return isfinite(d) && d > 0;
+}
+
+static int is_flag(const json_t *x)
+{
+    return json_is_integer(x) && (json_integer_value(x) == 0 || json_integer_value(x) == 1);
+}
+
+/* An array of a paired block: exactly n elements, each one `ok` says is `what` (the first
+ * that is not is named by its index). */
+static void paired_array(vstate *v, const json_t *pb, const char *path, const char *key, int flags,
+                         size_t n, int (*ok)(const json_t *), const char *what)
 {
     char p[512];
     join(p, sizeof p, path, key);
-    json_t *arr = member(v, pb, path, key, T_ARR, REQUIRED);
+    json_t *arr = member(v, pb, path, key, T_ARR, flags);
     if (!arr || v->failed) return;
     if (json_array_size(arr) != n) {
-        vfail(v, p, "holds %zu times but n is %zu", json_array_size(arr), n);
+        vfail(v, p, "holds %zu elements but n is %zu", json_array_size(arr), n);
         return;
     }
     size_t i;
     json_t *x;
-    json_array_foreach(arr, i, x) {
-        double d = json_is_number(x) ? json_number_value(x) : NAN;
-        if (isfinite(d) && d > 0) continue;
-        char q[540];
-        join_index(q, sizeof q, p, i);
-        vfail(v, q, "expected a finite time > 0");
-        return;
-    }
+    json_array_foreach(arr, i, x)
+        if (!ok(x)) {
+            char q[540];
+            join_index(q, sizeof q, p, i);
+            vfail(v, q, "expected %s", what);
+            return;
+        }
 }
 
 /* results[].paired: the implementation and the baseline timed interleaved (the ratio's
@@ -425,25 +437,9 @@ static void check_paired(vstate *v, const json_t *pb, const char *path)
     for (const char *const *k = costs; *k; k++) number_above(v, pb, path, *k, 0, 1);
     if (v->failed) return;
     size_t count = (size_t)json_integer_value(n);
-    char p[512];
-    paired_times(v, pb, path, "impl_us", count);
-    paired_times(v, pb, path, "baseline_us", count);
-    join(p, sizeof p, path, "impl_first");
-    json_t *first = member(v, pb, path, "impl_first", T_ARR, OPTIONAL);
-    if (!first || v->failed) return;
-    if (json_array_size(first) != count) {
-        vfail(v, p, "holds %zu flags but n is %zu", json_array_size(first), count);
-        return;
-    }
-    size_t i;
-    json_t *x;
-    json_array_foreach(first, i, x)
-        if (!json_is_integer(x) || (json_integer_value(x) != 0 && json_integer_value(x) != 1)) {
-            char q[540];
-            join_index(q, sizeof q, p, i);
-            vfail(v, q, "expected 0 or 1");
-            return;
-        }
+    paired_array(v, pb, path, "impl_us", REQUIRED, count, is_time, "a finite time > 0");
+    paired_array(v, pb, path, "baseline_us", REQUIRED, count, is_time, "a finite time > 0");
+    paired_array(v, pb, path, "impl_first", OPTIONAL, count, is_flag, "0 or 1");
 }
 
 /* A shape within the harness's own limits (shape_validate), read as the reader reads it:

@@ -99,6 +99,21 @@ static void progress(measure_ctx *ctx, const char *impl, const char *shape, cons
             impl, shape, what);
 }
 
+/* The interleaved measurement's line: the ratio derived.ratio holds (NULL or null: none). */
+static void progress_pairs(measure_ctx *ctx, const loaded_impl *im, const char *shape_text,
+                           const interleave_result *pairs, const json_t *ratio)
+{
+    char line[160];
+    if (json_is_object(ratio))
+        snprintf(line, sizeof line, "paired ratio %.4f [%.4f, %.4f] n=%zu inner=%d (%s)",
+                 json_real_value(json_object_get(ratio, "median")), json_real_value(json_object_get(ratio, "ci_lo")),
+                 json_real_value(json_object_get(ratio, "ci_hi")), pairs->n, pairs->inner, pairs->stop);
+    else
+        snprintf(line, sizeof line, "paired no ratio (%s, %zu pairs discarded for clock events)",
+                 pairs->stop, pairs->tally.discarded);
+    progress(ctx, im->ph->name, shape_text, line);
+}
+
 /* Times every chosen mode into `timing`; the graph mode's result is handed back in
  * *graph (caller frees; graph->n == 0 when graph mode was not timed), so the derived
  * figures are computed from the numbers themselves. */
@@ -415,6 +430,7 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
             }
             int is_baseline = ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0;
             interleave_result pairs = { 0 };
+            int paired = 0;   /* the interleaved measurement ran: the ratio is its, or none */
             if (graph.n && is_baseline) {
                 if (keep_baseline_timing(ctx, s, &graph)) {
                     time_result_free(&graph);
@@ -439,22 +455,14 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
                     im->ph->fini(state);
                     goto fail;
                 }
-                char line[160];
-                json_t *pr = paired_ratio_json(ctx, &pairs, ctx->baseline);
-                if (json_is_object(pr))
-                    snprintf(line, sizeof line, "paired ratio %.4f [%.4f, %.4f] n=%zu inner=%d (%s)",
-                             json_real_value(json_object_get(pr, "median")),
-                             json_real_value(json_object_get(pr, "ci_lo")),
-                             json_real_value(json_object_get(pr, "ci_hi")), pairs.n, pairs.inner, pairs.stop);
-                else
-                    snprintf(line, sizeof line, "paired no ratio (%s, %zu pairs discarded for clock events)",
-                             pairs.stop, pairs.tally.discarded);
-                json_decref(pr);
-                progress(ctx, im->ph->name, shape_text, line);
+                paired = 1;
             }
-            if (graph.n)
-                json_object_set_new(res, "derived", measure_derived(ctx, s, graph.samples_us, graph.n,
-                                                                   graph.sum.median, pairs.n ? &pairs : NULL));
+            if (graph.n) {
+                json_t *der = measure_derived(ctx, s, graph.samples_us, graph.n, graph.sum.median,
+                                              paired ? &pairs : NULL);
+                json_object_set_new(res, "derived", der);
+                if (paired) progress_pairs(ctx, im, shape_text, &pairs, json_object_get(der, "ratio"));
+            }
             interleave_result_free(&pairs);
             time_result_free(&graph);
         }

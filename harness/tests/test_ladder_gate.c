@@ -62,6 +62,19 @@ static void gate_06(json_t *doc, const gate_config *c, gate_outcome *o, int expe
     run_close(&r);
 }
 
+/* The 06_tiling bound checks of doc under bounds (bound, tmax; config_06): count and
+ * failures. */
+static void bound_counts_06(json_t *doc, double bound, double tmax, size_t *n, size_t *failed)
+{
+    gate_config c;
+    config_06(&c, bound, tmax);
+    gate_outcome o;
+    gate_06(doc, &c, &o, 0);
+    count_06(&o, CHECK_BOUND, n, failed);
+    gate_outcome_free(&o);
+    gate_config_free(&c);
+}
+
 static void scale_samples(json_t *doc, const char *impl, double f, int also_stored_ratio)
 {
     size_t i;
@@ -128,18 +141,12 @@ static void accepted_run_passes_and_only_headline_shapes_count(void **st)
 {
     (void)st;
     json_t *doc = load_accepted();
-    gate_config c;
-    config_06(&c, 0.95, 0);
-    gate_outcome o;
-    gate_06(doc, &c, &o, 0);
     size_t n, failed;
-    count_06(&o, CHECK_BOUND, &n, &failed);
+    bound_counts_06(doc, 0.95, 0, &n, &failed);
     /* two headline checks, both pass: 06 is 1.7-1.9x the baseline at 4x16x4096x128, which a
      * gate that dropped the headline filter would fail on */
     assert_int_equal(n, 2);
     assert_int_equal(failed, 0);
-    gate_outcome_free(&o);
-    gate_config_free(&c);
     json_decref(doc);
 }
 
@@ -148,16 +155,10 @@ static void edited_samples_are_judged_not_the_stored_ratio(void **st)
     (void)st;
     json_t *doc = load_accepted();
     scale_samples(doc, "06_tiling", 1.6, 1);   /* slower samples, a flattering stored ratio */
-    gate_config c;
-    config_06(&c, 0.95, 0);
-    gate_outcome o;
-    gate_06(doc, &c, &o, 0);
     size_t n, failed;
-    count_06(&o, CHECK_BOUND, &n, &failed);
+    bound_counts_06(doc, 0.95, 0, &n, &failed);
     assert_int_equal(n, 2);
     assert_int_equal(failed, 2);
-    gate_outcome_free(&o);
-    gate_config_free(&c);
     json_decref(doc);
 }
 
@@ -214,15 +215,13 @@ static void the_paired_ratio_decides(void **st)
         if (o.checks[i].kind == CHECK_BOUND && strcmp(o.checks[i].phase, "06_tiling") == 0)
             assert_true(fabs(o.checks[i].ratio - 1.2) < 1e-9);
     gate_outcome_free(&o);
+    gate_config_free(&c);
     json_decref(doc);
     doc = load_accepted();
     add_paired(doc, "other_baseline", 1.2);
-    gate_06(doc, &c, &o, 0);
-    count_06(&o, CHECK_BOUND, &n, &failed);
+    bound_counts_06(doc, 0.95, 0, &n, &failed);
     assert_int_equal(n, 2);
     assert_int_equal(failed, 0);
-    gate_outcome_free(&o);
-    gate_config_free(&c);
     json_decref(doc);
 }
 
@@ -244,13 +243,9 @@ static void the_upper_end_decides(void **st)
     assert_true(lo < mid && mid < hi);
     gate_outcome_free(&o);
     gate_config_free(&c);
-    config_06(&c, (mid + hi) / 2, 0);   /* above the median and the lower end, below the upper */
-    gate_06(doc, &c, &o, 0);
     size_t n, failed;
-    count_06(&o, CHECK_BOUND, &n, &failed);
+    bound_counts_06(doc, (mid + hi) / 2, 0, &n, &failed);   /* above the median and the lower end, below the upper */
     assert_true(failed >= 1);
-    gate_outcome_free(&o);
-    gate_config_free(&c);
     json_decref(doc);
 }
 
@@ -258,23 +253,13 @@ static void throughput_bounds_are_gated(void **st)
 {
     (void)st;
     json_t *doc = load_accepted();
-    gate_config c;
     size_t n, failed;
-    gate_outcome o;
-    config_06(&c, 0.95, 2.35);
-    gate_06(doc, &c, &o, 0);
-    count_06(&o, CHECK_BOUND, &n, &failed);
+    bound_counts_06(doc, 0.95, 2.35, &n, &failed);
     assert_int_equal(n, 4);
     assert_int_equal(failed, 0);
-    gate_outcome_free(&o);
-    gate_config_free(&c);
-    config_06(&c, 0.95, 1.5);           /* 06 is ~1.7-1.9x at 4x16x4096x128 */
-    gate_06(doc, &c, &o, 0);
-    count_06(&o, CHECK_BOUND, &n, &failed);
+    bound_counts_06(doc, 0.95, 1.5, &n, &failed);   /* 06 is ~1.7-1.9x at 4x16x4096x128 */
     assert_int_equal(n, 4);
     assert_int_equal(failed, 2);
-    gate_outcome_free(&o);
-    gate_config_free(&c);
     json_decref(doc);
 }
 
