@@ -30,10 +30,12 @@ san() {   # tool builddir name
       $SAN --modes single --sweep-modes single --min-samples 1 --max-samples 2 --no-ceilings --out $ev/san_$3.json > $ev/san_$3.log 2>&1
   echo "sanitize $3 ($1, $2) rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' $ev/san_$3.log | tail -1)" >> $log
 }
+if [ -z "${SKIP_SAN:-}" ]; then   # SKIP_SAN=1: the sanitizer step already has its result
 echo "=== sanitize N t=$(el)" >> $log
-san racecheck build racecheck_n & san memcheck build memcheck_n & san synccheck build synccheck_n & san initcheck build initcheck_n &
-wait
+san racecheck build racecheck_n & p1=$!; san memcheck build memcheck_n & p2=$!; san synccheck build synccheck_n & p3=$!; san initcheck build initcheck_n & p4=$!
+wait $p1 $p2 $p3 $p4   # not a bare wait: the nvidia-smi sampler never ends
 grep -h "07_hopper" $ev/san_*.log | grep -E "check " | sort | uniq -c >> $log
+fi
 pack
 correct() {   # name builddir
   echo "=== correct $1 ($2) t=$(el)" >> $log
