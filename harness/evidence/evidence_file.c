@@ -368,22 +368,30 @@ static void check_correctness(vstate *v, const json_t *c, const char *path)
     members(v, vb, p, T_NUM, REQUIRED, nums);
 }
 
+/* derived.ratio (required, may be null) or derived.paired_ratio (run --paired only): a
+ * baseline name and a positive median inside its CI. */
+static void check_ratio(vstate *v, const json_t *d, const char *path, const char *key, int flags)
+{
+    static const char *const ratio_nums[] = { "median", "ci_lo", "ci_hi", NULL };
+    char p[512];
+    join(p, sizeof p, path, key);
+    json_t *r = member(v, d, path, key, T_OBJ, flags);
+    member(v, r, p, "baseline", T_STR, REQUIRED);
+    members(v, r, p, T_NUM, REQUIRED, ratio_nums);
+    for (const char *const *k = ratio_nums; *k; k++) number_above(v, r, p, *k, 0, 0);
+    if (r) ordered(v, r, p, "ci_lo", "median", "ci_hi");
+}
+
 static void check_derived(vstate *v, const json_t *d, const char *path)
 {
     static const char *const nums[] = { "flops", "bytes", "tflops", "gbps", NULL };
     static const char *const fracs[] = { "frac_fp16_peak", "frac_dram", NULL };
-    static const char *const ratio_nums[] = { "median", "ci_lo", "ci_hi", NULL };
     members(v, d, path, T_NUM, REQUIRED, nums);
     members(v, d, path, T_NUM, NULLABLE, fracs);
-    char p[512];
-    join(p, sizeof p, path, "ratio");
-    json_t *r = member(v, d, path, "ratio", T_OBJ, NULLABLE);
-    member(v, r, p, "baseline", T_STR, REQUIRED);
-    members(v, r, p, T_NUM, REQUIRED, ratio_nums);
     for (const char *const *k = nums; *k; k++) number_above(v, d, path, *k, 0, 1);
     for (const char *const *k = fracs; *k; k++) number_above(v, d, path, *k, 0, 1);
-    for (const char *const *k = ratio_nums; *k; k++) number_above(v, r, p, *k, 0, 0);
-    if (r) ordered(v, r, p, "ci_lo", "median", "ci_hi");
+    check_ratio(v, d, path, "ratio", NULLABLE);
+    check_ratio(v, d, path, "paired_ratio", OPTIONAL | NULLABLE);
 }
 
 static int is_time(const json_t *x)

@@ -99,7 +99,7 @@ static void progress(measure_ctx *ctx, const char *impl, const char *shape, cons
             impl, shape, what);
 }
 
-/* The interleaved measurement's line: the ratio derived.ratio holds (NULL or null: none). */
+/* The interleaved measurement's line: derived.paired_ratio (NULL or null: none). */
 static void progress_pairs(measure_ctx *ctx, const loaded_impl *im, const char *shape_text,
                            const interleave_result *pairs, const json_t *ratio)
 {
@@ -461,7 +461,7 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
                 json_t *der = measure_derived(ctx, s, graph.samples_us, graph.n, graph.sum.median,
                                               paired ? &pairs : NULL);
                 json_object_set_new(res, "derived", der);
-                if (paired) progress_pairs(ctx, im, shape_text, &pairs, json_object_get(der, "ratio"));
+                if (paired) progress_pairs(ctx, im, shape_text, &pairs, json_object_get(der, "paired_ratio"));
             }
             interleave_result_free(&pairs);
             time_result_free(&graph);
@@ -535,9 +535,12 @@ json_t *measure_derived(const measure_ctx *ctx, const attn_shape *s, const doubl
                         ctx->fp16_tflops > 0 ? json_real(tflops / ctx->fp16_tflops) : json_null());
     json_object_set_new(der, "frac_dram",
                         ctx->dram_gbps > 0 ? json_real(gbps / ctx->dram_gbps) : json_null());
-    json_t *ratio = pairs ? paired_ratio_json(ctx, pairs, ctx->baseline) : json_null();
+    /* derived.ratio is always the separate measurements' ratio (the one the gate decides
+     * on); the interleaved one sits beside it as derived.paired_ratio */
+    json_t *ratio = json_null();
+    if (pairs) json_object_set_new(der, "paired_ratio", paired_ratio_json(ctx, pairs, ctx->baseline));
     const time_config *tc = &ctx->tc;
-    for (size_t j = 0; !pairs && ctx->baseline && j < ctx->n_base; j++) {
+    for (size_t j = 0; ctx->baseline && j < ctx->n_base; j++) {
         const measure_baseline_timing *b = &ctx->base[j];
         if (!same_shape(&b->s, s)) continue;
         double r, lo, hi;

@@ -30,9 +30,9 @@ const char RUN_USAGE[] =
     "  --device N            the CUDA device to measure (default 0; of those CUDA_VISIBLE_DEVICES shows)\n"
     "  --evidence DIR        evidence root (default evidence); --out FILE overrides\n"
     "  --no-ceilings         skip the copy/GEMM ceilings\n"
-    "  --paired              time every implementation interleaved with the baseline and take\n"
-    "                        its ratio from the pairs (not yet the default: first to be\n"
-    "                        measured on a GPU against the separate measurements)\n"
+    "  --paired              also time every implementation interleaved with the baseline\n"
+    "                        (derived.paired_ratio; reported, never gated: interleaving moves\n"
+    "                        the baseline out of its power-capped steady state)\n"
     "  --full-ref-gflop X    full CPU reference up to X GFLOP, sampled rows above (default 40)\n"
     "  --sample-rows N       rows sampled above that (default 4096: whole heads, a row in every 64-row tile)\n"
     "  --ref-threads N       CPU reference threads (default: all CPUs)\n";

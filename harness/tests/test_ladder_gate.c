@@ -193,36 +193,29 @@ static void add_paired(json_t *doc, const char *with, double q)
     }
 }
 
-/* Where the phase and the baseline were measured interleaved, the gate decides on the
- * paired ratio: here 1.2 against a bound of 0.95, while the separately timed samples say
- * ~0.66. A paired block against another baseline than the gate's is not used. */
-static void the_paired_ratio_decides(void **st)
+/* The pairs of `run --paired` never decide: interleaving takes the baseline out of the
+ * power-capped steady state its own measurement runs in (ci/README.md, the paired study),
+ * so the bounds and accepted sets stay in the separate measurements' ratio. Pairs saying
+ * 1.2 against a bound of 0.95 pass where the separate samples say ~0.66, whichever
+ * baseline the pairs name; a ratio halved in the separate samples still fails. */
+static void pairs_never_decide(void **st)
 {
     (void)st;
-    json_t *doc = load_accepted();
-    char err[1024];
-    add_paired(doc, "sdpa_cudnn", 1.2);
-    if (evidence_validate(doc, err, sizeof err)) fail_msg("%s", err);
-    gate_config c;
-    config_06(&c, 0.95, 0);
-    gate_outcome o;
-    gate_06(doc, &c, &o, 0);
     size_t n, failed;
-    count_06(&o, CHECK_BOUND, &n, &failed);
-    assert_int_equal(n, 2);
-    assert_int_equal(failed, 2);
-    for (size_t i = 0; i < o.n; i++)
-        if (o.checks[i].kind == CHECK_BOUND && strcmp(o.checks[i].phase, "06_tiling") == 0)
-            assert_true(fabs(o.checks[i].ratio - 1.2) < 1e-9);
-    gate_outcome_free(&o);
-    gate_config_free(&c);
-    json_decref(doc);
-    doc = load_accepted();
-    add_paired(doc, "other_baseline", 1.2);
-    bound_counts_06(doc, 0.95, 0, &n, &failed);
-    assert_int_equal(n, 2);
-    assert_int_equal(failed, 0);
-    json_decref(doc);
+    const char *with[] = { "sdpa_cudnn", "other_baseline" };
+    for (size_t w = 0; w < 2; w++) {
+        json_t *doc = load_accepted();
+        char err[1024];
+        add_paired(doc, with[w], 1.2);
+        if (evidence_validate(doc, err, sizeof err)) fail_msg("%s", err);
+        bound_counts_06(doc, 0.95, 0, &n, &failed);
+        assert_int_equal(n, 2);
+        assert_int_equal(failed, 0);
+        bound_counts_06(doc, 0.5, 0, &n, &failed);   /* the separate ratio (~0.66) still decides */
+        assert_int_equal(n, 2);
+        assert_int_equal(failed, 2);
+        json_decref(doc);
+    }
 }
 
 /* A bound inside the ratio's CI fails: the upper end decides (a lower-end rule passes it). */
@@ -310,7 +303,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(accepted_run_passes_and_only_headline_shapes_count),
         cmocka_unit_test(edited_samples_are_judged_not_the_stored_ratio),
-        cmocka_unit_test(the_paired_ratio_decides),
+        cmocka_unit_test(pairs_never_decide),
         cmocka_unit_test(the_upper_end_decides),
         cmocka_unit_test(throughput_bounds_are_gated),
         cmocka_unit_test(failed_input_check_fails_correctness),

@@ -343,6 +343,29 @@ static void paired_block_checked(void **st)
     json_decref(good);
 }
 
+/* derived.paired_ratio (run --paired) is checked as derived.ratio is: a well-formed one
+ * passes, a CI that does not hold its median or a non-positive median is refused by name. */
+static void paired_ratio_checked(void **st)
+{
+    (void)st;
+    size_t t = first_timed();
+    char path[128], err[1024], want[200];
+    snprintf(path, sizeof path, "results[%zu].derived", t);
+    static const double cases[][3] = { { 1.06, 1.05, 1.07 }, { 1.06, 1.07, 1.08 }, { -1.0, -1.1, -0.9 } };
+    for (size_t i = 0; i < 3; i++) {
+        json_t *doc = json_deep_copy(g_accepted);
+        json_object_set_new(at(doc, path), "paired_ratio",
+                            json_pack("{s:s, s:f, s:f, s:f, s:s}", "baseline", "sdpa_cudnn", "median",
+                                      cases[i][0], "ci_lo", cases[i][1], "ci_hi", cases[i][2], "method", "paired"));
+        int rc = evidence_validate(doc, err, sizeof err);
+        snprintf(want, sizeof want, "%s.paired_ratio", path);
+        if (i == 0 && rc) fail_msg("a good paired_ratio refused: %s", err);
+        if (i > 0 && (rc != -1 || strncmp(err, want, strlen(want))))
+            fail_msg("case %zu: '%s' (expected a refusal naming %s)", i, err, want);
+        json_decref(doc);
+    }
+}
+
 /* A result row repeated (117k of them in the finding) is refused, naming the repeat. */
 static void repeated_rows_refused(void **st)
 {
@@ -414,6 +437,7 @@ int main(void)
         cmocka_unit_test(edited_fields_refused),
         cmocka_unit_test(bad_sample_named),
         cmocka_unit_test(paired_block_checked),
+        cmocka_unit_test(paired_ratio_checked),
         cmocka_unit_test(repeated_rows_refused),
         cmocka_unit_test(partial_inside_is_partial),
         cmocka_unit_test(safe_names),
