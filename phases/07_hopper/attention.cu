@@ -285,14 +285,14 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     // the static round robin itself (24 or 32 producer registers do not hold the hand-out).
     static_assert(!DYN || NCONS == 2, "the dynamic scheduler serves two consumer warpgroups");
     constexpr bool SLOT = DYN;
-    // Build-time switch, not measured yet (README.md, eleventh round): -DATTN07_PBUF=2
-    // keeps P in two buffers at two consumer warpgroups, so P(j) is converted into one
-    // while P V(j - 1) still reads the other, before the wait for that MMA instead of after
-    // it. Three consumer warpgroups (160 registers), the one-warpgroup path and the dynamic
-    // scheduler at D = 128 (232 registers: the second buffer spills) keep one. The default,
-    // one buffer, is the kernel of round 10 (the same PTX up to operand order).
+    // P in two buffers at two consumer warpgroups (README.md, eleventh round: 0.77% /
+    // 0.26% faster at D=128 non-causal, 0.47% at 16x32x1024x64 causal, paired): P(j) is
+    // converted into one while P V(j - 1) still reads the other, before the wait for that
+    // MMA instead of after it. Three consumer warpgroups (160 registers), the one-warpgroup
+    // path and the dynamic scheduler at D = 128 (232 registers: the second buffer spills)
+    // keep one. -DATTN07_PBUF=1 builds round 10's kernel for comparison.
 #ifndef ATTN07_PBUF
-#define ATTN07_PBUF 1
+#define ATTN07_PBUF 2
 #endif
     constexpr int PB = NCONS == 2 && !(DYN && D == 128) ? ATTN07_PBUF : 1;
     extern __shared__ unsigned char smem_raw[];
