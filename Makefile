@@ -247,6 +247,7 @@ test: deps
 	@bash ci/checks/test_drift.sh $(BUILD)/attnladder
 	@$(PYTHON) ci/tools/study_summary.py --check --bin $(BUILD)/attnladder
 	@$(PYTHON) ci/checks/test_plant_transform.py
+	@bash ci/checks/test_study_tools.sh
 	@$(MAKE) --no-print-directory planted-phases
 	@echo "make test: all passed"
 

@@ -22,7 +22,12 @@ Every verdict is kept with the change the A/B measurement itself saw. A trial th
 deadline (DEADLINE_S, default 520 s of this script) does not leave time for is listed as
 not run, never counted. Writes OUT/ab_planted_<stamp>.json.
 
-  (PHASES=a,b: only those phases; THROUGHPUT_START_CYCLES: the first throughput probe)
+  (PHASES=a,b: only those phases; THROUGHPUT_START_CYCLES: the first throughput probe;
+  PLANT_BASE=planted0: the base is the planted build at 0 cycles instead of the unchanged
+  build, so the hook's own cost (a different register allocation: 04 and 07 cost 16% and
+  5.5% at zero at 4x16x4096x128, 07's static two-consumer kernels spill 12-48 bytes in the
+  planted build) is in both arms and only the cycles differ; every size is then a change of
+  the instrumented rung, which the evidence says in "base")
   BUILD=build SERIES="headline throughput" HEADLINE_REPS=3 HEADLINE_REPS_AT_2=12 \
     THROUGHPUT_SIZES="1 2 5" THROUGHPUT_REPS=2 python3 ci/tools/ab_planted.py [OUT]
 """
@@ -36,7 +41,11 @@ import tempfile
 import time
 
 def sh(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+    # a command that is not installed (no nvidia-smi: no GPU) fails like one that ran and failed
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, **kw)
+    except FileNotFoundError as e:
+        return subprocess.CompletedProcess(cmd, 127, "", str(e))
 
 
 def gpu_slug():
@@ -86,7 +95,8 @@ SERIES = {"headline": ["1,8,512,64,0", "1,8,512,64,1"],
 
 def run_series(name, shapes, sizes, reps, reps2, deadline, start, ctx):
     """One study series at a pair of shapes: zero, two calibration probes, the trials."""
-    bin_, build, phases, impls, work = ctx["bin"], ctx["build"], ctx["phases"], ctx["impls"], ctx["work"]
+    bin_, base, phases, impls, work = ctx["bin"], ctx["base"], ctx["phases"], ctx["impls"], ctx["work"]
+    build = ctx["build"]
     first = shape_text(shapes[0])
     trials = []
 
@@ -94,7 +104,7 @@ def run_series(name, shapes, sizes, reps, reps2, deadline, start, ctx):
         ctx["seed"] += 1
         seed = ctx["seed"]
         head = make_head(build, work, f"head_{seed}", cycles)
-        doc, wall, log = ab(bin_, build, head, impls, shapes, seed, os.path.join(work, f"ab_{seed}.json"))
+        doc, wall, log = ab(bin_, base, head, impls, shapes, seed, os.path.join(work, f"ab_{seed}.json"))
         shutil.rmtree(head, ignore_errors=True)
         t = {"series": name, "kind": kind, "planted_pct": size, "seed": seed, "wall_s": round(wall, 2),
              "cycles": {p: int(c) for p, c in cycles.items()}}
@@ -203,6 +213,10 @@ def main():
     if any(s not in SERIES for s in series):
         print(f"ab_planted: SERIES must name some of {', '.join(SERIES)}", file=sys.stderr)
         return 2
+    plant_base = os.environ.get("PLANT_BASE", "unchanged")
+    if plant_base not in ("unchanged", "planted0"):
+        print("ab_planted: PLANT_BASE must be 'unchanged' (the default) or 'planted0'", file=sys.stderr)
+        return 2
     if sh(["nvidia-smi", "-L"]).returncode != 0:
         print("ab_planted: no GPU; nothing measured")
         return 3
@@ -221,8 +235,10 @@ def main():
         return 2
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join("evidence", gpu_slug())
     os.makedirs(out_dir, exist_ok=True)
-    ctx = {"bin": bin_, "build": build, "phases": phases, "impls": phases + ["sdpa_cudnn"],
+    ctx = {"bin": bin_, "build": build, "base": build, "phases": phases, "impls": phases + ["sdpa_cudnn"],
            "work": tempfile.mkdtemp(), "seed": 5000}
+    if plant_base == "planted0":
+        ctx["base"] = make_head(build, ctx["work"], "base_planted0", {p: 0 for p in phases})
     start = time.time()
     trials, cal, not_run = [], {}, {}
     for name in series:
@@ -256,6 +272,7 @@ def main():
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     dest = os.path.join(out_dir, f"ab_planted_{stamp}.json")
     doc = {"schema": "attnladder-ab-planted", "schema_version": 2, "plant": "in-kernel cycles at exit",
+           "base": "the planted build at 0 cycles" if plant_base == "planted0" else "the unchanged build",
            "series": {n: SERIES[n] for n in series}, "calibration": cal, "trials": trials, "table": table,
            "baseline_aa_verdicts": baseline, "not_run": not_run, "wall_s": round(time.time() - start, 1)}
     with open(dest + ".tmp", "w") as fh:
