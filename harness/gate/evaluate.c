@@ -83,7 +83,7 @@ int gate_result_ratio(const gate_config *c, const run_data *run, const run_resul
     if (!res->timed) return -1;
     /* The pairs of `run --paired` (res->paired_*) never decide: interleaved with a slower,
      * lower-power rung the baseline leaves the power-capped steady state its own measurement
-     * runs in (H100, 4x16x4096x128: 836-877 us beside 01-06 against 916-925 us alone), so
+     * runs in (H100, 4x16x4096x128: 831-892 us beside 01-06 against 910-925 us alone), so
      * the paired ratio depends on the partner's power draw; bounds and accepted sets are in
      * the separate measurements' ratio (ci/README.md, the paired study). */
     const run_result *b = run_find(run, c->baseline, &res->shape);
