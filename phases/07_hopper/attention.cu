@@ -29,11 +29,12 @@
 namespace {
 
 constexpr float LOG2E = 1.4426950408889634f;
-constexpr int BN = 128;   // keys per K/V tile
+constexpr int BN = 128;   // keys per K/V tile (every variant but pingpong-176: Cfg's KN)
 
 
-template <int D, int NCONS> struct Cfg {
+template <int D, int NCONS, int KN = BN> struct Cfg {
     static constexpr int BM = 64 * NCONS;
+    static_assert(KN % 16 == 0 && KN <= 256, "a K/V tile is whole k16 slices of a wgmma N <= 256");
     static constexpr int THREADS = 128 * (NCONS + 1);
 #ifndef ATTN07_STAGES128
 #define ATTN07_STAGES128 2
@@ -42,7 +43,7 @@ template <int D, int NCONS> struct Cfg {
     static constexpr int CHUNKS = D / 64;                 // 64-column chunks of 128 bytes
     static_assert(CHUNKS * 64 == D, "D is a multiple of 64");
     static constexpr int Q_BYTES = BM * D * 2;
-    static constexpr int KV_BYTES = BN * D * 2;
+    static constexpr int KV_BYTES = KN * D * 2;
     static constexpr int TILE_BYTES = Q_BYTES + 2 * STAGES * KV_BYTES;
     static constexpr int BAR_BYTES = 8 * (2 + 4 * STAGES) + 8;   // + two work-tile slots
     static constexpr int SMEM = 1024 + TILE_BYTES + BAR_BYTES;   // 1024: alignment slack
@@ -137,8 +138,8 @@ __device__ __forceinline__ uint32_t pack_half2(float a, float b)
 
 // The consumer warpgroup's state and steps. Rows: this thread holds rows r0 and r0 + 8 of
 // the block (r0 = 64 wg + 16 warp + lane / 4), columns 8g + 2(lane % 4) + {0, 1}.
-template <int D, int NCONS, int PB> struct Consumer {
-    using C = Cfg<D, NCONS>;
+template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
+    using C = Cfg<D, NCONS, KN>;
 #ifdef ATTN07_CHAINS
     static constexpr int CHAINS = ATTN07_CHAINS;
 #else
@@ -146,8 +147,8 @@ template <int D, int NCONS, int PB> struct Consumer {
 #endif
     // PB: P in one buffer or two (see p_buffers below).
     float o[D / 2];
-    float s[BN / 2];
-    uint32_t p[PB][BN / 4];
+    float s[KN / 2];
+    uint32_t p[PB][KN / 4];
     float m[2], l[2];
     uint32_t tiles;   // shared address of the Q tile; the K and V rings follow it
     int wg;
@@ -158,9 +159,10 @@ template <int D, int NCONS, int PB> struct Consumer {
         for (int kk = 0; kk < D / 16; ++kk) {
             const uint32_t off = (kk % 4) * 32;   // the k slice inside a 128-byte row
             const uint64_t a = hopper::make_desc(tiles + wg * 64 * 128 + (kk / 4) * C::BM * 128 + off, 16, 1024);
-            const uint64_t b = hopper::make_desc(tiles + C::Q_BYTES + stage * C::KV_BYTES + (kk / 4) * BN * 128 + off,
+            const uint64_t b = hopper::make_desc(tiles + C::Q_BYTES + stage * C::KV_BYTES + (kk / 4) * KN * 128 + off,
                                                  16, 1024);
-            hopper::mma_ss_n128(s, a, b, kk > 0);
+            if constexpr (KN == 176) hopper::mma_ss_n176(s, a, b, kk > 0);
+            else hopper::mma_ss_n128(s, a, b, kk > 0);
         }
         hopper::wgmma_commit();
     }
@@ -168,10 +170,10 @@ template <int D, int NCONS, int PB> struct Consumer {
     template <int B = 0> __device__ __forceinline__ void pv(int stage)
     {
 #pragma unroll
-        for (int kk = 0; kk < BN / 16; ++kk) {
+        for (int kk = 0; kk < KN / 16; ++kk) {
             const uint64_t b = hopper::make_desc(
-                tiles + C::Q_BYTES + (C::STAGES + stage) * C::KV_BYTES + kk * 16 * 128, BN * 128, 1024);
-            const uint32_t(&q)[BN / 4] = p[B % PB];
+                tiles + C::Q_BYTES + (C::STAGES + stage) * C::KV_BYTES + kk * 16 * 128, KN * 128, 1024);
+            const uint32_t(&q)[KN / 4] = p[B % PB];
             const uint32_t a[4] = {q[4 * kk], q[4 * kk + 1], q[4 * kk + 2], q[4 * kk + 3]};
             if constexpr (D == 128) hopper::mma_rs_n128(o, a, b, 1);
             else hopper::mma_rs_n64(o, a, b, 1);
@@ -197,10 +199,10 @@ template <int D, int NCONS, int PB> struct Consumer {
                 const int row = row0 + 8 * i;
                 const int lim = prm.causal ? min(prm.seq_kv, row + diag + 1) : prm.seq_kv;
 #pragma unroll
-                for (int g = 0; g < BN / 8; ++g)
+                for (int g = 0; g < KN / 8; ++g)
 #pragma unroll
                     for (int c = 0; c < 2; ++c)
-                        if (j * BN + 8 * g + 2 * (lane % 4) + c >= lim) s[4 * g + 2 * i + c] = -INFINITY;
+                        if (j * KN + 8 * g + 2 * (lane % 4) + c >= lim) s[4 * g + 2 * i + c] = -INFINITY;
             }
         }
         // The running max moves only when a row's max grows by more than 2^8 (in exp2
@@ -214,7 +216,7 @@ template <int D, int NCONS, int PB> struct Consumer {
 #pragma unroll
             for (int c = 0; c < CHAINS; ++c) mxc[c] = c == 0 ? m[i] : -INFINITY;
 #pragma unroll
-            for (int g = 0; g < BN / 8; ++g)
+            for (int g = 0; g < KN / 8; ++g)
                 mxc[g % CHAINS] = fmaxf(mxc[g % CHAINS], fmaxf(s[4 * g + 2 * i], s[4 * g + 2 * i + 1]));
             float mx = mxc[0];
 #pragma unroll
@@ -230,7 +232,7 @@ template <int D, int NCONS, int PB> struct Consumer {
 #pragma unroll
             for (int c = 0; c < CHAINS; ++c) sum[c] = 0.f;
 #pragma unroll
-            for (int g = 0; g < BN / 8; ++g)
+            for (int g = 0; g < KN / 8; ++g)
 #pragma unroll
                 for (int c = 0; c < 2; ++c) {
                     float &x = s[4 * g + 2 * i + c];
@@ -264,18 +266,18 @@ template <int D, int NCONS, int PB> struct Consumer {
     template <int B = 0> __device__ __forceinline__ void convert()
     {
 #pragma unroll
-        for (int i = 0; i < BN / 4; ++i) p[B % PB][i] = pack_half2(s[2 * i], s[2 * i + 1]);
+        for (int i = 0; i < KN / 4; ++i) p[B % PB][i] = pack_half2(s[2 * i], s[2 * i + 1]);
     }
 };
 #endif
 
-template <int D, int NCONS, bool OVERLAP, bool PINGPONG, bool DYN>
-__global__ void __launch_bounds__(Cfg<D, NCONS>::THREADS, 1)
+template <int D, int NCONS, bool OVERLAP, bool PINGPONG, bool DYN, int KN = BN>
+__global__ void __launch_bounds__(Cfg<D, NCONS, KN>::THREADS, 1)
 hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                  const __grid_constant__ CUtensorMap tm_v, const Params prm)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    using C = Cfg<D, NCONS>;
+    using C = Cfg<D, NCONS, KN>;
     constexpr int ST = C::STAGES;
     static_assert(!PINGPONG || (OVERLAP && NCONS >= 2), "ping-pong takes turns between overlapped warpgroups");
     // One consumer warpgroup serves small grids only: one tile per block, no loop code.
@@ -294,7 +296,8 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
 #ifndef ATTN07_PBUF
 #define ATTN07_PBUF 2
 #endif
-    constexpr int PB = NCONS == 2 && !(DYN && D == 128) ? ATTN07_PBUF : 1;
+    // 176-key tiles (pingpong-176) hold S in 88 registers: one P buffer (two spill).
+    constexpr int PB = NCONS == 2 && !(DYN && D == 128) && KN == BN ? ATTN07_PBUF : 1;
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));   // swizzle atoms: 1024-aligned
@@ -323,7 +326,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         q0 = qb * C::BM;
         int kv_end = pr.seq_kv;
         if (pr.causal) kv_end = min(kv_end, min(q0 + C::BM, pr.seq_q) + pr.seq_kv - pr.seq_q);
-        n_tiles = kv_end > 0 ? (kv_end + BN - 1) / BN : 0;
+        n_tiles = kv_end > 0 ? (kv_end + KN - 1) / KN : 0;
     };
 
     if (threadIdx.x == 0) {
@@ -376,13 +379,13 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                     hopper::mbar_arrive_expect_tx(&k_full[st], C::KV_BYTES);
 #pragma unroll
                     for (int c = 0; c < C::CHUNKS; ++c)
-                        hopper::tma_load_3d(k_s + st * C::KV_BYTES + c * BN * 128, &tm_k, 64 * c, j * BN, bh,
+                        hopper::tma_load_3d(k_s + st * C::KV_BYTES + c * KN * 128, &tm_k, 64 * c, j * KN, bh,
                                             &k_full[st]);
                     if (it >= ST) hopper::mbar_wait(&v_empty[st], ph ^ 1);
                     hopper::mbar_arrive_expect_tx(&v_full[st], C::KV_BYTES);
 #pragma unroll
                     for (int c = 0; c < C::CHUNKS; ++c)
-                        hopper::tma_load_3d(v_s + st * C::KV_BYTES + c * BN * 128, &tm_v, 64 * c, j * BN, bh,
+                        hopper::tma_load_3d(v_s + st * C::KV_BYTES + c * KN * 128, &tm_v, 64 * c, j * KN, bh,
                                             &v_full[st]);
                 }
                 if constexpr (!LOOP) break;
@@ -406,7 +409,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
 
     // ---- consumer warpgroups ----
     if constexpr (NCONS >= 2) hopper::regs_inc<C::template REG_CONSUMER<DYN>>();
-    Consumer<D, NCONS, PB> cs;
+    Consumer<D, NCONS, PB, KN> cs;
     cs.wg = threadIdx.x / 128 - 1;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     cs.tiles = hopper::smem_u32(q_s);
@@ -451,7 +454,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         // Tiles before n_plain need no mask for any row of this warpgroup.
         const int wg_row = q0 + cs.wg * 64;
         const int plain_end = prm.causal ? min(prm.seq_kv, wg_row + diag + 1) : prm.seq_kv;
-        const int n_plain = plain_end > 0 ? plain_end / BN : 0;
+        const int n_plain = plain_end > 0 ? plain_end / KN : 0;
 
         if (n_tiles == 0) release(q_empty);
         float alpha[2];
@@ -600,17 +603,22 @@ enum { ERR_CUDA = 1, ERR_SHAPE, ERR_ARCH, ERR_SMEM, ERR_ALLOC, ERR_TMAP, ERR_VAR
 
 struct Variant {
     const char *name;
-    int d, ncons, overlap, pingpong, threads, smem;
+    int d, ncons, overlap, pingpong, threads, smem, keys;   // keys: per K/V tile
     const void *fn, *fn_dyn;   // static tile order; dynamic tile scheduler (two consumer warpgroups)
 };
 
 #define VARIANT(NAME, D, N, OV, PP)                                                                \
-    { NAME, D, N, OV, PP, Cfg<D, N>::THREADS, Cfg<D, N>::SMEM,                                     \
+    { NAME, D, N, OV, PP, Cfg<D, N>::THREADS, Cfg<D, N>::SMEM, BN,                                 \
       reinterpret_cast<const void *>(&hopper_attention<D, N, OV, PP, false>), nullptr }
 #define VARIANT2(NAME, D, OV, PP)                                                                  \
-    { NAME, D, 2, OV, PP, Cfg<D, 2>::THREADS, Cfg<D, 2>::SMEM,                                     \
+    { NAME, D, 2, OV, PP, Cfg<D, 2>::THREADS, Cfg<D, 2>::SMEM, BN,                                 \
       reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, false>),                      \
       reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, true>) }
+// 176-key tiles (README.md, "What is left"): the ping-pong kernel at D = 128 with K/V
+// tiles of 176 keys, static tile order only; chosen only through ATTN07_VARIANT.
+#define VARIANT176(NAME)                                                                           \
+    { NAME, 128, 2, true, true, Cfg<128, 2, 176>::THREADS, Cfg<128, 2, 176>::SMEM, 176,            \
+      reinterpret_cast<const void *>(&hopper_attention<128, 2, true, true, false, 176>), nullptr }
 // The steps of the rung, in order (README.md): one consumer warpgroup; two with
 // setmaxnreg; S/softmax overlap; ping-pong (the default).
 const Variant VARIANTS[] = {
@@ -620,9 +628,11 @@ const Variant VARIANTS[] = {
     VARIANT2("2wg", 64, false, false),       VARIANT2("2wg", 128, false, false),
     VARIANT2("overlap", 64, true, false),    VARIANT2("overlap", 128, true, false),
     VARIANT2("pingpong", 64, true, true),    VARIANT2("pingpong", 128, true, true),
+    VARIANT176("pingpong-176"),
 };
 #undef VARIANT
 #undef VARIANT2
+#undef VARIANT176
 
 struct State {
     attn_shape shape;
@@ -698,7 +708,12 @@ const char *auto_variant(const attn_shape *s, int sms)
 {
     const long blocks128 = (long)((s->seq_q + 127) / 128) * s->batch * s->heads;
     if (blocks128 < sms) return "1wg-overlap";
-    if (s->head_dim == 128) return "pingpong";
+    // -DATTN07_AUTO176=1 (for measuring only, README.md "What is left"): 176-key tiles for
+    // non-causal D = 128, so a paired `ab` can set this build against the default one.
+#ifndef ATTN07_AUTO176
+#define ATTN07_AUTO176 0
+#endif
+    if (s->head_dim == 128) return ATTN07_AUTO176 && !s->causal ? "pingpong-176" : "pingpong";
     // D = 64: three warpgroups (192 rows a block) unless that pads seq_q by more than 4%.
     const long rows192 = (long)((s->seq_q + 191) / 192) * 192;
     return rows192 * 100 <= (long)s->seq_q * 104 ? "3wg" : "pingpong";
@@ -820,7 +835,7 @@ int init(void **state, const attn_shape *s)
     snprintf(g_chosen, sizeof g_chosen,
              "%s: %d consumer warpgroup(s), BM=%d BN=%d, %d B shared memory, %d registers at entry "
              "(sm_90a code, wgmma), %d work tiles on %d CTAs of %d threads, %d head(s) per tile group%s%s",
-             v->name, v->ncons, st->bm, BN, v->smem, fa.numRegs, st->n_work, st->grid, v->threads, 1 << st->group_log2,
+             v->name, v->ncons, st->bm, v->keys, v->smem, fa.numRegs, st->n_work, st->grid, v->threads, 1 << st->group_log2,
              st->sched ? ", dynamic tile scheduler" : "", st->pdl ? ", programmatic dependent launch" : "");
     *state = st;
     return 0;
@@ -835,7 +850,7 @@ int run(void *state, const attn_args *a)
     // only when a buffer differs from the last call's.
     const void *ptr[3] = {a->q, a->k, a->v};
     const int rows[3] = {s.seq_q, s.seq_kv, s.seq_kv};
-    const int box[3] = {st.bm, BN, BN};
+    const int box[3] = {st.bm, st.var->keys, st.var->keys};
     for (int i = 0; i < 3; ++i) {
         if (ptr[i] == st.mapped[i]) continue;
         if (reinterpret_cast<uintptr_t>(ptr[i]) % 16) return ERR_ALIGN;
@@ -894,7 +909,7 @@ const char *error_string(int code)
         return g_cu != CUDA_SUCCESS ? "cuTensorMapEncodeTiled failed (tensor maps of Q/K/V)"
                                     : "cuTensorMapEncodeTiled not found in the driver";
     case ERR_VARIANT: return "ATTN07_VARIANT names no variant for this head_dim (1wg, 1wg-overlap, 2wg, overlap, pingpong; 3wg "
-                                "for D=64)";
+                                "for D=64; pingpong-176 for D=128)";
     case ERR_ALIGN: return "q/k/v must be 16-byte aligned and o 4-byte aligned";
     case ERR_GRID: return "the one-warpgroup variants take batch * heads <= 65535 (grid y)";
     case ERR_NOT_90A: return "the driver picked code other than sm_90a for this GPU (no wgmma path)";
