@@ -412,7 +412,9 @@ write:;
     json_t *method = method_json(o, scrub_bytes);
     method_inputs(method);
     json_object_set_new(method, "min_gpu_s", json_real(o->tc.min_gpu_s));
-    json_object_set_new(method, "ratio", json_string(o->paired ? "paired" : "independent"));
+    /* derived.ratio is always the separate measurements'; --paired adds derived.paired_ratio */
+    json_object_set_new(method, "ratio", json_string("independent"));
+    json_object_set_new(method, "paired", json_boolean(o->paired));
     /* the harness never changes a GPU's clocks (locking them is the machine owner's
      * choice, e.g. nvidia-smi -lgc); whether they were held by an applications-clock
      * setting shows as that reason in every sample's clock_events */

@@ -34,7 +34,7 @@ constexpr int BN = 128;   // keys per K/V tile (every variant but pingpong-176: 
 
 template <int D, int NCONS, int KN = BN> struct Cfg {
     static constexpr int BM = 64 * NCONS;
-    static_assert(KN % 16 == 0 && KN <= 256, "a K/V tile is whole k16 slices of a wgmma N <= 256");
+    static_assert(KN == 128 || KN == 176, "K/V tiles of 128 or 176 keys (the S wgmma wrappers that exist)");
     static constexpr int THREADS = 128 * (NCONS + 1);
 #ifndef ATTN07_STAGES128
 #define ATTN07_STAGES128 2
