@@ -10,6 +10,17 @@ el() { echo $(( $(date +%s) - t0 )); }
 pack() { (cd "$ev" && tar czf "$out/ev.tgz" .); }
 cs=compute-sanitizer; command -v $cs >/dev/null || cs=/usr/local/cuda/bin/compute-sanitizer
 nvidia-smi -L >> "$log"; cat build/gitinfo >> "$log"
+# 0. SASS of N's 07 (sm_90a): HGMMA per kernel (the 176-key kernel's S wgmma is one
+#    m64n176k16 per k-step, so its count differs from the 128-key kernels'), MUFU.EX2 for
+#    the softmax's exponentials
+co=cuobjdump; command -v $co >/dev/null || co=/usr/local/cuda/bin/cuobjdump
+timeout 60 $co -sass N/phases/07_hopper.so > "$ev/sass_n.txt" 2>&1
+awk '/arch = /{arch=$3} /Function :/{fn=$3} arch=="sm_90a" && fn!="" {
+       if ($0 ~ /HGMMA/) h[fn]++; if ($0 ~ /MUFU.EX2/) e[fn]++; if ($0 ~ /USETMAXREG/) r[fn]++; seen[fn]=1 }
+     END { for (f in seen) printf "%-110s HGMMA %3d MUFU.EX2 %3d USETMAXREG %d\n", f, h[f], e[f], r[f] }' "$ev/sass_n.txt" \
+  | sed 's/_ZN45_GLOBAL__N__[0-9a-f]*_12_attention_cu_[0-9a-f]*//' | sort > "$ev/sass_count_n.txt"
+xz -9 "$ev/sass_n.txt"
+echo "=== sass N t=$(el)" >> "$log"; cat "$ev/sass_count_n.txt" >> "$log"; pack
 # 1. correctness of the 176-key kernel (non-causal D=128: ragged tails both ways, the
 #    headline sweep's D=128 points, a throughput shape), beside cuDNN
 echo "=== correct N t=$(el)" >> "$log"
