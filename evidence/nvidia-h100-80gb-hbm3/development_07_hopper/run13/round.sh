@@ -30,14 +30,7 @@ timeout -k 5 120 ./build/attnladder run --build N --impl 07_hopper,sdpa_cudnn --
   --modes graph --sweep-modes graph --no-ceilings --max-samples 10 --max-seconds 0.2 --out "$ev/correct_n.json" > "$ev/correct_n.txt" 2>&1
 echo "rc=$? t=$(el); 07 PASS $(grep -cE '07_hopper .* check +PASS' "$ev/correct_n.txt") FAIL $(grep -cE '07_hopper .* check +FAIL' "$ev/correct_n.txt")" >> "$log"
 grep -E "pingpong-176|FAIL" "$ev/correct_n.txt" | head -5 >> "$log"; pack
-# 2. sanitizers on N (two non-causal D=128 shapes, one ragged), each tool its own limit
-SAN="--shape 2,16,1000,128,0 --shape 2,16,1999,2001,128,0"
-for tool in memcheck racecheck synccheck initcheck; do
-  timeout -k 5 60 $cs --tool $tool --print-limit 20 --error-exitcode 99 ./build/attnladder run --build N --impl 07_hopper \
-    $SAN --modes single --sweep-modes single --min-samples 1 --max-samples 1 --no-ceilings --out "$ev/san_$tool.json" > "$ev/san_$tool.log" 2>&1
-  echo "sanitize $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$ev/san_$tool.log" | tail -1)" >> "$log"; pack
-done
-# 3. timing: paired ab N vs the default build, then alternated processes B N N B
+# 2. timing: paired ab N vs the default build, then alternated processes B N N B
 echo "=== ab N vs B t=$(el)" >> "$log"
 timeout -k 5 90 ./build/attnladder ab --base build --head N --impl 07_hopper --shape 4,16,4096,128,0 --shape 1,16,16384,128,0 \
   --shape 4,16,4096,128,1 --out "$ev/ab_n_vs_b.json" > "$ev/ab_n_vs_b.txt" 2>&1
@@ -49,5 +42,12 @@ for r in b_1:build n_1:N n_2:N b_2:build; do
   timeout -k 5 60 ./build/attnladder run --build "$dir" --impl 07_hopper,sdpa_cudnn $SH --modes graph --sweep-modes graph \
     --no-ceilings --out "$ev/$name.json" > "$ev/$name.txt" 2>&1
   echo "rc=$?" >> "$log"; grep -E "^(07_hopper|sdpa_cudnn) " "$ev/$name.txt" >> "$log"; pack
+done
+# 4. sanitizers (last: they matter only if the timing keeps the variant) on N (two non-causal D=128 shapes, one ragged), each tool its own limit
+SAN="--shape 2,16,1000,128,0 --shape 2,16,1999,2001,128,0"
+for tool in memcheck racecheck synccheck initcheck; do
+  timeout -k 5 60 $cs --tool $tool --print-limit 20 --error-exitcode 99 ./build/attnladder run --build N --impl 07_hopper \
+    $SAN --modes single --sweep-modes single --min-samples 1 --max-samples 1 --no-ceilings --out "$ev/san_$tool.json" > "$ev/san_$tool.log" 2>&1
+  echo "sanitize $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$ev/san_$tool.log" | tail -1)" >> "$log"; pack
 done
 echo "total $(el)s" >> "$log"
