@@ -701,19 +701,22 @@ const char *unsupported(const attn_shape *s)
 size_t workspace_bytes(const attn_shape *) { return 0; }
 
 // The rung's choice per shape: when 128-row blocks would leave SMs idle, 64-row blocks
-// with one consumer warpgroup; otherwise the two-warpgroup ping-pong (D = 128) or, at
-// D = 64, the three-warpgroup round robin where 192-row blocks fit seq_q well.
+// with one consumer warpgroup; otherwise the two-warpgroup ping-pong (D = 128; 176-key
+// tiles where they pad the keys little) or, at D = 64, the three-warpgroup round robin
+// where 192-row blocks fit seq_q well.
 // ATTN07_VARIANT overrides it (measuring the steps).
 const char *auto_variant(const attn_shape *s, int sms)
 {
     const long blocks128 = (long)((s->seq_q + 127) / 128) * s->batch * s->heads;
     if (blocks128 < sms) return "1wg-overlap";
-    // -DATTN07_AUTO176=1 (for measuring only, README.md "What is left"): 176-key tiles for
-    // non-causal D = 128, so a paired `ab` can set this build against the default one.
-#ifndef ATTN07_AUTO176
-#define ATTN07_AUTO176 0
-#endif
-    if (s->head_dim == 128) return ATTN07_AUTO176 && !s->causal ? "pingpong-176" : "pingpong";
+    // Non-causal D = 128: 176-key tiles are 2.7% faster per key (README.md, twelfth round),
+    // but the last tile is padded to 176 keys and each 1% of padded key columns costs
+    // 1.2-1.4%, so they are taken only where they pad at most 1.5% more than 128-key tiles.
+    if (s->head_dim == 128) {
+        const long cols176 = (long)((s->seq_kv + 175) / 176) * 176;
+        const long cols128 = (long)((s->seq_kv + 127) / 128) * 128;
+        return !s->causal && cols176 * 1000 <= cols128 * 1015 ? "pingpong-176" : "pingpong";
+    }
     // D = 64: three warpgroups (192 rows a block) unless that pads seq_q by more than 4%.
     const long rows192 = (long)((s->seq_q + 191) / 192) * 192;
     return rows192 * 100 <= (long)s->seq_q * 104 ? "3wg" : "pingpong";
