@@ -83,53 +83,91 @@ def aa_section(out):
                f"in {tot['n']} A/A comparisons ({phases_fa} in {phases_n} of the phases); the false-alarm rate's "
                f"one-sided 95% upper bound is {upper95(tot['regressed'], tot['n']):.2%} "
                f"(phases alone {upper95(phases_fa, phases_n):.2%}). The baseline is never planted, so each planted "
-               f"study's process is also an A/A comparison of it at the headline shapes: "
+               f"study's process is also an A/A comparison of it at its series' shapes: "
                + ", ".join(f"{v} {k}" for k, v in sorted(base.items()))
                + f". All A/A verdicts together: {tot['regressed'] + fb} false alarms in {tot['n'] + nb}, "
                f"95% upper bound {upper95(tot['regressed'] + fb, tot['n'] + nb):.2%}.\n")
 
 
+def planted_trials(d):
+    """(series, trial) of a schema-2 planted study; its first files named no series (headline)."""
+    return [(t.get("series") or "headline", t) for t in d.get("trials", [])]
+
+
 def planted_section(out):
     files = sorted(glob.glob(os.path.join(ROOT, "evidence", "*", "ab_planted_*.json")))
+    seen = {}   # (gpu, phase, shape) -> [(change, verdict)] over every in-kernel trial
     for f in files:
         d = json.load(open(f))
         name = os.path.basename(f)[:-5]
+        gpu = os.path.basename(os.path.dirname(f))
         if d.get("schema_version", 1) < 2:
             rows = d.get("rows", [])
             det = sum(1 for r in rows if r.get("verdict") == "regressed")
             out.append(f"**`{name}`** (a spin kernel launched after each run: the launch gap is part of "
                        f"the plant): {det} of {len(rows)} planted comparisons detected.\n")
             continue
-        table, cal_all = d.get("table", {}), d.get("calibration", {})
-        if table and all(isinstance(v, dict) and all(k.replace(".", "").isdigit() for k in v)
-                         for v in table.values()):
-            # the first in-kernel study kept one series, the headline, without its name
-            table, cal_all = {"headline": table}, {"headline": cal_all}
-        out.append(f"**`{name}`** ({d.get('plant')}; {len(d.get('trials', []))} processes; cells: detected / "
-                   f"verdicts over both shapes, and the median change the A/B measurement itself saw):\n")
-        for series, phases in table.items():
-            sizes = sorted({k for v in phases.values() for k in v}, key=float)
-            cal = cal_all.get(series, {})
-            out.append(f"| {series}: phase | cost at 0 cycles | " + " | ".join(f"planted {s}%" for s in sizes) + " |")
-            out.append("| --- | ---: | " + " | ".join("---:" for _ in sizes) + " |")
-            for p, v in sorted(phases.items()):
-                cells = []
-                for s in sizes:
-                    e = v.get(s)
-                    if not e:
-                        cells.append("-")
+        trials = planted_trials(d)
+        out.append(f"**`{name}`** ({d.get('plant')}; base: {d.get('base', 'the unchanged build')}; "
+                   f"{len(trials)} processes). A size is a percent of the phase's time at the series' "
+                   f"first shape, where it is calibrated; at the other shape the same cycles move the "
+                   f"phase by the change shown. Cells: detected / verdicts, and the median change the "
+                   f"A/B measurement itself saw; the zero column is the plant at 0 cycles against the base:\n")
+        for series in dict.fromkeys(sr for sr, _ in trials):
+            ts = [t for sr, t in trials if sr == series]
+            phases = sorted({p for p in d.get("calibration", {}).get(series, {})} or
+                            {r["impl"] for t in ts for r in t.get("rows", []) if r["impl"] != "sdpa_cudnn"})
+            shapes = list(dict.fromkeys(r["shape"] for t in ts for r in t.get("rows", [])))
+            sizes = sorted({t["planted_pct"] for t in ts if t["kind"] == "planted"})
+            cell = {}
+            for t in ts:
+                for r in t.get("rows", []):
+                    if r["impl"] not in phases:
                         continue
-                    n = sum(e["verdicts"].values())
-                    ch = sorted(e["changes"])
-                    med = ch[len(ch) // 2] if ch else float("nan")
-                    cells.append(f"{e['verdicts'].get('regressed', 0)}/{n} ({med:+.1%})")
-                hc = cal.get(p, {}).get("hook_cost")
-                out.append(f"| {p} | {hc:+.1%} | " if hc is not None else f"| {p} | - | ")
-                out[-1] += " | ".join(cells) + " |"
+                    ch = r["change"]["median"] - 1 if r.get("change") else None
+                    if ch is not None:
+                        seen.setdefault((gpu, r["impl"], r["shape"]), []).append((ch, r.get("verdict")))
+                    key = "zero" if t["kind"] == "zero" else t["planted_pct"] if t["kind"] == "planted" else None
+                    if key is not None:
+                        cell.setdefault((r["impl"], r["shape"], key), []).append((ch, r.get("verdict")))
+            out.append(f"| {series}: phase | shape | at 0 cycles | " + " | ".join(f"planted {s:g}%" for s in sizes) + " |")
+            out.append("| --- | --- | ---: | " + " | ".join("---:" for _ in sizes) + " |")
+            for p in phases:
+                for i, sh in enumerate(shapes):
+                    cells = []
+                    for key in ["zero"] + sizes:
+                        v = cell.get((p, sh, key))
+                        if not v:
+                            cells.append("-")
+                            continue
+                        ch = sorted(c for c, _ in v if c is not None)
+                        med = f"{ch[len(ch) // 2]:+.1%}" if ch else "-"
+                        det = sum(1 for _, vd in v if vd == "regressed")
+                        cells.append(med if key == "zero" and det == 0 else f"{det}/{len(v)} ({med})")
+                    out.append(f"| {p} | {sh}{' (calibrated)' if i == 0 else ''} | " + " | ".join(cells) + " |")
             nr = d.get("not_run", {}).get(series) if isinstance(d.get("not_run"), dict) else d.get("not_run")
             if nr:
                 out.append(f"\n{len(nr)} planned trials of this series were not run (the deadline): {nr}")
             out.append("")
+    detectable_section(out, seen)
+
+
+def detectable_section(out, seen):
+    """The smallest slowdown each phase's A/B verdict catches, from every in-kernel verdict."""
+    out.append("**Smallest slowdown caught** (every verdict of the in-kernel studies above, zero and "
+               "probe trials included, ordered by the change the A/B measurement itself saw; the rule "
+               "cannot flag a phase below +1%): the largest change not flagged, and the change from "
+               "which every verdict was `regressed`:\n")
+    out.append("| GPU | phase | shape | verdicts | largest not flagged | every one flagged from |")
+    out.append("| --- | --- | --- | ---: | ---: | ---: |")
+    for (gpu, p, sh), v in sorted(seen.items()):
+        v = sorted(v)
+        missed = [c for c, vd in v if vd != "regressed"]
+        top = max(missed) if missed else None
+        above = [c for c, vd in v if vd == "regressed" and (top is None or c > top)]
+        frm = f"+{min(above):.2%} ({len(above)} of {len(above)})" if above else "-"
+        out.append(f"| {gpu} | {p} | {sh} | {len(v)} | {f'{top:+.2%}' if top is not None else '-'} | {frm} |")
+    out.append("")
 
 
 def drift_section(out, binary):
