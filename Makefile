@@ -248,6 +248,7 @@ test: deps
 	@$(PYTHON) ci/tools/study_summary.py --check --bin $(BUILD)/attnladder
 	@$(PYTHON) ci/checks/test_plant_transform.py
 	@bash ci/checks/test_study_tools.sh
+	@bash ci/checks/test_study_summary.sh $(BUILD)/attnladder
 	@$(MAKE) --no-print-directory planted-phases
 	@echo "make test: all passed"
 
