@@ -614,8 +614,9 @@ struct Variant {
     { NAME, D, 2, OV, PP, Cfg<D, 2>::THREADS, Cfg<D, 2>::SMEM, BN,                                 \
       reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, false>),                      \
       reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, true>) }
-// 176-key tiles (README.md, "What is left"): the ping-pong kernel at D = 128 with K/V
-// tiles of 176 keys, static tile order only; chosen only through ATTN07_VARIANT.
+// 176-key tiles (README.md, twelfth round): the ping-pong kernel at D = 128 with K/V
+// tiles of 176 keys, static tile order only; auto_variant() takes it for non-causal
+// shapes whose keys it pads little, ATTN07_VARIANT anywhere at D = 128.
 #define VARIANT176(NAME)                                                                           \
     { NAME, 128, 2, true, true, Cfg<128, 2, 176>::THREADS, Cfg<128, 2, 176>::SMEM, 176,            \
       reinterpret_cast<const void *>(&hopper_attention<128, 2, true, true, false, 176>), nullptr }
