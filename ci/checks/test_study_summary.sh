@@ -6,6 +6,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0 cases=0
 note() { echo "test_study_summary: $*" >&2; fail=1; }
+. "$(dirname "$0")/expect.sh"
 # the rule: the largest change not flagged, and the flagged changes above it (a flagged
 # verdict below a missed one does not count as caught)
 cases=$((cases + 1))
@@ -43,14 +44,6 @@ assert new != row
 open(p, "w").write(t[:j] + new + t[row_end:])
 PY
 grep -v "study:begin" ci/README.md > "$tmp/unmarked.md"
-expect() {
-  local name=$1 want=$2 words=$3; shift 3
-  cases=$((cases + 1))
-  "$@" > "$tmp/out.txt" 2>&1
-  local rc=$?
-  [ "$rc" = "$want" ] || note "$name: exit $rc, expected $want: $(tail -3 "$tmp/out.txt")"
-  grep -q -- "$words" "$tmp/out.txt" || note "$name: output lacks '$words': $(tail -3 "$tmp/out.txt")"
-}
 BIN=${1:-build/attnladder}
 expect "--check, edited block" 1 "does not match the evidence" python3 ci/tools/study_summary.py --check --bin "$BIN" --readme "$tmp/edited.md"
 expect "--check, no markers" 2 "has no" python3 ci/tools/study_summary.py --check --bin "$BIN" --readme "$tmp/unmarked.md"

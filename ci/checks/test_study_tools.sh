@@ -7,15 +7,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0 cases=0
 note() { echo "test_study_tools: $*" >&2; fail=1; }
-# expect NAME STATUS WORDS CMD...: the command exits STATUS and its output contains WORDS
-expect() {
-  local name=$1 want=$2 words=$3; shift 3
-  cases=$((cases + 1))
-  "$@" > "$tmp/out.txt" 2>&1
-  local rc=$?
-  [ "$rc" = "$want" ] || note "$name: exit $rc, expected $want: $(tail -3 "$tmp/out.txt")"
-  grep -q -- "$words" "$tmp/out.txt" || note "$name: output lacks '$words': $(tail -3 "$tmp/out.txt")"
-}
+. "$(dirname "$0")/expect.sh"
 # a PATH with no nvidia-smi at all, and one whose nvidia-smi fails
 mkdir -p "$tmp/none" "$tmp/failing"
 for t in bash env mktemp rm mkdir cp date seq cat tr sed grep head; do
