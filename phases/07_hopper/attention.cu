@@ -31,6 +31,10 @@ namespace {
 constexpr float LOG2E = 1.4426950408889634f;
 constexpr int BN = 128;   // keys per K/V tile (every variant but pingpong-176: Cfg's KN)
 
+// With 176-key tiles, the S width of a last K/V tile holding rem (1..176) keys: the
+// narrowest wgmma N of 48, 96, 128 and 176 that covers them (README.md, thirteenth round).
+__host__ __device__ constexpr int width176(int rem) { return rem <= 48 ? 48 : rem <= 96 ? 96 : rem <= 128 ? 128 : 176; }
+
 
 template <int D, int NCONS, int KN = BN> struct Cfg {
     static constexpr int BM = 64 * NCONS;
@@ -153,7 +157,9 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
     uint32_t tiles;   // shared address of the Q tile; the K and V rings follow it
     int wg;
 
-    __device__ __forceinline__ void qk(int stage)
+    // S = Q K^T of the tile in `stage`, N keys wide (KN, or the narrow last tile of
+    // pingpong-176: tail_width()).
+    template <int N> __device__ __forceinline__ void qk_n(int stage)
     {
 #pragma unroll
         for (int kk = 0; kk < D / 16; ++kk) {
@@ -161,16 +167,30 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
             const uint64_t a = hopper::make_desc(tiles + wg * 64 * 128 + (kk / 4) * C::BM * 128 + off, 16, 1024);
             const uint64_t b = hopper::make_desc(tiles + C::Q_BYTES + stage * C::KV_BYTES + (kk / 4) * KN * 128 + off,
                                                  16, 1024);
-            if constexpr (KN == 176) hopper::mma_ss_n176(s, a, b, kk > 0);
-            else hopper::mma_ss_n128(s, a, b, kk > 0);
+            if constexpr (N == 176) hopper::mma_ss_n176(s, a, b, kk > 0);
+            else if constexpr (N == 128) hopper::mma_ss_n128(s, a, b, kk > 0);
+            else if constexpr (N == 96) hopper::mma_ss_n96(s, a, b, kk > 0);
+            else hopper::mma_ss_n48(s, a, b, kk > 0);
         }
         hopper::wgmma_commit();
     }
+    __device__ __forceinline__ void qk(int stage, int n = KN)
+    {
+        if constexpr (KN == 176) {
+            if (n == 176) qk_n<176>(stage);
+            else if (n == 128) qk_n<128>(stage);
+            else if (n == 96) qk_n<96>(stage);
+            else qk_n<48>(stage);
+        } else {
+            qk_n<KN>(stage);
+        }
+    }
 
-    template <int B = 0> __device__ __forceinline__ void pv(int stage)
+    // O += P V of the tile in `stage`, its first KS * 16 keys (KN, or the narrow last tile).
+    template <int B, int KS> __device__ __forceinline__ void pv_k(int stage)
     {
 #pragma unroll
-        for (int kk = 0; kk < KN / 16; ++kk) {
+        for (int kk = 0; kk < KS; ++kk) {
             const uint64_t b = hopper::make_desc(
                 tiles + C::Q_BYTES + (C::STAGES + stage) * C::KV_BYTES + kk * 16 * 128, KN * 128, 1024);
             const uint32_t(&q)[KN / 4] = p[B % PB];
@@ -179,6 +199,27 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
             else hopper::mma_rs_n64(o, a, b, 1);
         }
         hopper::wgmma_commit();
+    }
+    template <int B = 0> __device__ __forceinline__ void pv(int stage, int n = KN)
+    {
+        if constexpr (KN == 176) {
+            if (n == 176) pv_k<B, 11>(stage);
+            else if (n == 128) pv_k<B, 8>(stage);
+            else if (n == 96) pv_k<B, 6>(stage);
+            else pv_k<B, 3>(stage);
+        } else {
+            pv_k<B, KN / 16>(stage);
+        }
+    }
+
+    // The width of a work tile's last K/V tile (keys kv_end - (n_tiles - 1) KN of it are
+    // real): KN, or with 176-key tiles the narrowest of 48, 96, 128, 176 that covers them
+    // (README.md, thirteenth round). Its columns past that width are past kv_end, which
+    // the masked softmax (the last tile always takes it) sets to -inf, whatever S held.
+    static __device__ __forceinline__ int tail_width(int kv_end, int n_tiles)
+    {
+        if constexpr (KN != 176) return KN;
+        else return width176(kv_end - (n_tiles - 1) * KN);
     }
 
     // Online softmax of tile j on s (raw scores in, unnormalised probabilities out);
@@ -320,13 +361,14 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     // Q's phase with the tile count.
     const int diag = prm.seq_kv - prm.seq_q;   // bottom-right causal: row i sees keys j <= i + diag
     const int t_first = LOOP ? (int)blockIdx.x : (int)(blockIdx.y * gridDim.x + blockIdx.x);
-    auto tile_of = [](const Params &pr, int t, int &q0, int &bh, int &n_tiles) {
+    auto tile_of = [](const Params &pr, int t, int &q0, int &bh, int &n_tiles) -> int {
         int qb;
         tile_coords<LOOP>(pr, t, qb, bh);
         q0 = qb * C::BM;
         int kv_end = pr.seq_kv;
         if (pr.causal) kv_end = min(kv_end, min(q0 + C::BM, pr.seq_q) + pr.seq_kv - pr.seq_q);
         n_tiles = kv_end > 0 ? (kv_end + KN - 1) / KN : 0;
+        return kv_end;   // the keys this tile sees end there
     };
 
     if (threadIdx.x == 0) {
@@ -413,6 +455,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     cs.wg = threadIdx.x / 128 - 1;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     cs.tiles = hopper::smem_u32(q_s);
+    // A narrow last tile (176-key tiles) leaves S's last columns as they were: give them a
+    // defined value once (the masked softmax overwrites them with -inf).
+    if constexpr (KN == 176)
+#pragma unroll
+        for (int i = 0; i < KN / 2; ++i) cs.s[i] = 0.f;
 
     // Ping-pong (round robin for three): warpgroup w issues its MMAs after bar.sync on
     // barrier 1 + w, which warpgroup w - 1 arrives at once it has issued its own. The last
@@ -446,7 +493,8 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             if (t >= prm.n_work) break;
         }
         int q0, bh, n_tiles;
-        tile_of(prm, t, q0, bh, n_tiles);
+        const int kv_end = tile_of(prm, t, q0, bh, n_tiles);
+        const int tw = cs.tail_width(kv_end, n_tiles);   // the last K/V tile's S width
 #pragma unroll
         for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
         cs.m[0] = cs.m[1] = -INFINITY;
@@ -487,7 +535,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::mbar_wait(&k_full[st], (it / ST) & 1);
                 turn_begin();
                 hopper::wgmma_fence();
-                cs.qk(st);
+                cs.qk(st, n_tiles == 1 ? tw : KN);
                 turn_end();
                 hopper::wgmma_wait<0>();
                 hopper::reg_fence(cs.s);
@@ -507,7 +555,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::mbar_wait(&v_full[sp], (ip / ST) & 1);
                 turn_begin();
                 hopper::wgmma_fence();
-                cs.qk(st);                          // S(j)
+                cs.qk(st, j == n_tiles - 1 ? tw : KN);   // S(j)
                 cs.template pv<B ^ 1>(sp);          // O += P(j - 1) V(j - 1)
                 turn_end();
                 hopper::wgmma_wait<1>();   // S(j) is in; P V may still run
@@ -544,7 +592,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 cs.template pv<1>(sl);
             } else {
                 hopper::wgmma_fence();
-                cs.template pv<0>(sl);
+                cs.template pv<0>(sl, tw);
             }
             turn_end();
             hopper::wgmma_wait<0>();
@@ -711,10 +759,11 @@ const char *auto_variant(const attn_shape *s, int sms)
     const long blocks128 = (long)((s->seq_q + 127) / 128) * s->batch * s->heads;
     if (blocks128 < sms) return "1wg-overlap";
     // Non-causal D = 128: 176-key tiles are 2.7% faster per key (README.md, twelfth round),
-    // but the last tile is padded to 176 keys and each 1% of padded key columns costs
-    // 1.2-1.4%, so they are taken only where they pad at most 1.5% more than 128-key tiles.
+    // and each 1% of padded key columns costs 1.2-1.4%, so they are taken where they pad at
+    // most 1.5% more than 128-key tiles; since the thirteenth round the last tile is only
+    // as wide as width176() (48, 96, 128 or 176 keys).
     if (s->head_dim == 128) {
-        const long cols176 = (long)((s->seq_kv + 175) / 176) * 176;
+        const long cols176 = (long)(s->seq_kv / 176) * 176 + (s->seq_kv % 176 ? width176(s->seq_kv % 176) : 0);
         const long cols128 = (long)((s->seq_kv + 127) / 128) * 128;
         return !s->causal && cols176 * 1000 <= cols128 * 1015 ? "pingpong-176" : "pingpong";
     }

@@ -203,8 +203,9 @@ __device__ __forceinline__ void mma_rs_n64(float (&d)[32], const uint32_t (&a)[4
 }
 
 // D[64 x 128] (+)= A[64 x 16] * B[16 x 128], A and B K-major in shared memory.
-__device__ __forceinline__ void mma_ss_n128(float (&d)[64], uint64_t a_desc, uint64_t b_desc, int accumulate)
+template <int R> __device__ __forceinline__ void mma_ss_n128(float (&d)[R], uint64_t a_desc, uint64_t b_desc, int accumulate)
 {
+    static_assert(R >= 64, "the accumulator holds N / 2 floats per thread");
     asm volatile(
         "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"
         " wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},"
@@ -213,10 +214,39 @@ __device__ __forceinline__ void mma_ss_n128(float (&d)[64], uint64_t a_desc, uin
         : "l"(a_desc), "l"(b_desc), "r"(accumulate));
 }
 
+// The narrow S tiles: the last K/V tile of a shape whose keys do not fill 176 (twelfth
+// round's tiles, thirteenth round) is multiplied with the narrowest of N = 48, 96, 128
+// that covers its keys. The accumulator is the full tile's array (R floats); only its
+// first N / 2 are written, the rest keep what they held.
+// D[64 x 48] (+)= A[64 x 16] * B[16 x 48], A and B K-major in shared memory.
+template <int R> __device__ __forceinline__ void mma_ss_n48(float (&d)[R], uint64_t a_desc, uint64_t b_desc, int accumulate)
+{
+    static_assert(R >= 24, "the accumulator holds N / 2 floats per thread");
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %26, 0;\n"
+        " wgmma.mma_async.sync.aligned.m64n48k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23},"
+        " %24, %25, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+        : "l"(a_desc), "l"(b_desc), "r"(accumulate));
+}
+
+// D[64 x 96] (+)= A[64 x 16] * B[16 x 96], A and B K-major in shared memory.
+template <int R> __device__ __forceinline__ void mma_ss_n96(float (&d)[R], uint64_t a_desc, uint64_t b_desc, int accumulate)
+{
+    static_assert(R >= 48, "the accumulator holds N / 2 floats per thread");
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %50, 0;\n"
+        " wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47},"
+        " %48, %49, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
+        : "l"(a_desc), "l"(b_desc), "r"(accumulate));
+}
+
 // D[64 x 176] (+)= A[64 x 16] * B[16 x 176], A and B K-major in shared memory (the
 // 176-key tiles of the pingpong-176 variant: a valid wgmma N, a multiple of 8 up to 256).
-__device__ __forceinline__ void mma_ss_n176(float (&d)[88], uint64_t a_desc, uint64_t b_desc, int accumulate)
+template <int R> __device__ __forceinline__ void mma_ss_n176(float (&d)[R], uint64_t a_desc, uint64_t b_desc, int accumulate)
 {
+    static_assert(R >= 88, "the accumulator holds N / 2 floats per thread");
     asm volatile(
         "{\n .reg .pred p;\n setp.ne.b32 p, %90, 0;\n"
         " wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87},"
