@@ -158,8 +158,8 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
     int wg;
 
     // S = Q K^T of the tile in `stage`, N keys wide (KN, or the narrow last tile of
-    // pingpong-176: tail_width()).
-    template <int N> __device__ __forceinline__ void qk_n(int stage)
+    // pingpong-176: the kernel's TW).
+    template <int N, bool FRESH = false> __device__ __forceinline__ void qk_n(int stage)
     {
 #pragma unroll
         for (int kk = 0; kk < D / 16; ++kk) {
@@ -167,24 +167,25 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
             const uint64_t a = hopper::make_desc(tiles + wg * 64 * 128 + (kk / 4) * C::BM * 128 + off, 16, 1024);
             const uint64_t b = hopper::make_desc(tiles + C::Q_BYTES + stage * C::KV_BYTES + (kk / 4) * KN * 128 + off,
                                                  16, 1024);
-            if constexpr (N == 176) hopper::mma_ss_n176(s, a, b, kk > 0);
-            else if constexpr (N == 128) hopper::mma_ss_n128(s, a, b, kk > 0);
-            else if constexpr (N == 96) hopper::mma_ss_n96(s, a, b, kk > 0);
-            else hopper::mma_ss_n48(s, a, b, kk > 0);
+            // FRESH (the kernels with a narrow last tile): the first k slice only writes S,
+            // so the columns a narrow S leaves are dead between tiles; without it ptxas keeps
+            // them live and serialises the kernel's wgmma for want of registers (C7511). The
+            // full-width kernel keeps the accumulating form (FRESH makes it spill).
+            if (FRESH && kk == 0) {
+                if constexpr (N == 176) hopper::mma_ss_n176<true>(s, a, b, 0);
+                else if constexpr (N == 128) hopper::mma_ss_n128<true>(s, a, b, 0);
+                else if constexpr (N == 96) hopper::mma_ss_n96<true>(s, a, b, 0);
+                else hopper::mma_ss_n48<true>(s, a, b, 0);
+            } else {
+                if constexpr (N == 176) hopper::mma_ss_n176(s, a, b, kk > 0);
+                else if constexpr (N == 128) hopper::mma_ss_n128(s, a, b, kk > 0);
+                else if constexpr (N == 96) hopper::mma_ss_n96(s, a, b, kk > 0);
+                else hopper::mma_ss_n48(s, a, b, kk > 0);
+            }
         }
         hopper::wgmma_commit();
     }
-    __device__ __forceinline__ void qk(int stage, int n = KN)
-    {
-        if constexpr (KN == 176) {
-            if (n == 176) qk_n<176>(stage);
-            else if (n == 128) qk_n<128>(stage);
-            else if (n == 96) qk_n<96>(stage);
-            else qk_n<48>(stage);
-        } else {
-            qk_n<KN>(stage);
-        }
-    }
+    __device__ __forceinline__ void qk(int stage) { qk_n<KN>(stage); }
 
     // O += P V of the tile in `stage`, its first KS * 16 keys (KN, or the narrow last tile).
     template <int B, int KS> __device__ __forceinline__ void pv_k(int stage)
@@ -200,32 +201,13 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
         }
         hopper::wgmma_commit();
     }
-    template <int B = 0> __device__ __forceinline__ void pv(int stage, int n = KN)
-    {
-        if constexpr (KN == 176) {
-            if (n == 176) pv_k<B, 11>(stage);
-            else if (n == 128) pv_k<B, 8>(stage);
-            else if (n == 96) pv_k<B, 6>(stage);
-            else pv_k<B, 3>(stage);
-        } else {
-            pv_k<B, KN / 16>(stage);
-        }
-    }
-
-    // The width of a work tile's last K/V tile (keys kv_end - (n_tiles - 1) KN of it are
-    // real): KN, or with 176-key tiles the narrowest of 48, 96, 128, 176 that covers them
-    // (README.md, thirteenth round). Its columns past that width are past kv_end, which
-    // the masked softmax (the last tile always takes it) sets to -inf, whatever S held.
-    static __device__ __forceinline__ int tail_width(int kv_end, int n_tiles)
-    {
-        if constexpr (KN != 176) return KN;
-        else return width176(kv_end - (n_tiles - 1) * KN);
-    }
+    template <int B = 0> __device__ __forceinline__ void pv(int stage) { pv_k<B, KN / 16>(stage); }
 
     // Online softmax of tile j on s (raw scores in, unnormalised probabilities out);
     // alpha: the factor the running output must be rescaled by; returns whether any row
-    // of the warp needs it (warp-uniform).
-    template <bool MASK>
+    // of the warp needs it (warp-uniform). NW: the tile's S width (KN, or a narrow last
+    // tile's: its other columns are past every key and are not read).
+    template <bool MASK, int NW = KN>
     __device__ __forceinline__ bool softmax(int j, int t, const Params &prm, float (&alpha)[2])
     {
         const int diag = prm.seq_kv - prm.seq_q;
@@ -240,7 +222,7 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
                 const int row = row0 + 8 * i;
                 const int lim = prm.causal ? min(prm.seq_kv, row + diag + 1) : prm.seq_kv;
 #pragma unroll
-                for (int g = 0; g < KN / 8; ++g)
+                for (int g = 0; g < NW / 8; ++g)
 #pragma unroll
                     for (int c = 0; c < 2; ++c)
                         if (j * KN + 8 * g + 2 * (lane % 4) + c >= lim) s[4 * g + 2 * i + c] = -INFINITY;
@@ -257,7 +239,7 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
 #pragma unroll
             for (int c = 0; c < CHAINS; ++c) mxc[c] = c == 0 ? m[i] : -INFINITY;
 #pragma unroll
-            for (int g = 0; g < KN / 8; ++g)
+            for (int g = 0; g < NW / 8; ++g)
                 mxc[g % CHAINS] = fmaxf(mxc[g % CHAINS], fmaxf(s[4 * g + 2 * i], s[4 * g + 2 * i + 1]));
             float mx = mxc[0];
 #pragma unroll
@@ -273,7 +255,7 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
 #pragma unroll
             for (int c = 0; c < CHAINS; ++c) sum[c] = 0.f;
 #pragma unroll
-            for (int g = 0; g < KN / 8; ++g)
+            for (int g = 0; g < NW / 8; ++g)
 #pragma unroll
                 for (int c = 0; c < 2; ++c) {
                     float &x = s[4 * g + 2 * i + c];
@@ -304,15 +286,19 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
 
     // P in the A-fragment order of wgmma: p[4kk + r] pairs the same elements the S
     // accumulator holds in s[8kk + 2r], s[8kk + 2r + 1].
-    template <int B = 0> __device__ __forceinline__ void convert()
+    template <int B = 0, int NW = KN> __device__ __forceinline__ void convert()
     {
 #pragma unroll
-        for (int i = 0; i < KN / 4; ++i) p[B % PB][i] = pack_half2(s[2 * i], s[2 * i + 1]);
+        for (int i = 0; i < NW / 4; ++i) p[B % PB][i] = pack_half2(s[2 * i], s[2 * i + 1]);
     }
 };
 #endif
 
-template <int D, int NCONS, bool OVERLAP, bool PINGPONG, bool DYN, int KN = BN>
+// TW: the S width of each work tile's last K/V tile (README.md, thirteenth round): KN, or
+// with 176-key tiles at non-causal shapes, whose every work tile ends at seq_kv, the
+// narrowest of 48, 96 and 128 that covers seq_kv % 176 (width176()). A launch-wide
+// constant, so the narrow S is a straight-line copy of the last step, not a branch.
+template <int D, int NCONS, bool OVERLAP, bool PINGPONG, bool DYN, int KN = BN, int TW = KN>
 __global__ void __launch_bounds__(Cfg<D, NCONS, KN>::THREADS, 1)
 hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                  const __grid_constant__ CUtensorMap tm_v, const Params prm)
@@ -321,6 +307,8 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     using C = Cfg<D, NCONS, KN>;
     constexpr int ST = C::STAGES;
     static_assert(!PINGPONG || (OVERLAP && NCONS >= 2), "ping-pong takes turns between overlapped warpgroups");
+    static_assert(TW == KN || (KN == 176 && OVERLAP && !DYN && (TW == 48 || TW == 96 || TW == 128)),
+                  "a narrow last tile: 176-key tiles, overlapped, static tile order");
     // One consumer warpgroup serves small grids only: one tile per block, no loop code.
     constexpr bool LOOP = NCONS >= 2;
     // The dynamic tile scheduler (two consumer warpgroups only): the producer takes the
@@ -455,11 +443,6 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     cs.wg = threadIdx.x / 128 - 1;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     cs.tiles = hopper::smem_u32(q_s);
-    // A narrow last tile (176-key tiles) leaves S's last columns as they were: give them a
-    // defined value once (the masked softmax overwrites them with -inf).
-    if constexpr (KN == 176)
-#pragma unroll
-        for (int i = 0; i < KN / 2; ++i) cs.s[i] = 0.f;
 
     // Ping-pong (round robin for three): warpgroup w issues its MMAs after bar.sync on
     // barrier 1 + w, which warpgroup w - 1 arrives at once it has issued its own. The last
@@ -493,8 +476,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             if (t >= prm.n_work) break;
         }
         int q0, bh, n_tiles;
-        const int kv_end = tile_of(prm, t, q0, bh, n_tiles);
-        const int tw = cs.tail_width(kv_end, n_tiles);   // the last K/V tile's S width
+        tile_of(prm, t, q0, bh, n_tiles);
 #pragma unroll
         for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
         cs.m[0] = cs.m[1] = -INFINITY;
@@ -529,41 +511,48 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 release(&v_empty[st]);
             }
         } else if (n_tiles > 0) {
-            // Prologue: S of tile 0 and its softmax.
-            {
-                const int st = it % ST;
-                hopper::mbar_wait(&k_full[st], (it / ST) & 1);
-                turn_begin();
-                hopper::wgmma_fence();
-                cs.qk(st, n_tiles == 1 ? tw : KN);
+            // Prologue: S of tile 0 and its softmax (W: S's width; a one-tile shape's only
+            // tile is its narrow last one).
+            auto prologue = [&](auto width) {
+                constexpr int W = decltype(width)::value;
+                cs.template qk_n<W, (TW != KN)>(it % ST);
                 turn_end();
                 hopper::wgmma_wait<0>();
-                hopper::reg_fence(cs.s);
-                release(&k_empty[st]);
+                hopper::reg_fence_first<W / 2>(cs.s);
+                release(&k_empty[it % ST]);
                 if (n_tiles == 1) release(q_empty);
-                if (0 >= n_plain) cs.template softmax<true>(0, t, prm, alpha);
-                else cs.template softmax<false>(0, t, prm, alpha);   // O is zero: nothing to rescale
-                cs.convert();
-            }
+                if (0 >= n_plain) cs.template softmax<true, W>(0, t, prm, alpha);
+                else cs.template softmax<false, W>(0, t, prm, alpha);   // O is zero: nothing to rescale
+                cs.template convert<0, W>();
+            };
+            hopper::mbar_wait(&k_full[it % ST], (it / ST) & 1);
+            turn_begin();
+            hopper::wgmma_fence();
+            // ptxas serialises every wgmma of a kernel where registers are pending on one
+            // side of a branch and not on the other: each side waits for its own S.
+            if (TW != KN && n_tiles == 1) prologue(std::integral_constant<int, TW>{});
+            else prologue(std::integral_constant<int, KN>{});
             // Tile j: P(j) goes into buffer B, P(j - 1) is read from the other (one buffer:
             // both are buffer 0, and P(j) is converted only once P V(j - 1) is done).
-            auto step = [&](int j, auto buf) {
+            // W: S's width (KN; TW for the last tile).
+            auto step = [&](int j, auto buf, auto width) {
                 constexpr int B = decltype(buf)::value;
+                constexpr int W = decltype(width)::value;
                 const int ip = it++;   // ring position of tile j - 1; it is now tile j's
                 const int st = it % ST, sp = ip % ST;
                 hopper::mbar_wait(&k_full[st], (it / ST) & 1);
                 hopper::mbar_wait(&v_full[sp], (ip / ST) & 1);
                 turn_begin();
                 hopper::wgmma_fence();
-                cs.qk(st, j == n_tiles - 1 ? tw : KN);   // S(j)
+                cs.template qk_n<W, (TW != KN)>(st);   // S(j)
                 cs.template pv<B ^ 1>(sp);          // O += P(j - 1) V(j - 1)
                 turn_end();
                 hopper::wgmma_wait<1>();   // S(j) is in; P V may still run
-                hopper::reg_fence(cs.s);
+                hopper::reg_fence_first<W / 2>(cs.s);
                 release(&k_empty[st]);
                 if (j == n_tiles - 1) release(q_empty);
-                const bool grew = j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha)
-                                               : cs.template softmax<false>(j, t, prm, alpha);
+                const bool grew = j >= n_plain ? cs.template softmax<true, W>(j, t, prm, alpha)
+                                               : cs.template softmax<false, W>(j, t, prm, alpha);
                 if constexpr (PB == 2) {   // under P V(j - 1), pinned before its wait
                     cs.template convert<B>();
                     hopper::reg_fence(cs.p[B % PB]);
@@ -573,16 +562,24 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::reg_fence(cs.p[(B ^ 1) % PB]);
                 release(&v_empty[sp]);
                 if (grew) cs.rescale(alpha);
-                if constexpr (PB == 1) cs.convert();
+                if constexpr (PB == 1) cs.template convert<0, W>();
             };
+            using B0 = std::integral_constant<int, 0>;
+            using B1 = std::integral_constant<int, 1>;
+            using WKN = std::integral_constant<int, KN>;
             if constexpr (PB == 2) {
                 for (int j = 1; j < n_tiles; ++j) {
-                    step(j, std::integral_constant<int, 1>{});
+                    step(j, B1{}, WKN{});
                     if (++j >= n_tiles) break;
-                    step(j, std::integral_constant<int, 0>{});
+                    step(j, B0{}, WKN{});
                 }
+            } else if constexpr (TW == KN) {
+                for (int j = 1; j < n_tiles; ++j) step(j, B0{}, WKN{});
             } else {
-                for (int j = 1; j < n_tiles; ++j) step(j, std::integral_constant<int, 0>{});
+                // The narrow last tile, peeled off the loop (no branch between its wgmma
+                // and the wait for it).
+                for (int j = 1; j < n_tiles - 1; ++j) step(j, B0{}, WKN{});
+                if (n_tiles >= 2) step(n_tiles - 1, B0{}, std::integral_constant<int, TW>{});
             }
             const int sl = it % ST;
             hopper::mbar_wait(&v_full[sl], (it / ST) & 1);
@@ -592,7 +589,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 cs.template pv<1>(sl);
             } else {
                 hopper::wgmma_fence();
-                cs.template pv<0>(sl, tw);
+                cs.template pv_k<0, TW / 16>(sl);   // the last tile: TW keys
             }
             turn_end();
             hopper::wgmma_wait<0>();
@@ -653,21 +650,27 @@ struct Variant {
     const char *name;
     int d, ncons, overlap, pingpong, threads, smem, keys;   // keys: per K/V tile
     const void *fn, *fn_dyn;   // static tile order; dynamic tile scheduler (two consumer warpgroups)
+    const void *fn_tail[3];    // 176-key tiles: the kernels whose last tile is 48, 96, 128 keys wide
 };
 
 #define VARIANT(NAME, D, N, OV, PP)                                                                \
     { NAME, D, N, OV, PP, Cfg<D, N>::THREADS, Cfg<D, N>::SMEM, BN,                                 \
-      reinterpret_cast<const void *>(&hopper_attention<D, N, OV, PP, false>), nullptr }
+      reinterpret_cast<const void *>(&hopper_attention<D, N, OV, PP, false>), nullptr, {} }
 #define VARIANT2(NAME, D, OV, PP)                                                                  \
     { NAME, D, 2, OV, PP, Cfg<D, 2>::THREADS, Cfg<D, 2>::SMEM, BN,                                 \
       reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, false>),                      \
-      reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, true>) }
+      reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, true>), {} }
 // 176-key tiles (README.md, twelfth round): the ping-pong kernel at D = 128 with K/V
 // tiles of 176 keys, static tile order only; auto_variant() takes it for non-causal
-// shapes whose keys it pads little, ATTN07_VARIANT anywhere at D = 128.
+// shapes whose keys it pads little, ATTN07_VARIANT anywhere at D = 128. Non-causal shapes
+// whose last tile holds at most 128 keys run a kernel with that tile narrow (thirteenth
+// round); causal ones (their tiles end at different keys) the full-width one.
 #define VARIANT176(NAME)                                                                           \
     { NAME, 128, 2, true, true, Cfg<128, 2, 176>::THREADS, Cfg<128, 2, 176>::SMEM, 176,            \
-      reinterpret_cast<const void *>(&hopper_attention<128, 2, true, true, false, 176>), nullptr }
+      reinterpret_cast<const void *>(&hopper_attention<128, 2, true, true, false, 176>), nullptr,  \
+      { reinterpret_cast<const void *>(&hopper_attention<128, 2, true, true, false, 176, 48>),     \
+        reinterpret_cast<const void *>(&hopper_attention<128, 2, true, true, false, 176, 96>),     \
+        reinterpret_cast<const void *>(&hopper_attention<128, 2, true, true, false, 176, 128>) } }
 // The steps of the rung, in order (README.md): one consumer warpgroup; two with
 // setmaxnreg; S/softmax overlap; ping-pong (the default).
 const Variant VARIANTS[] = {
@@ -811,6 +814,8 @@ int init(void **state, const attn_shape *s)
                                        : sched && !strcmp(sched, "static") ? false
                                                                              : s->causal != 0);
     const void *fn = dynamic ? v->fn_dyn : v->fn;
+    const int tail = v->keys == 176 && !s->causal && s->seq_kv % 176 ? width176(s->seq_kv % 176) : v->keys;
+    if (tail != v->keys) fn = v->fn_tail[tail / 48 - 1];   // 48, 96, 128 -> 0, 1, 2
     if ((g_cuda = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
         return ERR_CUDA;
     if (optin < v->smem) return ERR_SMEM;
@@ -886,9 +891,9 @@ int init(void **state, const attn_shape *s)
     const char *pdl = getenv("ATTN07_PDL");
     st->pdl = !(pdl && !strcmp(pdl, "0"));
     snprintf(g_chosen, sizeof g_chosen,
-             "%s: %d consumer warpgroup(s), BM=%d BN=%d, %d B shared memory, %d registers at entry "
+             "%s: %d consumer warpgroup(s), BM=%d BN=%d (last K/V tile %d wide), %d B shared memory, %d registers at entry "
              "(sm_90a code, wgmma), %d work tiles on %d CTAs of %d threads, %d head(s) per tile group%s%s",
-             v->name, v->ncons, st->bm, v->keys, v->smem, fa.numRegs, st->n_work, st->grid, v->threads, 1 << st->group_log2,
+             v->name, v->ncons, st->bm, v->keys, tail, v->smem, fa.numRegs, st->n_work, st->grid, v->threads, 1 << st->group_log2,
              st->sched ? ", dynamic tile scheduler" : "", st->pdl ? ", programmatic dependent launch" : "");
     *state = st;
     return 0;
