@@ -167,10 +167,11 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
             const uint64_t a = hopper::make_desc(tiles + wg * 64 * 128 + (kk / 4) * C::BM * 128 + off, 16, 1024);
             const uint64_t b = hopper::make_desc(tiles + C::Q_BYTES + stage * C::KV_BYTES + (kk / 4) * KN * 128 + off,
                                                  16, 1024);
-            // FRESH (the kernels with a narrow last tile): the first k slice only writes S,
-            // so the columns a narrow S leaves are dead between tiles; without it ptxas keeps
-            // them live and serialises the kernel's wgmma for want of registers (C7511). The
-            // full-width kernel keeps the accumulating form (FRESH makes it spill).
+            // FRESH (the narrow first tile's S): its first k slice only writes S, so S's old
+            // values are dead there; with the accumulating form ptxas keeps them live and
+            // serialises the 96- and 128-wide kernels' wgmma for want of registers (C7511).
+            // The loop keeps the accumulating form (FRESH there cost 56 register moves per
+            // step in run 17's narrow kernels, and 80 bytes of spills in the full-width one).
             if (FRESH && kk == 0) {
                 if constexpr (N == 176) hopper::mma_ss_n176<true>(s, a, b, 0);
                 else if constexpr (N == 128) hopper::mma_ss_n128<true>(s, a, b, 0);
@@ -207,8 +208,10 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
     // alpha: the factor the running output must be rescaled by; returns whether any row
     // of the warp needs it (warp-uniform). NW: the tile's S width (KN, or a narrow last
     // tile's: its other columns are past every key and are not read).
+    // kv_lim: the end of the keys for non-causal masking (seq_kv; the narrow first tile's
+    // keys for its own columns).
     template <bool MASK, int NW = KN>
-    __device__ __forceinline__ bool softmax(int j, int t, const Params &prm, float (&alpha)[2])
+    __device__ __forceinline__ bool softmax(int j, int t, const Params &prm, float (&alpha)[2], int kv_lim)
     {
         const int diag = prm.seq_kv - prm.seq_q;
         const int lane = threadIdx.x % 32;
@@ -220,7 +223,7 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
 #pragma unroll
             for (int i = 0; i < 2; ++i) {
                 const int row = row0 + 8 * i;
-                const int lim = prm.causal ? min(prm.seq_kv, row + diag + 1) : prm.seq_kv;
+                const int lim = prm.causal ? min(prm.seq_kv, row + diag + 1) : kv_lim;
 #pragma unroll
                 for (int g = 0; g < NW / 8; ++g)
 #pragma unroll
@@ -294,10 +297,11 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
 };
 #endif
 
-// TW: the S width of each work tile's last K/V tile (README.md, thirteenth round): KN, or
-// with 176-key tiles at non-causal shapes, whose every work tile ends at seq_kv, the
-// narrowest of 48, 96 and 128 that covers seq_kv % 176 (width176()). A launch-wide
-// constant, so the narrow S is a straight-line copy of the last step, not a branch.
+// TW: the S width of each work tile's first K/V tile (README.md, thirteenth round): KN, or
+// with 176-key tiles at non-causal shapes, whose every work tile sees keys [0, seq_kv), the
+// narrowest of 48, 96 and 128 that covers seq_kv % 176 (width176()): that first tile holds
+// those keys and the tiles after it are whole, so the main loop is the full-width kernel's.
+// A launch-wide constant: the narrow S is straight-line code, not a branch.
 template <int D, int NCONS, bool OVERLAP, bool PINGPONG, bool DYN, int KN = BN, int TW = KN>
 __global__ void __launch_bounds__(Cfg<D, NCONS, KN>::THREADS, 1)
 hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
@@ -405,17 +409,20 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 for (int j = 0; j < n_tiles; ++j, ++it) {
                     const int st = it % ST;
                     const unsigned ph = (it / ST) & 1;
+                    // A narrow first tile (TW < KN) holds keys [0, seq_kv % KN); tile j >= 1
+                    // starts there plus (j - 1) KN. Tile 0 is still loaded KN keys long.
+                    const int key0 = TW != KN && j > 0 ? j * KN + prm.seq_kv % KN - KN : j * KN;
                     if (it >= ST) hopper::mbar_wait(&k_empty[st], ph ^ 1);
                     hopper::mbar_arrive_expect_tx(&k_full[st], C::KV_BYTES);
 #pragma unroll
                     for (int c = 0; c < C::CHUNKS; ++c)
-                        hopper::tma_load_3d(k_s + st * C::KV_BYTES + c * KN * 128, &tm_k, 64 * c, j * KN, bh,
+                        hopper::tma_load_3d(k_s + st * C::KV_BYTES + c * KN * 128, &tm_k, 64 * c, key0, bh,
                                             &k_full[st]);
                     if (it >= ST) hopper::mbar_wait(&v_empty[st], ph ^ 1);
                     hopper::mbar_arrive_expect_tx(&v_full[st], C::KV_BYTES);
 #pragma unroll
                     for (int c = 0; c < C::CHUNKS; ++c)
-                        hopper::tma_load_3d(v_s + st * C::KV_BYTES + c * KN * 128, &tm_v, 64 * c, j * KN, bh,
+                        hopper::tma_load_3d(v_s + st * C::KV_BYTES + c * KN * 128, &tm_v, 64 * c, key0, bh,
                                             &v_full[st]);
                 }
                 if constexpr (!LOOP) break;
@@ -484,7 +491,8 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         // Tiles before n_plain need no mask for any row of this warpgroup.
         const int wg_row = q0 + cs.wg * 64;
         const int plain_end = prm.causal ? min(prm.seq_kv, wg_row + diag + 1) : prm.seq_kv;
-        const int n_plain = plain_end > 0 ? plain_end / KN : 0;
+        // With a narrow first tile (non-causal) the tiles after it end exactly at seq_kv.
+        const int n_plain = TW != KN ? n_tiles : plain_end > 0 ? plain_end / KN : 0;
 
         if (n_tiles == 0) release(q_empty);
         float alpha[2];
@@ -499,8 +507,8 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::reg_fence(cs.s);
                 release(&k_empty[st]);
                 if (j == n_tiles - 1) release(q_empty);
-                const bool grew = j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha)
-                                               : cs.template softmax<false>(j, t, prm, alpha);
+                const bool grew = j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha, prm.seq_kv)
+                                               : cs.template softmax<false>(j, t, prm, alpha, prm.seq_kv);
                 if (grew) cs.rescale(alpha);
                 cs.convert();
                 hopper::mbar_wait(&v_full[st], ph);
@@ -511,48 +519,50 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 release(&v_empty[st]);
             }
         } else if (n_tiles > 0) {
-            // Prologue: S of tile 0 and its softmax (W: S's width; a one-tile shape's only
-            // tile is its narrow last one).
-            auto prologue = [&](auto width) {
-                constexpr int W = decltype(width)::value;
-                cs.template qk_n<W, (TW != KN)>(it % ST);
+            // Prologue: S of tile 0 and its softmax. With a narrow first tile (TW < KN) that
+            // S is TW wide and its columns from seq_kv % KN on belong to tile 1: masked.
+            {
+                const int st = it % ST;
+                hopper::mbar_wait(&k_full[st], (it / ST) & 1);
+                turn_begin();
+                hopper::wgmma_fence();
+                cs.template qk_n<TW, (TW != KN)>(st);
                 turn_end();
                 hopper::wgmma_wait<0>();
-                hopper::reg_fence_first<W / 2>(cs.s);
-                release(&k_empty[it % ST]);
+                hopper::reg_fence_first<TW / 2>(cs.s);
+                release(&k_empty[st]);
                 if (n_tiles == 1) release(q_empty);
-                if (0 >= n_plain) cs.template softmax<true, W>(0, t, prm, alpha);
-                else cs.template softmax<false, W>(0, t, prm, alpha);   // O is zero: nothing to rescale
-                cs.template convert<0, W>();
-            };
-            hopper::mbar_wait(&k_full[it % ST], (it / ST) & 1);
-            turn_begin();
-            hopper::wgmma_fence();
-            // ptxas serialises every wgmma of a kernel where registers are pending on one
-            // side of a branch and not on the other: each side waits for its own S.
-            if (TW != KN && n_tiles == 1) prologue(std::integral_constant<int, TW>{});
-            else prologue(std::integral_constant<int, KN>{});
+                if (TW != KN) {
+                    if (prm.seq_kv % KN < TW) cs.template softmax<true, TW>(0, t, prm, alpha, prm.seq_kv % KN);
+                    else cs.template softmax<false, TW>(0, t, prm, alpha, prm.seq_kv);
+                } else if (0 >= n_plain) {
+                    cs.template softmax<true>(0, t, prm, alpha, prm.seq_kv);
+                } else {
+                    cs.template softmax<false>(0, t, prm, alpha, prm.seq_kv);   // O is zero: nothing to rescale
+                }
+                cs.template convert<0, TW>();
+            }
             // Tile j: P(j) goes into buffer B, P(j - 1) is read from the other (one buffer:
             // both are buffer 0, and P(j) is converted only once P V(j - 1) is done).
-            // W: S's width (KN; TW for the last tile).
-            auto step = [&](int j, auto buf, auto width) {
+            // WP: the keys of P(j - 1) V(j - 1) (KN; TW after a narrow first tile).
+            auto step = [&](int j, auto buf, auto pwidth) {
                 constexpr int B = decltype(buf)::value;
-                constexpr int W = decltype(width)::value;
+                constexpr int WP = decltype(pwidth)::value;
                 const int ip = it++;   // ring position of tile j - 1; it is now tile j's
                 const int st = it % ST, sp = ip % ST;
                 hopper::mbar_wait(&k_full[st], (it / ST) & 1);
                 hopper::mbar_wait(&v_full[sp], (ip / ST) & 1);
                 turn_begin();
                 hopper::wgmma_fence();
-                cs.template qk_n<W, (TW != KN)>(st);   // S(j)
-                cs.template pv<B ^ 1>(sp);          // O += P(j - 1) V(j - 1)
+                cs.qk(st);                             // S(j)
+                cs.template pv_k<B ^ 1, WP / 16>(sp);   // O += P(j - 1) V(j - 1)
                 turn_end();
                 hopper::wgmma_wait<1>();   // S(j) is in; P V may still run
-                hopper::reg_fence_first<W / 2>(cs.s);
+                hopper::reg_fence(cs.s);
                 release(&k_empty[st]);
                 if (j == n_tiles - 1) release(q_empty);
-                const bool grew = j >= n_plain ? cs.template softmax<true, W>(j, t, prm, alpha)
-                                               : cs.template softmax<false, W>(j, t, prm, alpha);
+                const bool grew = j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha, prm.seq_kv)
+                                               : cs.template softmax<false>(j, t, prm, alpha, prm.seq_kv);
                 if constexpr (PB == 2) {   // under P V(j - 1), pinned before its wait
                     cs.template convert<B>();
                     hopper::reg_fence(cs.p[B % PB]);
@@ -562,7 +572,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::reg_fence(cs.p[(B ^ 1) % PB]);
                 release(&v_empty[sp]);
                 if (grew) cs.rescale(alpha);
-                if constexpr (PB == 1) cs.template convert<0, W>();
+                if constexpr (PB == 1) cs.convert();
             };
             using B0 = std::integral_constant<int, 0>;
             using B1 = std::integral_constant<int, 1>;
@@ -576,10 +586,10 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             } else if constexpr (TW == KN) {
                 for (int j = 1; j < n_tiles; ++j) step(j, B0{}, WKN{});
             } else {
-                // The narrow last tile, peeled off the loop (no branch between its wgmma
-                // and the wait for it).
-                for (int j = 1; j < n_tiles - 1; ++j) step(j, B0{}, WKN{});
-                if (n_tiles >= 2) step(n_tiles - 1, B0{}, std::integral_constant<int, TW>{});
+                // After a narrow first tile: the first step's P V is TW keys wide, peeled off
+                // the loop (no branch between a wgmma and its wait).
+                if (n_tiles >= 2) step(1, B0{}, std::integral_constant<int, TW>{});
+                for (int j = 2; j < n_tiles; ++j) step(j, B0{}, WKN{});
             }
             const int sl = it % ST;
             hopper::mbar_wait(&v_full[sl], (it / ST) & 1);
@@ -587,9 +597,12 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             if (PB == 2 && ((n_tiles - 1) & 1)) {   // P(n_tiles - 1)'s buffer
                 hopper::wgmma_fence();
                 cs.template pv<1>(sl);
+            } else if (TW != KN && n_tiles == 1) {   // the only tile is the narrow first one
+                hopper::wgmma_fence();
+                cs.template pv_k<0, TW / 16>(sl);
             } else {
                 hopper::wgmma_fence();
-                cs.template pv_k<0, TW / 16>(sl);   // the last tile: TW keys
+                cs.template pv<0>(sl);
             }
             turn_end();
             hopper::wgmma_wait<0>();
@@ -815,7 +828,7 @@ int init(void **state, const attn_shape *s)
                                                                              : s->causal != 0);
     const void *fn = dynamic ? v->fn_dyn : v->fn;
     const int tail = v->keys == 176 && !s->causal && s->seq_kv % 176 ? width176(s->seq_kv % 176) : v->keys;
-    if (tail != v->keys) fn = v->fn_tail[tail / 48 - 1];   // 48, 96, 128 -> 0, 1, 2
+    if (tail != v->keys) fn = v->fn_tail[tail == 48 ? 0 : tail == 96 ? 1 : 2];
     if ((g_cuda = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
         return ERR_CUDA;
     if (optin < v->smem) return ERR_SMEM;
