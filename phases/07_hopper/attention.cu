@@ -297,12 +297,13 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
 };
 #endif
 
-// TW: the S width of each work tile's first K/V tile (README.md, thirteenth round): KN, or
-// with 176-key tiles at non-causal shapes, whose every work tile sees keys [0, seq_kv), the
-// narrowest of 48, 96 and 128 that covers seq_kv % 176 (width176()): that first tile holds
-// those keys and the tiles after it are whole, so the main loop is the full-width kernel's.
-// A launch-wide constant: the narrow S is straight-line code, not a branch.
-template <int D, int NCONS, bool OVERLAP, bool PINGPONG, bool DYN, int KN = BN, int TW = KN>
+// FIRST (non-causal launches only; README.md, thirteenth and fourteenth rounds): every work
+// tile sees keys [0, seq_kv), and the ragged ones go in the first K/V tile: keys [0, r),
+// r = (seq_kv - 1) % KN + 1, the tiles after it whole. No later tile needs a mask, so the
+// main loop has no masked softmax. TW: that first tile's S width, KN or (176-key tiles) the
+// narrowest of 48, 96 and 128 that covers r (width176()); a launch-wide constant, so the
+// narrow S is straight-line code, not a branch.
+template <int D, int NCONS, bool OVERLAP, bool PINGPONG, bool DYN, int KN = BN, int TW = KN, bool FIRST = false>
 __global__ void __launch_bounds__(Cfg<D, NCONS, KN>::THREADS, 1)
 hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                  const __grid_constant__ CUtensorMap tm_v, const Params prm)
@@ -311,8 +312,9 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     using C = Cfg<D, NCONS, KN>;
     constexpr int ST = C::STAGES;
     static_assert(!PINGPONG || (OVERLAP && NCONS >= 2), "ping-pong takes turns between overlapped warpgroups");
-    static_assert(TW == KN || (KN == 176 && OVERLAP && !DYN && (TW == 48 || TW == 96 || TW == 128)),
-                  "a narrow last tile: 176-key tiles, overlapped, static tile order");
+    static_assert(!FIRST || (OVERLAP && !DYN), "ragged keys first: overlapped, static tile order");
+    static_assert(TW == KN || (FIRST && KN == 176 && (TW == 48 || TW == 96 || TW == 128)),
+                  "a narrow first tile: 176-key tiles, ragged keys first");
     // One consumer warpgroup serves small grids only: one tile per block, no loop code.
     constexpr bool LOOP = NCONS >= 2;
     // The dynamic tile scheduler (two consumer warpgroups only): the producer takes the
@@ -409,9 +411,9 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 for (int j = 0; j < n_tiles; ++j, ++it) {
                     const int st = it % ST;
                     const unsigned ph = (it / ST) & 1;
-                    // A narrow first tile (TW < KN) holds keys [0, seq_kv % KN); tile j >= 1
-                    // starts there plus (j - 1) KN. Tile 0 is still loaded KN keys long.
-                    const int key0 = TW != KN && j > 0 ? j * KN + prm.seq_kv % KN - KN : j * KN;
+                    // FIRST: tile 0 holds keys [0, r), tile j >= 1 starts at r + (j - 1) KN.
+                    // Tile 0 is still loaded KN keys long.
+                    const int key0 = FIRST && j > 0 ? j * KN + (prm.seq_kv - 1) % KN + 1 - KN : j * KN;
                     if (it >= ST) hopper::mbar_wait(&k_empty[st], ph ^ 1);
                     hopper::mbar_arrive_expect_tx(&k_full[st], C::KV_BYTES);
 #pragma unroll
@@ -491,8 +493,8 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         // Tiles before n_plain need no mask for any row of this warpgroup.
         const int wg_row = q0 + cs.wg * 64;
         const int plain_end = prm.causal ? min(prm.seq_kv, wg_row + diag + 1) : prm.seq_kv;
-        // With a narrow first tile (non-causal) the tiles after it end exactly at seq_kv.
-        const int n_plain = TW != KN ? n_tiles : plain_end > 0 ? plain_end / KN : 0;
+        // FIRST: the tiles after the first end exactly at seq_kv.
+        const int n_plain = FIRST ? n_tiles : plain_end > 0 ? plain_end / KN : 0;
 
         if (n_tiles == 0) release(q_empty);
         float alpha[2];
@@ -519,8 +521,8 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 release(&v_empty[st]);
             }
         } else if (n_tiles > 0) {
-            // Prologue: S of tile 0 and its softmax. With a narrow first tile (TW < KN) that
-            // S is TW wide and its columns from seq_kv % KN on belong to tile 1: masked.
+            // Prologue: S of tile 0 and its softmax. FIRST: tile 0 holds the r ragged keys;
+            // its S is TW wide, and its columns from r on belong to tile 1: masked.
             {
                 const int st = it % ST;
                 hopper::mbar_wait(&k_full[st], (it / ST) & 1);
@@ -532,8 +534,9 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::reg_fence_first<TW / 2>(cs.s);
                 release(&k_empty[st]);
                 if (n_tiles == 1) release(q_empty);
-                if (TW != KN) {
-                    if (prm.seq_kv % KN < TW) cs.template softmax<true, TW>(0, t, prm, alpha, prm.seq_kv % KN);
+                if (FIRST) {
+                    const int r = (prm.seq_kv - 1) % KN + 1;   // the first tile's keys
+                    if (r < TW) cs.template softmax<true, TW>(0, t, prm, alpha, r);
                     else cs.template softmax<false, TW>(0, t, prm, alpha, prm.seq_kv);
                 } else if (0 >= n_plain) {
                     cs.template softmax<true>(0, t, prm, alpha, prm.seq_kv);
@@ -663,27 +666,36 @@ struct Variant {
     const char *name;
     int d, ncons, overlap, pingpong, threads, smem, keys;   // keys: per K/V tile
     const void *fn, *fn_dyn;   // static tile order; dynamic tile scheduler (two consumer warpgroups)
-    const void *fn_tail[3];    // 176-key tiles: the kernels whose last tile is 48, 96, 128 keys wide
+    // Ragged keys first (FIRST, non-causal): the kernels whose first tile's S is 48, 96, 128
+    // and `keys` wide (the narrow three: 176-key tiles only); null where not built.
+    const void *fn_first[4];
 };
 
+template <int D, int N, bool OV, bool PP, int KN = BN, int TW = KN>
+constexpr const void *first_fn()
+{
+    if constexpr (OV) return reinterpret_cast<const void *>(&hopper_attention<D, N, OV, PP, false, KN, TW, true>);
+    else return nullptr;
+}
 #define VARIANT(NAME, D, N, OV, PP)                                                                \
     { NAME, D, N, OV, PP, Cfg<D, N>::THREADS, Cfg<D, N>::SMEM, BN,                                 \
-      reinterpret_cast<const void *>(&hopper_attention<D, N, OV, PP, false>), nullptr, {} }
+      reinterpret_cast<const void *>(&hopper_attention<D, N, OV, PP, false>), nullptr,             \
+      { nullptr, nullptr, nullptr, first_fn<D, N, OV, PP>() } }
 #define VARIANT2(NAME, D, OV, PP)                                                                  \
     { NAME, D, 2, OV, PP, Cfg<D, 2>::THREADS, Cfg<D, 2>::SMEM, BN,                                 \
       reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, false>),                      \
-      reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, true>), {} }
+      reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, true>),                       \
+      { nullptr, nullptr, nullptr, first_fn<D, 2, OV, PP>() } }
 // 176-key tiles (README.md, twelfth round): the ping-pong kernel at D = 128 with K/V
 // tiles of 176 keys, static tile order only; auto_variant() takes it for non-causal
-// shapes whose keys it pads little, ATTN07_VARIANT anywhere at D = 128. Non-causal shapes
-// whose last tile holds at most 128 keys run a kernel with that tile narrow (thirteenth
-// round); causal ones (their tiles end at different keys) the full-width one.
+// shapes whose keys it pads little, ATTN07_VARIANT anywhere at D = 128. Non-causal
+// launches run a ragged-keys-first kernel, its first tile as narrow as its keys allow
+// (thirteenth round).
 #define VARIANT176(NAME)                                                                           \
     { NAME, 128, 2, true, true, Cfg<128, 2, 176>::THREADS, Cfg<128, 2, 176>::SMEM, 176,            \
       reinterpret_cast<const void *>(&hopper_attention<128, 2, true, true, false, 176>), nullptr,  \
-      { reinterpret_cast<const void *>(&hopper_attention<128, 2, true, true, false, 176, 48>),     \
-        reinterpret_cast<const void *>(&hopper_attention<128, 2, true, true, false, 176, 96>),     \
-        reinterpret_cast<const void *>(&hopper_attention<128, 2, true, true, false, 176, 128>) } }
+      { first_fn<128, 2, true, true, 176, 48>(), first_fn<128, 2, true, true, 176, 96>(),          \
+        first_fn<128, 2, true, true, 176, 128>(), first_fn<128, 2, true, true, 176, 176>() } }
 // The steps of the rung, in order (README.md): one consumer warpgroup; two with
 // setmaxnreg; S/softmax overlap; ping-pong (the default).
 const Variant VARIANTS[] = {
@@ -827,8 +839,18 @@ int init(void **state, const attn_shape *s)
                                        : sched && !strcmp(sched, "static") ? false
                                                                              : s->causal != 0);
     const void *fn = dynamic ? v->fn_dyn : v->fn;
-    const int tail = v->keys == 176 && !s->causal && s->seq_kv % 176 ? width176(s->seq_kv % 176) : v->keys;
-    if (tail != v->keys) fn = v->fn_tail[tail == 48 ? 0 : tail == 96 ? 1 : 2];
+    // Non-causal launches on the static tile order: the ragged keys first (fourteenth
+    // round), in a first tile as narrow as they allow with 176-key tiles (thirteenth).
+    // ATTN07_FIRST=0 keeps the plain kernel (measuring).
+    const char *first_env = getenv("ATTN07_FIRST");
+    const int ragged = (s->seq_kv - 1) % v->keys + 1;
+    const int width = v->keys == 176 ? width176(ragged) : v->keys;
+    const void *first = v->fn_first[width == v->keys ? 3 : width == 48 ? 0 : width == 96 ? 1 : 2];
+    const bool use_first = !s->causal && !dynamic && first && !(first_env && !strcmp(first_env, "0"));
+    if (use_first) fn = first;
+    char first_note[64] = "";
+    if (use_first)
+        snprintf(first_note, sizeof first_note, ", ragged keys first (%d keys, S %d wide)", ragged, width);
     if ((g_cuda = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
         return ERR_CUDA;
     if (optin < v->smem) return ERR_SMEM;
@@ -904,9 +926,9 @@ int init(void **state, const attn_shape *s)
     const char *pdl = getenv("ATTN07_PDL");
     st->pdl = !(pdl && !strcmp(pdl, "0"));
     snprintf(g_chosen, sizeof g_chosen,
-             "%s: %d consumer warpgroup(s), BM=%d BN=%d (last K/V tile %d wide), %d B shared memory, %d registers at entry "
+             "%s: %d consumer warpgroup(s), BM=%d BN=%d%s, %d B shared memory, %d registers at entry "
              "(sm_90a code, wgmma), %d work tiles on %d CTAs of %d threads, %d head(s) per tile group%s%s",
-             v->name, v->ncons, st->bm, v->keys, tail, v->smem, fa.numRegs, st->n_work, st->grid, v->threads, 1 << st->group_log2,
+             v->name, v->ncons, st->bm, v->keys, first_note, v->smem, fa.numRegs, st->n_work, st->grid, v->threads, 1 << st->group_log2,
              st->sched ? ", dynamic tile scheduler" : "", st->pdl ? ", programmatic dependent launch" : "");
     *state = st;
     return 0;
