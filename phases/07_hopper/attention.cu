@@ -548,9 +548,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             // Tile j: P(j) goes into buffer B, P(j - 1) is read from the other (one buffer:
             // both are buffer 0, and P(j) is converted only once P V(j - 1) is done).
             // WP: the keys of P(j - 1) V(j - 1) (KN; TW after a narrow first tile).
-            auto step = [&](int j, auto buf, auto pwidth) {
+            // MASK: the softmax path of tile j (fixed per loop below).
+            auto step = [&](int j, auto buf, auto pwidth, auto mask) {
                 constexpr int B = decltype(buf)::value;
                 constexpr int WP = decltype(pwidth)::value;
+                constexpr bool MASK = decltype(mask)::value;
                 const int ip = it++;   // ring position of tile j - 1; it is now tile j's
                 const int st = it % ST, sp = ip % ST;
                 hopper::mbar_wait(&k_full[st], (it / ST) & 1);
@@ -564,8 +566,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::reg_fence(cs.s);
                 release(&k_empty[st]);
                 if (j == n_tiles - 1) release(q_empty);
-                const bool grew = j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha, prm.seq_kv)
-                                               : cs.template softmax<false>(j, t, prm, alpha, prm.seq_kv);
+                const bool grew = cs.template softmax<MASK>(j, t, prm, alpha, prm.seq_kv);
                 if constexpr (PB == 2) {   // under P V(j - 1), pinned before its wait
                     cs.template convert<B>();
                     hopper::reg_fence(cs.p[B % PB]);
@@ -580,19 +581,37 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             using B0 = std::integral_constant<int, 0>;
             using B1 = std::integral_constant<int, 1>;
             using WKN = std::integral_constant<int, KN>;
-            if constexpr (PB == 2) {
-                for (int j = 1; j < n_tiles; ++j) {
-                    step(j, B1{}, WKN{});
-                    if (++j >= n_tiles) break;
-                    step(j, B0{}, WKN{});
+            using PLAIN = std::false_type;
+            using MASKED = std::true_type;
+            // Steps j0 .. j1 - 1 with one softmax path: a loop with both paths behind a branch
+            // costs far more than its masked steps (README.md, fourteenth and fifteenth rounds).
+            // Two P buffers: tile j converts into buffer j & 1.
+            auto steps = [&](int j0, int j1, auto mask) {
+                if constexpr (PB == 2) {
+                    int j = j0;
+                    if (j < j1 && (j & 1) == 0) step(j++, B0{}, WKN{}, mask);
+                    for (; j < j1; ++j) {
+                        step(j, B1{}, WKN{}, mask);
+                        if (++j >= j1) break;
+                        step(j, B0{}, WKN{}, mask);
+                    }
+                } else {
+                    for (int j = j0; j < j1; ++j) step(j, B0{}, WKN{}, mask);
                 }
-            } else if constexpr (TW == KN) {
-                for (int j = 1; j < n_tiles; ++j) step(j, B0{}, WKN{});
-            } else {
+            };
+            if constexpr (FIRST && TW != KN) {
                 // After a narrow first tile: the first step's P V is TW keys wide, peeled off
-                // the loop (no branch between a wgmma and its wait).
-                if (n_tiles >= 2) step(1, B0{}, std::integral_constant<int, TW>{});
-                for (int j = 2; j < n_tiles; ++j) step(j, B0{}, WKN{});
+                // the loop (no branch between a wgmma and its wait). No later tile is masked.
+                if (n_tiles >= 2) step(1, B0{}, std::integral_constant<int, TW>{}, PLAIN{});
+                steps(2, n_tiles, PLAIN{});
+            } else if constexpr (FIRST) {
+                steps(1, n_tiles, PLAIN{});
+            } else {
+                // Tiles before n_plain need no mask; the rest (the diagonal's, the ragged end)
+                // take it.
+                const int j_mask = max(1, min(n_plain, n_tiles));
+                steps(1, j_mask, PLAIN{});
+                steps(j_mask, n_tiles, MASKED{});
             }
             const int sl = it % ST;
             hopper::mbar_wait(&v_full[sl], (it / ST) & 1);
