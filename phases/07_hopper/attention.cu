@@ -548,11 +548,12 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             // Tile j: P(j) goes into buffer B, P(j - 1) is read from the other (one buffer:
             // both are buffer 0, and P(j) is converted only once P V(j - 1) is done).
             // WP: the keys of P(j - 1) V(j - 1) (KN; TW after a narrow first tile).
-            // MASK: the softmax path of tile j (fixed per loop below).
-            auto step = [&](int j, auto buf, auto pwidth, auto mask) {
+            // MODE: tile j's softmax path, 0 plain, 1 masked (fixed per loop below), 2 chosen
+            // at run time (j >= n_plain: masked).
+            auto step = [&](int j, auto buf, auto pwidth, auto mode) {
                 constexpr int B = decltype(buf)::value;
                 constexpr int WP = decltype(pwidth)::value;
-                constexpr bool MASK = decltype(mask)::value;
+                constexpr int MODE = decltype(mode)::value;
                 const int ip = it++;   // ring position of tile j - 1; it is now tile j's
                 const int st = it % ST, sp = ip % ST;
                 hopper::mbar_wait(&k_full[st], (it / ST) & 1);
@@ -566,7 +567,9 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::reg_fence(cs.s);
                 release(&k_empty[st]);
                 if (j == n_tiles - 1) release(q_empty);
-                const bool grew = cs.template softmax<MASK>(j, t, prm, alpha, prm.seq_kv);
+                const bool grew = MODE == 2 ? (j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha, prm.seq_kv)
+                                                            : cs.template softmax<false>(j, t, prm, alpha, prm.seq_kv))
+                                            : cs.template softmax<MODE == 1>(j, t, prm, alpha, prm.seq_kv);
                 if constexpr (PB == 2) {   // under P V(j - 1), pinned before its wait
                     cs.template convert<B>();
                     hopper::reg_fence(cs.p[B % PB]);
@@ -581,8 +584,9 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             using B0 = std::integral_constant<int, 0>;
             using B1 = std::integral_constant<int, 1>;
             using WKN = std::integral_constant<int, KN>;
-            using PLAIN = std::false_type;
-            using MASKED = std::true_type;
+            using PLAIN = std::integral_constant<int, 0>;
+            using MASKED = std::integral_constant<int, 1>;
+            using EITHER = std::integral_constant<int, 2>;
             // Steps j0 .. j1 - 1 with one softmax path: a loop with both paths behind a branch
             // costs far more than its masked steps (README.md, fourteenth and fifteenth rounds).
             // Two P buffers: tile j converts into buffer j & 1.
@@ -606,6 +610,10 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 steps(2, n_tiles, PLAIN{});
             } else if constexpr (FIRST) {
                 steps(1, n_tiles, PLAIN{});
+            } else if constexpr (NCONS == 1) {
+                // One warpgroup (small grids, a few key tiles a block): one loop, the path
+                // chosen per tile; the split made the causal headline 1.7% slower (run 20).
+                steps(1, n_tiles, EITHER{});
             } else {
                 // Tiles before n_plain need no mask; the rest (the diagonal's, the ragged end)
                 // take it.
