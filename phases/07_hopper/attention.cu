@@ -276,6 +276,18 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
         return __any_sync(0xffffffffu, grew);
     }
 
+    // 1 / (the row sum) for this thread's two rows (0 for rows that saw no key).
+    __device__ __forceinline__ void row_inverse(float (&inv)[2]) const
+    {
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            float s = l[i];
+            s += __shfl_xor_sync(0xffffffffu, s, 1);
+            s += __shfl_xor_sync(0xffffffffu, s, 2);
+            inv[i] = s > 0.f ? 1.f / s : 0.f;
+        }
+    }
+
     __device__ __forceinline__ void rescale(const float (&alpha)[2])
     {
 #pragma unroll
@@ -333,6 +345,15 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
 #endif
     // 176-key tiles (pingpong-176) hold S in 88 registers: one P buffer (two spill).
     constexpr int PB = NCONS == 2 && !(DYN && D == 128) && KN == BN ? ATTN07_PBUF : 1;
+    // Work tiles chained (README.md, sixteenth round): in the looping ragged-first kernels
+    // with one P buffer, the next work tile's first S is issued beside this one's last
+    // P V and its softmax runs before this one's stores, so the tensor cores do not wait
+    // out the epilogue and the prologue at every work tile. -DATTN07_CHAIN=0 builds the
+    // kernels without it (measuring).
+#ifndef ATTN07_CHAIN
+#define ATTN07_CHAIN 1
+#endif
+    constexpr bool CHAIN = ATTN07_CHAIN && FIRST && LOOP && !SLOT && PB == 1;
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));   // swizzle atoms: 1024-aligned
@@ -473,23 +494,48 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         if (cs.wg == NCONS - 1) hopper::named_arrive(1, 256);
 
     int it = 0;
+    bool primed = false;   // CHAIN: this work tile's first S and softmax are done already
+    // Stores work tile tt's output scaled by inv (this thread's two rows). The tile's
+    // coordinates are derived again from tt (opaque to the compiler) rather than kept live
+    // in registers through the main loop.
+    auto store_o = [&](int tt, const float (&inv)[2]) {
+        int q0, bh, n_tiles;
+        asm volatile("" : "+r"(tt));
+        tile_of(prm, tt, q0, bh, n_tiles);
+        const int row0e = q0 + cs.wg * 64 + warp * 16 + lane / 4;
+        __half *o = prm.o + (size_t)bh * prm.seq_q * D;
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            const int row = row0e + 8 * i;
+            if (row < prm.seq_q) {
+                __half2 *dst = reinterpret_cast<__half2 *>(o + (size_t)row * D + 2 * (lane % 4));
+#pragma unroll
+                for (int g = 0; g < D / 8; ++g)
+                    dst[4 * g] = __floats2half2_rn(cs.o[4 * g + 2 * i] * inv[i], cs.o[4 * g + 2 * i + 1] * inv[i]);
+            }
+        }
+    };
     for (int count = 0;; ++count) {
         int t = t_first;
         if constexpr (LOOP && !SLOT) {
             t = t_first + count * (int)gridDim.x;
             if (t >= prm.n_work) break;
         }
-        hopper::mbar_wait(q_full, count & 1);
+        // (CHAIN, primed: waited for at the last work tile's end; waiting again could miss
+        // the phase, since a one-key-tile shape lets the next Q land before this point.)
+        if (!CHAIN || !primed) hopper::mbar_wait(q_full, count & 1);
         if constexpr (SLOT) {
             t = hopper::handout_get(&slot[count & 1]);
             if (t >= prm.n_work) break;
         }
         int q0, bh, n_tiles;
         tile_of(prm, t, q0, bh, n_tiles);
+        if (!CHAIN || !primed) {
 #pragma unroll
-        for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
-        cs.m[0] = cs.m[1] = -INFINITY;
-        cs.l[0] = cs.l[1] = 0.f;
+            for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
+            cs.m[0] = cs.m[1] = -INFINITY;
+            cs.l[0] = cs.l[1] = 0.f;
+        }
         // Tiles before n_plain need no mask for any row of this warpgroup.
         const int wg_row = q0 + cs.wg * 64;
         const int plain_end = prm.causal ? min(prm.seq_kv, wg_row + diag + 1) : prm.seq_kv;
@@ -523,7 +569,13 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         } else if (n_tiles > 0) {
             // Prologue: S of tile 0 and its softmax. FIRST: tile 0 holds the r ragged keys;
             // its S is TW wide, and its columns from r on belong to tile 1: masked.
-            {
+            // (CHAIN: done at the last work tile's end, below.)
+            auto first_softmax = [&](int tt) {
+                const int r = (prm.seq_kv - 1) % KN + 1;   // the first tile's keys
+                if (r < TW) cs.template softmax<true, TW>(0, tt, prm, alpha, r);
+                else cs.template softmax<false, TW>(0, tt, prm, alpha, prm.seq_kv);
+            };
+            if (!CHAIN || !primed) {
                 const int st = it % ST;
                 hopper::mbar_wait(&k_full[st], (it / ST) & 1);
                 turn_begin();
@@ -535,9 +587,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 release(&k_empty[st]);
                 if (n_tiles == 1) release(q_empty);
                 if (FIRST) {
-                    const int r = (prm.seq_kv - 1) % KN + 1;   // the first tile's keys
-                    if (r < TW) cs.template softmax<true, TW>(0, t, prm, alpha, r);
-                    else cs.template softmax<false, TW>(0, t, prm, alpha, prm.seq_kv);
+                    first_softmax(t);
                 } else if (0 >= n_plain) {
                     cs.template softmax<true>(0, t, prm, alpha, prm.seq_kv);
                 } else {
@@ -622,6 +672,42 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 steps(j_mask, n_tiles, MASKED{});
             }
             const int sl = it % ST;
+            const int t_next = t + (int)gridDim.x;
+            if (CHAIN && t_next < prm.n_work) {
+                // The next work tile's S(0) beside this one's last P V (one turn), the next
+                // tile's softmax(0) while that P V runs, then this tile's stores. The next
+                // tile has the same key tiles (non-causal), so n_tiles holds for it too.
+                const int sn = (it + 1) % ST;   // the next work tile's tile 0
+                hopper::mbar_wait(q_full, (count + 1) & 1);
+                hopper::mbar_wait(&k_full[sn], ((it + 1) / ST) & 1);
+                hopper::mbar_wait(&v_full[sl], (it / ST) & 1);
+                turn_begin();
+                hopper::wgmma_fence();
+                cs.template qk_n<TW, (TW != KN)>(sn);
+                if (TW != KN && n_tiles == 1) cs.template pv_k<0, TW / 16>(sl);
+                else cs.template pv<0>(sl);
+                turn_end();
+                hopper::wgmma_wait<1>();   // the next S(0) is in; the last P V may still run
+                hopper::reg_fence_first<TW / 2>(cs.s);
+                release(&k_empty[sn]);
+                if (n_tiles == 1) release(q_empty);   // the next tile's last S
+                float inv[2];
+                cs.row_inverse(inv);   // this tile's 1 / l, before the next softmax resets l
+                cs.m[0] = cs.m[1] = -INFINITY;
+                cs.l[0] = cs.l[1] = 0.f;
+                first_softmax(t_next);
+                hopper::wgmma_wait<0>();
+                hopper::reg_fence(cs.o);
+                hopper::reg_fence(cs.p[0]);
+                release(&v_empty[sl]);
+                ++it;
+                store_o(t, inv);
+#pragma unroll
+                for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
+                cs.template convert<0, TW>();   // P(0) of the next tile (P V(last) has read P)
+                primed = true;
+                continue;
+            }
             hopper::mbar_wait(&v_full[sl], (it / ST) & 1);
             turn_begin();
             if (PB == 2 && ((n_tiles - 1) & 1)) {   // P(n_tiles - 1)'s buffer
@@ -640,30 +726,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             release(&v_empty[sl]);
             ++it;
         }
-
-        // Epilogue: normalise, rows that saw no key write zeros. The tile's coordinates
-        // are derived again from t (opaque to the compiler) rather than kept live in
-        // registers through the main loop.
+        // Epilogue: normalise, rows that saw no key write zeros.
         {
-            int t2 = t;
-            asm volatile("" : "+r"(t2));
-            tile_of(prm, t2, q0, bh, n_tiles);
-        }
-        const int row0e = q0 + cs.wg * 64 + warp * 16 + lane / 4;
-        __half *o = prm.o + (size_t)bh * prm.seq_q * D;
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
-            float l = cs.l[i];
-            l += __shfl_xor_sync(0xffffffffu, l, 1);
-            l += __shfl_xor_sync(0xffffffffu, l, 2);
-            const float inv = l > 0.f ? 1.f / l : 0.f;
-            const int row = row0e + 8 * i;
-            if (row < prm.seq_q) {
-                __half2 *dst = reinterpret_cast<__half2 *>(o + (size_t)row * D + 2 * (lane % 4));
-#pragma unroll
-                for (int g = 0; g < D / 8; ++g)
-                    dst[4 * g] = __floats2half2_rn(cs.o[4 * g + 2 * i] * inv, cs.o[4 * g + 2 * i + 1] * inv);
-            }
+            float inv[2];
+            cs.row_inverse(inv);
+            store_o(t, inv);
         }
         if constexpr (!LOOP) break;
     }
