@@ -249,6 +249,7 @@ test: deps
 	@$(PYTHON) ci/checks/test_plant_transform.py
 	@bash ci/checks/test_study_tools.sh
 	@bash ci/checks/test_study_summary.sh $(BUILD)/attnladder
+	@bash ci/checks/test_sass_loops.sh
 	@$(MAKE) --no-print-directory planted-phases
 	@echo "make test: all passed"
 

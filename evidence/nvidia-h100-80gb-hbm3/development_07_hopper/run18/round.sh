@@ -18,7 +18,7 @@ awk '/arch = /{arch=$3} /Function :/{fn=$3} arch=="sm_90a" && fn!="" {
      END { for (f in seen) printf "%-110s HGMMA %3d DEPBAR %3d MUFU.EX2 %3d USETMAXREG %d\n", f, h[f], w[f], e[f], r[f] }' "$ev/sass.txt" \
   | sed 's/_ZN45_GLOBAL__N__[0-9a-f]*_12_attention_cu_[0-9a-f]*//' | sort > "$ev/sass_count.txt"
 grep -oE "HGMMA\.64x[0-9]+x16[^ ]*" "$ev/sass.txt" | sort | uniq -c > "$ev/hgmma_shapes.txt"
-python3 "$(dirname "$0")/sass_loops.py" "$ev/sass.txt" > "$ev/sass_loops.txt" 2>&1
+python3 ci/tools/sass_loops.py "$ev/sass.txt" > "$ev/sass_loops.txt" 2>&1
 xz -9 "$ev/sass.txt"
 echo "=== sass t=$(el)" >> "$log"; grep 176 "$ev/sass_count.txt" >> "$log"; cat "$ev/hgmma_shapes.txt" "$ev/sass_loops.txt" >> "$log"; pack
 # 1. correctness beside cuDNN, the automatic choice: every tail width (4096: 48, 8192: 96,

@@ -17,7 +17,7 @@ awk '/arch = /{arch=$3} /Function :/{fn=$3} arch=="sm_90a" && fn!="" {
        if ($0 ~ /HGMMA/) h[fn]++; if ($0 ~ /WARPGROUP.DEPBAR/) w[fn]++; if ($0 ~ /MUFU.EX2/) e[fn]++; if ($0 ~ /USETMAXREG/) r[fn]++; seen[fn]=1 }
      END { for (f in seen) printf "%-110s HGMMA %3d DEPBAR %3d MUFU.EX2 %3d USETMAXREG %d\n", f, h[f], w[f], e[f], r[f] }' "$ev/sass.txt" \
   | sed 's/_ZN45_GLOBAL__N__[0-9a-f]*_12_attention_cu_[0-9a-f]*//' | sort > "$ev/sass_count.txt"
-python3 "$(dirname "$0")/sass_loops.py" "$ev/sass.txt" > "$ev/sass_loops.txt" 2>&1
+python3 ci/tools/sass_loops.py "$ev/sass.txt" > "$ev/sass_loops.txt" 2>&1
 xz -9 "$ev/sass.txt"
 echo "=== sass t=$(el)" >> "$log"; cat "$ev/sass_loops.txt" >> "$log"; pack
 # 1. correctness beside cuDNN, the automatic choice: causal shapes of every variant (rows

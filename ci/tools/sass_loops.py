@@ -3,9 +3,17 @@
 8 HGMMA (a backward branch's body), with the instruction counts that tell a serialised or
 register-shuffling loop from a clean one. Usage: sass_loops.py SASS_TXT [NAME_FILTER]"""
 import re, sys
-text = open(sys.argv[1]).read()
+if len(sys.argv) not in (2, 3):
+    print('usage: sass_loops.py SASS_TXT [NAME_FILTER]  (SASS_TXT: `cuobjdump -sass` output, plain text)',
+          file=sys.stderr)
+    sys.exit(2)
+try:
+    text = open(sys.argv[1], errors='replace').read()
+except OSError as e:
+    print(f'sass_loops.py: cannot read {sys.argv[1]}: {e.strerror}', file=sys.stderr)
+    sys.exit(2)
 flt = sys.argv[2] if len(sys.argv) > 2 else ''
-for part in re.split(r'\n\s*Function : ', text)[1:]:
+for part in re.split(r'(?:^|\n)\s*Function : ', text)[1:]:
     name = part.split('\n', 1)[0].strip()
     if flt not in name or 'hopper_attention' not in name:
         continue
