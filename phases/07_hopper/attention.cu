@@ -353,10 +353,6 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
 #ifndef ATTN07_CHAIN
 #define ATTN07_CHAIN 1
 #endif
-    // -DATTN07_QPREFETCH=0 builds without the next work tile's Q prefetch (measuring).
-#ifndef ATTN07_QPREFETCH
-#define ATTN07_QPREFETCH 1
-#endif
     constexpr bool CHAIN = ATTN07_CHAIN && FIRST && LOOP && !SLOT && PB == 1;
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>(
@@ -433,18 +429,6 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
 #pragma unroll
                 for (int c = 0; c < C::CHUNKS; ++c)
                     hopper::tma_load_3d(q_s + c * C::BM * 128, &tm_q, 64 * c, q0, bh, q_full);
-                // The next work tile's Q (static order: known now) into L2 (README.md,
-                // seventeenth round): each Q tile is read once, so its load comes from DRAM,
-                // and it can start only after this tile's last S (one Q buffer).
-                if constexpr (LOOP && !SLOT && ATTN07_QPREFETCH) {
-                    const int tn = t + (int)gridDim.x;
-                    if (tn < prm.n_work) {
-                        int q0n, bhn, ntn;
-                        tile_of(prm, tn, q0n, bhn, ntn);
-#pragma unroll
-                        for (int c = 0; c < C::CHUNKS; ++c) hopper::tma_prefetch_3d(&tm_q, 64 * c, q0n, bhn);
-                    }
-                }
                 for (int j = 0; j < n_tiles; ++j, ++it) {
                     const int st = it % ST;
                     const unsigned ph = (it / ST) & 1;
