@@ -172,17 +172,8 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
             // serialises the 96- and 128-wide kernels' wgmma for want of registers (C7511).
             // The loop keeps the accumulating form (FRESH there cost 56 register moves per
             // step in run 17's narrow kernels, and 80 bytes of spills in the full-width one).
-            if (FRESH && kk == 0) {
-                if constexpr (N == 176) hopper::mma_ss_n176<true>(s, a, b, 0);
-                else if constexpr (N == 128) hopper::mma_ss_n128<true>(s, a, b, 0);
-                else if constexpr (N == 96) hopper::mma_ss_n96<true>(s, a, b, 0);
-                else hopper::mma_ss_n48<true>(s, a, b, 0);
-            } else {
-                if constexpr (N == 176) hopper::mma_ss_n176(s, a, b, kk > 0);
-                else if constexpr (N == 128) hopper::mma_ss_n128(s, a, b, kk > 0);
-                else if constexpr (N == 96) hopper::mma_ss_n96(s, a, b, kk > 0);
-                else hopper::mma_ss_n48(s, a, b, kk > 0);
-            }
+            if (FRESH && kk == 0) hopper::mma_ss<N, true>(s, a, b, 0);
+            else hopper::mma_ss<N>(s, a, b, kk > 0);
         }
         hopper::wgmma_commit();
     }
@@ -276,18 +267,6 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
         return __any_sync(0xffffffffu, grew);
     }
 
-    // 1 / (the row sum) for this thread's two rows (0 for rows that saw no key).
-    __device__ __forceinline__ void row_inverse(float (&inv)[2]) const
-    {
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
-            float s = l[i];
-            s += __shfl_xor_sync(0xffffffffu, s, 1);
-            s += __shfl_xor_sync(0xffffffffu, s, 2);
-            inv[i] = s > 0.f ? 1.f / s : 0.f;
-        }
-    }
-
     __device__ __forceinline__ void rescale(const float (&alpha)[2])
     {
 #pragma unroll
@@ -376,14 +355,13 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     // Q's phase with the tile count.
     const int diag = prm.seq_kv - prm.seq_q;   // bottom-right causal: row i sees keys j <= i + diag
     const int t_first = LOOP ? (int)blockIdx.x : (int)(blockIdx.y * gridDim.x + blockIdx.x);
-    auto tile_of = [](const Params &pr, int t, int &q0, int &bh, int &n_tiles) -> int {
+    auto tile_of = [](const Params &pr, int t, int &q0, int &bh, int &n_tiles) {
         int qb;
         tile_coords<LOOP>(pr, t, qb, bh);
         q0 = qb * C::BM;
         int kv_end = pr.seq_kv;
         if (pr.causal) kv_end = min(kv_end, min(q0 + C::BM, pr.seq_q) + pr.seq_kv - pr.seq_q);
         n_tiles = kv_end > 0 ? (kv_end + KN - 1) / KN : 0;
-        return kv_end;   // the keys this tile sees end there
     };
 
     if (threadIdx.x == 0) {
@@ -495,10 +473,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
 
     int it = 0;
     bool primed = false;   // CHAIN: this work tile's first S and softmax are done already
-    // Stores work tile tt's output scaled by inv (this thread's two rows). The tile's
-    // coordinates are derived again from tt (opaque to the compiler) rather than kept live
-    // in registers through the main loop.
-    auto store_o = [&](int tt, const float (&inv)[2]) {
+    // Epilogue of work tile tt: normalises this thread's two rows by their row sums (this
+    // thread's partial sums l, reduced over the quad here, row by row between the stores)
+    // and stores them; rows that saw no key write zeros. The tile's coordinates are derived
+    // again from tt (opaque to the compiler) rather than kept live through the main loop.
+    auto store_o = [&](int tt, const float (&l)[2]) {
         int q0, bh, n_tiles;
         asm volatile("" : "+r"(tt));
         tile_of(prm, tt, q0, bh, n_tiles);
@@ -506,12 +485,16 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         __half *o = prm.o + (size_t)bh * prm.seq_q * D;
 #pragma unroll
         for (int i = 0; i < 2; ++i) {
+            float sum = l[i];
+            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+            const float inv = sum > 0.f ? 1.f / sum : 0.f;
             const int row = row0e + 8 * i;
             if (row < prm.seq_q) {
                 __half2 *dst = reinterpret_cast<__half2 *>(o + (size_t)row * D + 2 * (lane % 4));
 #pragma unroll
                 for (int g = 0; g < D / 8; ++g)
-                    dst[4 * g] = __floats2half2_rn(cs.o[4 * g + 2 * i] * inv[i], cs.o[4 * g + 2 * i + 1] * inv[i]);
+                    dst[4 * g] = __floats2half2_rn(cs.o[4 * g + 2 * i] * inv, cs.o[4 * g + 2 * i + 1] * inv);
             }
         }
     };
@@ -691,8 +674,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::reg_fence_first<TW / 2>(cs.s);
                 release(&k_empty[sn]);
                 if (n_tiles == 1) release(q_empty);   // the next tile's last S
-                float inv[2];
-                cs.row_inverse(inv);   // this tile's 1 / l, before the next softmax resets l
+                const float l_done[2] = {cs.l[0], cs.l[1]};   // this tile's, before the next softmax resets l
                 cs.m[0] = cs.m[1] = -INFINITY;
                 cs.l[0] = cs.l[1] = 0.f;
                 first_softmax(t_next);
@@ -701,7 +683,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::reg_fence(cs.p[0]);
                 release(&v_empty[sl]);
                 ++it;
-                store_o(t, inv);
+                store_o(t, l_done);
 #pragma unroll
                 for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
                 cs.template convert<0, TW>();   // P(0) of the next tile (P V(last) has read P)
@@ -726,31 +708,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             release(&v_empty[sl]);
             ++it;
         }
-        // Epilogue: normalise, rows that saw no key write zeros. The tile's coordinates
-        // are derived again from t (opaque to the compiler) rather than kept live in
-        // registers through the main loop. (The same as store_o(), written out: the
-        // kernels without CHAIN ran 1-2.4% slower with store_o() here, run 22.)
-        {
-            int t2 = t;
-            asm volatile("" : "+r"(t2));
-            tile_of(prm, t2, q0, bh, n_tiles);
-        }
-        const int row0e = q0 + cs.wg * 64 + warp * 16 + lane / 4;
-        __half *o = prm.o + (size_t)bh * prm.seq_q * D;
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
-            float l = cs.l[i];
-            l += __shfl_xor_sync(0xffffffffu, l, 1);
-            l += __shfl_xor_sync(0xffffffffu, l, 2);
-            const float inv = l > 0.f ? 1.f / l : 0.f;
-            const int row = row0e + 8 * i;
-            if (row < prm.seq_q) {
-                __half2 *dst = reinterpret_cast<__half2 *>(o + (size_t)row * D + 2 * (lane % 4));
-#pragma unroll
-                for (int g = 0; g < D / 8; ++g)
-                    dst[4 * g] = __floats2half2_rn(cs.o[4 * g + 2 * i] * inv, cs.o[4 * g + 2 * i + 1] * inv);
-            }
-        }
+        store_o(t, cs.l);
         if constexpr (!LOOP) break;
     }
     if constexpr (PINGPONG)

@@ -301,6 +301,17 @@ __device__ __forceinline__ void mma_ss_n176(float (&d)[R], uint64_t a_desc, uint
             : "l"(a_desc), "l"(b_desc), "r"(accumulate));
 }
 
+// The S wrappers by N (48, 96, 128, 176), for code templated on the tile width.
+template <int N, bool FRESH = false, int R>
+__device__ __forceinline__ void mma_ss(float (&d)[R], uint64_t a_desc, uint64_t b_desc, int accumulate)
+{
+    static_assert(N == 48 || N == 96 || N == 128 || N == 176, "the S widths the rung uses");
+    if constexpr (N == 176) mma_ss_n176<FRESH>(d, a_desc, b_desc, accumulate);
+    else if constexpr (N == 128) mma_ss_n128<FRESH>(d, a_desc, b_desc, accumulate);
+    else if constexpr (N == 96) mma_ss_n96<FRESH>(d, a_desc, b_desc, accumulate);
+    else mma_ss_n48<FRESH>(d, a_desc, b_desc, accumulate);
+}
+
 // D[64 x 128] (+)= A[64 x 16] * B[16 x 128], A from registers (the m16n8k16 A fragment of
 // each warp's 16 rows), B MN-major in shared memory (trans-b = 1).
 __device__ __forceinline__ void mma_rs_n128(float (&d)[64], const uint32_t (&a)[4], uint64_t b_desc,
