@@ -49,7 +49,7 @@ template <int D, int NCONS, int KN = BN> struct Cfg {
     static constexpr int Q_BYTES = BM * D * 2;
     static constexpr int KV_BYTES = KN * D * 2;
     static constexpr int TILE_BYTES = Q_BYTES + 2 * STAGES * KV_BYTES;
-    static constexpr int BAR_BYTES = 8 * (2 + 4 * STAGES) + 8;   // + two work-tile slots
+    static constexpr int BAR_BYTES = 8 * (2 + 4 * STAGES) + 8 + 32;   // + two work-tile slots, split pieces
     static constexpr int SMEM = 1024 + TILE_BYTES + BAR_BYTES;   // 1024: alignment slack
     static_assert(SMEM <= 227 * 1024, "fits the sm_90 per-block limit");
     // setmaxnreg: the producer keeps 24 (two consumer warpgroups; 40 with the dynamic tile
@@ -67,6 +67,14 @@ struct Params {
     int seq_q, seq_kv, n_qblocks, n_work, causal;   // n_work: query blocks * batch * heads
     int group_log2;   // the tile order's heads per group, log2 (tile_coords)
     float scale_log2;
+    // The split tail (chained kernels; README.md, eighteenth round): the work tiles from
+    // n_dp on are not taken whole but cut into sk_units = (n_work - n_dp) * n_kt key tiles,
+    // dealt to the blocks in equal contiguous ranges before their whole tiles. sk_units = 0:
+    // every tile whole (n_dp = n_work).
+    int n_dp, n_kt;     // n_kt: key tiles per work tile (non-causal: the same for all)
+    int sk_units;       // G * sk_units < 2^31 (split_plan), so b * sk_units / G is 32-bit
+    float4 *part;       // workspace: a split piece's O, m and l per (block, piece, consumer thread)
+    int *part_count;    // arrivals per (tail tile, consumer warp); zero between launches
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -107,6 +115,66 @@ template <bool LOOP> __device__ __forceinline__ int qblock_of(const Params &p, i
     int qb, bh;
     tile_coords<LOOP>(p, t, qb, bh);
     return qb;
+}
+
+// A looping block's work item `count` of the static order: work tile t, its key tiles
+// [kb0, kb1), and seg: -1 for a whole tile, else which of this block's (at most two) pieces
+// of the split tail it is (the workspace slot). With the split tail (SPLIT, sk_units > 0)
+// block b first takes units [b U / G, (b + 1) U / G) of the tail's U key tiles (tail tile i
+// is work tile n_dp + i, its units i n_kt .. (i + 1) n_kt - 1), then the whole tiles
+// b, b + G, ... below n_dp. U < G n_kt (the tail is fewer tiles than blocks), so a range
+// spans at most two tail tiles. Without the split: tiles b, b + G, ... below n_work.
+// The pieces take integer divisions, which the 24-register producer cannot hold beside its
+// loop (they spilled): thread 0 works them out once (split_pieces) into shared memory,
+// where both sides read them (item_of).
+struct Item {
+    int t, kb0, kb1, seg;
+};
+__device__ __forceinline__ int split_start(const Params &p, int b)
+{
+    return b * p.sk_units / (int)gridDim.x;
+}
+// pieces[0]: how many (0-2); pieces[1 + 3c ..]: piece c's work tile, kb0, kb1.
+constexpr int PIECE_INTS = 7;
+__device__ __forceinline__ void split_pieces(const Params &p, int *pieces)
+{
+    const int b = (int)blockIdx.x;
+    const int s = split_start(p, b), e = split_start(p, b + 1);
+    int n = 0;
+    if (s < e) {
+        const int first = s / p.n_kt;
+        n = (e - 1) / p.n_kt - first + 1;
+        for (int c = 0; c < n; ++c) {
+            const int i = first + c, u0 = i * p.n_kt;
+            pieces[1 + 3 * c] = p.n_dp + i;
+            pieces[2 + 3 * c] = max(s, u0) - u0;
+            pieces[3 + 3 * c] = min(e, u0 + p.n_kt) - u0;
+        }
+    }
+    pieces[0] = n;
+}
+template <bool SPLIT> __device__ __forceinline__ bool item_of(const Params &p, uint32_t pieces, int count, Item &w)
+{
+    const int b = (int)blockIdx.x, G = (int)gridDim.x;
+    w.kb0 = 0;
+    w.kb1 = p.n_kt;
+    w.seg = -1;
+    if constexpr (SPLIT) {
+        const int n = hopper::ld_shared(pieces);
+        if (count < n) {
+            const uint32_t at = pieces + 4 * (1 + 3 * count);
+            w.t = hopper::ld_shared(at);
+            w.kb0 = hopper::ld_shared(at + 4);
+            w.kb1 = hopper::ld_shared(at + 8);
+            if (w.kb0 > 0 || w.kb1 < p.n_kt) w.seg = count;
+            return true;
+        }
+        w.t = b + (count - n) * G;
+        return w.t < p.n_dp;
+    } else {
+        w.t = b + count * G;
+        return w.t < p.n_work;
+    }
 }
 
 __device__ __forceinline__ float ex2(float x)
@@ -288,6 +356,45 @@ template <int D, int NCONS, int PB, int KN = BN> struct Consumer {
 };
 #endif
 
+// P in two buffers at two consumer warpgroups (README.md, eleventh round: 0.77% / 0.26%
+// faster at D=128 non-causal, 0.47% at 16x32x1024x64 causal, paired): P(j) is converted
+// into one while P V(j - 1) still reads the other, before the wait for that MMA instead of
+// after it. Three consumer warpgroups (160 registers), the one-warpgroup path and the
+// dynamic scheduler at D = 128 (232 registers: the second buffer spills) keep one; so do
+// 176-key tiles (pingpong-176), whose S takes 88 registers (two buffers spill).
+// -DATTN07_PBUF=1 builds round 10's kernel for comparison.
+#ifndef ATTN07_PBUF
+#define ATTN07_PBUF 2
+#endif
+template <int D, int NCONS, bool DYN, int KN> __host__ __device__ constexpr int p_buffers()
+{
+    return NCONS == 2 && !(DYN && D == 128) && KN == BN ? ATTN07_PBUF : 1;
+}
+// Work tiles chained (README.md, sixteenth round): in the looping ragged-first kernels
+// with one P buffer, the next work tile's first S is issued beside this one's last P V and
+// its softmax runs before this one's stores, so the tensor cores do not wait out the
+// epilogue and the prologue at every work tile. -DATTN07_CHAIN=0 builds the kernels
+// without it (measuring).
+#ifndef ATTN07_CHAIN
+#define ATTN07_CHAIN 1
+#endif
+template <int D, int NCONS, bool DYN, int KN, bool FIRST> __host__ __device__ constexpr bool chained()
+{
+    return ATTN07_CHAIN && FIRST && NCONS >= 2 && !DYN && p_buffers<D, NCONS, DYN, KN>() == 1;
+}
+// The split tail (README.md, eighteenth round): the chained kernels cut the work tiles of
+// the last, partly filled round into key-tile pieces spread over every block (Item,
+// item_of), and the last piece of a tile to finish merges the others' partial O from the
+// workspace. The host turns it on per launch (split_plan); -DATTN07_SPLIT=0 builds
+// without it.
+#ifndef ATTN07_SPLIT
+#define ATTN07_SPLIT 1
+#endif
+template <int D, int NCONS, bool DYN, int KN, bool FIRST> __host__ __device__ constexpr bool split_tail()
+{
+    return ATTN07_SPLIT && chained<D, NCONS, DYN, KN, FIRST>();
+}
+
 // FIRST (non-causal launches only; README.md, thirteenth and fourteenth rounds): every work
 // tile sees keys [0, seq_kv), and the ragged ones go in the first K/V tile: keys [0, r),
 // r = (seq_kv - 1) % KN + 1, the tiles after it whole. No later tile needs a mask, so the
@@ -313,26 +420,9 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     // the static round robin itself (24 or 32 producer registers do not hold the hand-out).
     static_assert(!DYN || NCONS == 2, "the dynamic scheduler serves two consumer warpgroups");
     constexpr bool SLOT = DYN;
-    // P in two buffers at two consumer warpgroups (README.md, eleventh round: 0.77% /
-    // 0.26% faster at D=128 non-causal, 0.47% at 16x32x1024x64 causal, paired): P(j) is
-    // converted into one while P V(j - 1) still reads the other, before the wait for that
-    // MMA instead of after it. Three consumer warpgroups (160 registers), the one-warpgroup
-    // path and the dynamic scheduler at D = 128 (232 registers: the second buffer spills)
-    // keep one. -DATTN07_PBUF=1 builds round 10's kernel for comparison.
-#ifndef ATTN07_PBUF
-#define ATTN07_PBUF 2
-#endif
-    // 176-key tiles (pingpong-176) hold S in 88 registers: one P buffer (two spill).
-    constexpr int PB = NCONS == 2 && !(DYN && D == 128) && KN == BN ? ATTN07_PBUF : 1;
-    // Work tiles chained (README.md, sixteenth round): in the looping ragged-first kernels
-    // with one P buffer, the next work tile's first S is issued beside this one's last
-    // P V and its softmax runs before this one's stores, so the tensor cores do not wait
-    // out the epilogue and the prologue at every work tile. -DATTN07_CHAIN=0 builds the
-    // kernels without it (measuring).
-#ifndef ATTN07_CHAIN
-#define ATTN07_CHAIN 1
-#endif
-    constexpr bool CHAIN = ATTN07_CHAIN && FIRST && LOOP && !SLOT && PB == 1;
+    constexpr int PB = p_buffers<D, NCONS, DYN, KN>();
+    constexpr bool CHAIN = chained<D, NCONS, DYN, KN, FIRST>();
+    constexpr bool SPLIT = split_tail<D, NCONS, DYN, KN, FIRST>();
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));   // swizzle atoms: 1024-aligned
@@ -343,6 +433,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     uint64_t *q_empty = q_full + 1;
     uint64_t *k_full = q_full + 2, *v_full = k_full + ST, *k_empty = v_full + ST, *v_empty = k_empty + ST;
     int *slot = reinterpret_cast<int *>(v_empty + ST);   // the work tile of Q phase c is slot[c & 1]
+    // SPLIT: this block's pieces of the split tail, at a constant offset from q_full (whose
+    // address the producer holds anyway: the offset folds into the loads).
+    constexpr uint32_t PIECES_AT = 8 * (2 + 4 * ST) + 8;
+    static_assert(PIECES_AT + 4 * PIECE_INTS <= C::BAR_BYTES, "the split pieces fit in the barrier area");
+    auto pieces_addr = [&]() { return hopper::smem_u32(q_full) + PIECES_AT; };
 
     // Work tiles: t -> (query block, batch * head), query blocks of one head next to each
     // other (their K and V stay in L2), each head's heaviest causal block first. A looping
@@ -374,6 +469,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             hopper::mbar_init(&v_empty[i], 4 * NCONS);
         }
         hopper::fence_barrier_init();
+        if constexpr (SPLIT) split_pieces(prm, reinterpret_cast<int *>(reinterpret_cast<unsigned char *>(q_full) + PIECES_AT));
     }
     // Programmatic dependent launch: the next launch in the stream may start its blocks
     // (barrier set-up) now; nothing here reads Q/K/V or writes O before the previous
@@ -391,8 +487,23 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             hopper::prefetch_tmap(&tm_v);
             int it = 0, t = t_first;
             for (int count = 0;; ++count) {
-                if constexpr (LOOP && !SLOT)
+                int j0 = 0, j1 = 0;   // SPLIT: the work item's key tiles
+                if constexpr (SPLIT) {
+                    // item_of, written out: the producer's 24 registers hold no Item
+                    const int n = hopper::ld_shared(pieces_addr());
+                    if (count < n) {
+                        const uint32_t at = pieces_addr() + 4 * (1 + 3 * count);
+                        t = hopper::ld_shared(at);
+                        j0 = hopper::ld_shared(at + 4);
+                        j1 = hopper::ld_shared(at + 8);
+                    } else {
+                        t = (int)blockIdx.x + (count - n) * (int)gridDim.x;
+                        j1 = prm.n_kt;
+                        if (t >= prm.n_dp) break;
+                    }
+                } else if constexpr (LOOP && !SLOT) {
                     if (t >= prm.n_work) break;
+                }
                 if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
                 if constexpr (SLOT) {
                     hopper::handout_put(&slot[count & 1], t);
@@ -407,7 +518,8 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
 #pragma unroll
                 for (int c = 0; c < C::CHUNKS; ++c)
                     hopper::tma_load_3d(q_s + c * C::BM * 128, &tm_q, 64 * c, q0, bh, q_full);
-                for (int j = 0; j < n_tiles; ++j, ++it) {
+                if constexpr (!SPLIT) j1 = n_tiles;
+                for (int j = j0; j < j1; ++j, ++it) {
                     const int st = it % ST;
                     const unsigned ph = (it / ST) & 1;
                     // FIRST: tile 0 holds keys [0, r), tile j >= 1 starts at r + (j - 1) KN.
@@ -430,7 +542,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 // The next tile (the ring keeps the producer ahead of the consumers, so the
                 // atomic's latency is hidden).
                 if constexpr (SLOT) t = atomicAdd(prm.sched, 1) + (int)gridDim.x;
-                else t += (int)gridDim.x;
+                else if constexpr (!SPLIT) t += (int)gridDim.x;
             }
             if constexpr (SLOT) {
                 // This block fetches no more: count it; the last one resets the scheduler
@@ -498,9 +610,92 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             }
         }
     };
+    // SPLIT: the end of a piece of a split tail tile. Each consumer warp (16 rows) writes
+    // its partial O (unnormalised, against its running max m), m and its threads' partial
+    // row sums l into this block's slot for the piece (its item number: only items 0 and 1
+    // can be pieces) in the workspace, then counts itself in for the tile; the warp that
+    // arrives last merges the other pieces' partials into its own and stores the tile. No
+    // warp waits for another, so the blocks need not run at once. m and l are put in the
+    // slot first (stash), before the next item's softmax resets them, so they are not held
+    // in registers through the chained boundary.
+    constexpr int NCT = NCONS * 128, K4 = D / 8;   // consumer threads; O's float4 per thread
+    auto part_slot = [&](int b, int seg) {
+        return prm.part + (size_t)(b * 2 + seg) * (K4 + 1) * NCT + ((int)threadIdx.x - 128);
+    };
+    // Whether item cnt is a piece: derived again where needed (cnt opaque to the compiler)
+    // rather than kept in a register through the main loop.
+    auto is_piece = [&](int cnt) {
+        if constexpr (!SPLIT) return false;
+        asm volatile("" : "+r"(cnt));
+        Item x;
+        return cnt < 2 && item_of<true>(prm, pieces_addr(), cnt, x) && x.seg >= 0;
+    };
+    auto stash = [&](int cnt) { *(part_slot((int)blockIdx.x, cnt) + K4 * NCT) = make_float4(cs.m[0], cs.m[1], cs.l[0], cs.l[1]); };
+    auto finish = [&](int tt, int cnt, const float (&l)[2]) {
+        if (!is_piece(cnt)) {
+            store_o(tt, l);
+            return;
+        }
+        const int G = (int)gridDim.x;
+        float4 *mine = part_slot((int)blockIdx.x, cnt);
+#pragma unroll
+        for (int k = 0; k < K4; ++k)
+            mine[k * NCT] = make_float4(cs.o[4 * k], cs.o[4 * k + 1], cs.o[4 * k + 2], cs.o[4 * k + 3]);
+        // The pieces of tail tile i: the blocks from the one holding its first unit to the
+        // one holding its last (the owner of unit x: the last b with b U / G <= x), less
+        // those with empty ranges.
+        const int i = tt - prm.n_dp;
+        const int u0 = i * prm.n_kt, u1 = u0 + prm.n_kt;
+        const int b0 = ((u0 + 1) * G - 1) / prm.sk_units, b1 = (u1 * G - 1) / prm.sk_units;
+        int pieces = 0;
+        for (int b = b0; b <= b1; ++b) pieces += split_start(prm, b) < split_start(prm, b + 1);
+        int *arrivals = prm.part_count + (i * NCONS + cs.wg) * 4 + warp;
+        __threadfence();   // the partial is visible before the count says so
+        __syncwarp();
+        int before = 0;
+        if (lane == 0) before = atomicAdd(arrivals, 1);
+        if (__shfl_sync(0xffffffffu, before, 0) != pieces - 1) return;
+        __threadfence();   // the others' partials are read after their counts
+        const float4 own = mine[K4 * NCT];   // this thread's own stash
+        float mf[2] = {own.x, own.y}, lf[2] = {own.z, own.w};
+        for (int b = b0; b <= b1; ++b) {
+            const int st0 = split_start(prm, b);
+            if (b == (int)blockIdx.x || st0 >= split_start(prm, b + 1)) continue;
+            const float4 *other = part_slot(b, i - st0 / prm.n_kt);   // 0: the tile is b's first piece
+            const float4 ml = __ldcg(other + K4 * NCT);
+            const float mo[2] = {ml.x, ml.y}, lo[2] = {ml.z, ml.w};
+            float fa[2], fb[2];
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const float mx = fmaxf(mf[r], mo[r]);
+                const float ms = mx == -INFINITY ? 0.f : mx;   // no key in either: both sums 0
+                fa[r] = ex2((mf[r] - ms) * prm.scale_log2);
+                fb[r] = ex2((mo[r] - ms) * prm.scale_log2);
+                lf[r] = lf[r] * fa[r] + lo[r] * fb[r];
+                mf[r] = mx;
+            }
+#pragma unroll
+            for (int k = 0; k < K4; ++k) {
+                const float4 v = __ldcg(other + k * NCT);
+                cs.o[4 * k] = cs.o[4 * k] * fa[0] + v.x * fb[0];
+                cs.o[4 * k + 1] = cs.o[4 * k + 1] * fa[0] + v.y * fb[0];
+                cs.o[4 * k + 2] = cs.o[4 * k + 2] * fa[1] + v.z * fb[1];
+                cs.o[4 * k + 3] = cs.o[4 * k + 3] * fa[1] + v.w * fb[1];
+            }
+        }
+        if (lane == 0) *arrivals = 0;   // for the next launch, which reads it after this grid ends
+        store_o(tt, lf);
+    };
     for (int count = 0;; ++count) {
         int t = t_first;
-        if constexpr (LOOP && !SLOT) {
+        int kb0 = 0, kb1 = 0;   // this item's key tiles (SPLIT; otherwise the whole tile)
+        if constexpr (SPLIT) {
+            Item w;
+            if (!item_of<true>(prm, pieces_addr(), count, w)) break;
+            t = w.t;
+            kb0 = w.kb0;
+            kb1 = w.kb1;
+        } else if constexpr (LOOP && !SLOT) {
             t = t_first + count * (int)gridDim.x;
             if (t >= prm.n_work) break;
         }
@@ -513,6 +708,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         }
         int q0, bh, n_tiles;
         tile_of(prm, t, q0, bh, n_tiles);
+        if constexpr (!SPLIT) kb1 = n_tiles;
         if (!CHAIN || !primed) {
 #pragma unroll
             for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
@@ -558,7 +754,22 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 if (r < TW) cs.template softmax<true, TW>(0, tt, prm, alpha, r);
                 else cs.template softmax<false, TW>(0, tt, prm, alpha, prm.seq_kv);
             };
-            if (!CHAIN || !primed) {
+            if ((!CHAIN || !primed) && SPLIT && kb0 > 0) {
+                // A piece that starts inside its tile (a block's first item only): a whole
+                // key tile, no mask; O is zero, nothing to rescale.
+                const int st = it % ST;
+                hopper::mbar_wait(&k_full[st], (it / ST) & 1);
+                turn_begin();
+                hopper::wgmma_fence();
+                cs.qk(st);
+                turn_end();
+                hopper::wgmma_wait<0>();
+                hopper::reg_fence(cs.s);
+                release(&k_empty[st]);
+                if (kb1 - kb0 == 1) release(q_empty);
+                cs.template softmax<false>(kb0, t, prm, alpha, prm.seq_kv);
+                cs.convert();
+            } else if (!CHAIN || !primed) {
                 const int st = it % ST;
                 hopper::mbar_wait(&k_full[st], (it / ST) & 1);
                 turn_begin();
@@ -568,7 +779,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::wgmma_wait<0>();
                 hopper::reg_fence_first<TW / 2>(cs.s);
                 release(&k_empty[st]);
-                if (n_tiles == 1) release(q_empty);
+                if (kb1 == 1) release(q_empty);
                 if (FIRST) {
                     first_softmax(t);
                 } else if (0 >= n_plain) {
@@ -599,7 +810,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::wgmma_wait<1>();   // S(j) is in; P V may still run
                 hopper::reg_fence(cs.s);
                 release(&k_empty[st]);
-                if (j == n_tiles - 1) release(q_empty);
+                if (j == kb1 - 1) release(q_empty);
                 const bool grew = MODE == 2 ? (j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha, prm.seq_kv)
                                                             : cs.template softmax<false>(j, t, prm, alpha, prm.seq_kv))
                                             : cs.template softmax<MODE == 1>(j, t, prm, alpha, prm.seq_kv);
@@ -639,10 +850,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             if constexpr (FIRST && TW != KN) {
                 // After a narrow first tile: the first step's P V is TW keys wide, peeled off
                 // the loop (no branch between a wgmma and its wait). No later tile is masked.
-                if (n_tiles >= 2) step(1, B0{}, std::integral_constant<int, TW>{}, PLAIN{});
-                steps(2, n_tiles, PLAIN{});
+                // (SPLIT: a piece that starts inside its tile has no narrow tile.)
+                if (kb0 == 0 && kb1 >= 2) step(1, B0{}, std::integral_constant<int, TW>{}, PLAIN{});
+                steps(kb0 == 0 ? 2 : kb0 + 1, kb1, PLAIN{});
             } else if constexpr (FIRST) {
-                steps(1, n_tiles, PLAIN{});
+                steps(kb0 + 1, kb1, PLAIN{});
             } else if constexpr (NCONS == 1) {
                 // One warpgroup (small grids, a few key tiles a block): one loop, the path
                 // chosen per tile; the split made the causal headline 1.7% slower (run 20).
@@ -655,11 +867,13 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 steps(j_mask, n_tiles, MASKED{});
             }
             const int sl = it % ST;
-            const int t_next = t + (int)gridDim.x;
-            if (CHAIN && t_next < prm.n_work) {
+            Item nx;   // CHAIN: the next work item; it starts at key tile 0 (only a block's
+                       // first item starts inside its tile)
+            const bool more = CHAIN && item_of<SPLIT>(prm, pieces_addr(), count + 1, nx);
+            if (is_piece(count)) stash(count);   // m and l are final; the last P V changes only O
+            if (CHAIN && more) {
                 // The next work tile's S(0) beside this one's last P V (one turn), the next
-                // tile's softmax(0) while that P V runs, then this tile's stores. The next
-                // tile has the same key tiles (non-causal), so n_tiles holds for it too.
+                // tile's softmax(0) while that P V runs, then this tile's stores.
                 const int sn = (it + 1) % ST;   // the next work tile's tile 0
                 hopper::mbar_wait(q_full, (count + 1) & 1);
                 hopper::mbar_wait(&k_full[sn], ((it + 1) / ST) & 1);
@@ -667,23 +881,23 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 turn_begin();
                 hopper::wgmma_fence();
                 cs.template qk_n<TW, (TW != KN)>(sn);
-                if (TW != KN && n_tiles == 1) cs.template pv_k<0, TW / 16>(sl);
+                if (TW != KN && kb1 == 1) cs.template pv_k<0, TW / 16>(sl);
                 else cs.template pv<0>(sl);
                 turn_end();
                 hopper::wgmma_wait<1>();   // the next S(0) is in; the last P V may still run
                 hopper::reg_fence_first<TW / 2>(cs.s);
                 release(&k_empty[sn]);
-                if (n_tiles == 1) release(q_empty);   // the next tile's last S
+                if (nx.kb1 == 1) release(q_empty);   // the next tile's last S
                 const float l_done[2] = {cs.l[0], cs.l[1]};   // this tile's, before the next softmax resets l
                 cs.m[0] = cs.m[1] = -INFINITY;
                 cs.l[0] = cs.l[1] = 0.f;
-                first_softmax(t_next);
+                first_softmax(nx.t);
                 hopper::wgmma_wait<0>();
                 hopper::reg_fence(cs.o);
                 hopper::reg_fence(cs.p[0]);
                 release(&v_empty[sl]);
                 ++it;
-                store_o(t, l_done);
+                finish(t, count, l_done);
 #pragma unroll
                 for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
                 cs.template convert<0, TW>();   // P(0) of the next tile (P V(last) has read P)
@@ -695,7 +909,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             if (PB == 2 && ((n_tiles - 1) & 1)) {   // P(n_tiles - 1)'s buffer
                 hopper::wgmma_fence();
                 cs.template pv<1>(sl);
-            } else if (TW != KN && n_tiles == 1) {   // the only tile is the narrow first one
+            } else if (TW != KN && kb1 == 1) {   // the only tile is the narrow first one
                 hopper::wgmma_fence();
                 cs.template pv_k<0, TW / 16>(sl);
             } else {
@@ -708,7 +922,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             release(&v_empty[sl]);
             ++it;
         }
-        store_o(t, cs.l);
+        finish(t, count, cs.l);
         if constexpr (!LOOP) break;
     }
     if constexpr (PINGPONG)
@@ -731,7 +945,8 @@ __global__ void arch_probe(int *flag)
 
 // ---- host side ---------------------------------------------------------------------------
 
-enum { ERR_CUDA = 1, ERR_SHAPE, ERR_ARCH, ERR_SMEM, ERR_ALLOC, ERR_TMAP, ERR_VARIANT, ERR_ALIGN, ERR_NOT_90A, ERR_GRID };
+enum { ERR_CUDA = 1, ERR_SHAPE, ERR_ARCH, ERR_SMEM, ERR_ALLOC, ERR_TMAP, ERR_VARIANT, ERR_ALIGN, ERR_NOT_90A, ERR_GRID,
+       ERR_WORKSPACE };
 
 struct Variant {
     const char *name;
@@ -740,6 +955,7 @@ struct Variant {
     // Ragged keys first (FIRST, non-causal): the kernels whose first tile's S is 48, 96, 128
     // and `keys` wide (the narrow three: 176-key tiles only); null where not built.
     const void *fn_first[4];
+    bool split;   // the fn_first kernels split the tail (split_tail())
 };
 
 template <int D, int N, bool OV, bool PP, int KN = BN, int TW = KN>
@@ -751,12 +967,12 @@ constexpr const void *first_fn()
 #define VARIANT(NAME, D, N, OV, PP)                                                                \
     { NAME, D, N, OV, PP, Cfg<D, N>::THREADS, Cfg<D, N>::SMEM, BN,                                 \
       reinterpret_cast<const void *>(&hopper_attention<D, N, OV, PP, false>), nullptr,             \
-      { nullptr, nullptr, nullptr, first_fn<D, N, OV, PP>() } }
+      { nullptr, nullptr, nullptr, first_fn<D, N, OV, PP>() }, OV && split_tail<D, N, false, BN, true>() }
 #define VARIANT2(NAME, D, OV, PP)                                                                  \
     { NAME, D, 2, OV, PP, Cfg<D, 2>::THREADS, Cfg<D, 2>::SMEM, BN,                                 \
       reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, false>),                      \
       reinterpret_cast<const void *>(&hopper_attention<D, 2, OV, PP, true>),                       \
-      { nullptr, nullptr, nullptr, first_fn<D, 2, OV, PP>() } }
+      { nullptr, nullptr, nullptr, first_fn<D, 2, OV, PP>() }, OV && split_tail<D, 2, false, BN, true>() }
 // 176-key tiles (README.md, twelfth round): the ping-pong kernel at D = 128 with K/V
 // tiles of 176 keys, static tile order only; auto_variant() takes it for non-causal
 // shapes whose keys it pads little, ATTN07_VARIANT anywhere at D = 128. Non-causal
@@ -766,7 +982,8 @@ constexpr const void *first_fn()
     { NAME, 128, 2, true, true, Cfg<128, 2, 176>::THREADS, Cfg<128, 2, 176>::SMEM, 176,            \
       reinterpret_cast<const void *>(&hopper_attention<128, 2, true, true, false, 176>), nullptr,  \
       { first_fn<128, 2, true, true, 176, 48>(), first_fn<128, 2, true, true, 176, 96>(),          \
-        first_fn<128, 2, true, true, 176, 128>(), first_fn<128, 2, true, true, 176, 176>() } }
+        first_fn<128, 2, true, true, 176, 128>(), first_fn<128, 2, true, true, 176, 176>() },     \
+      split_tail<128, 2, false, 176, true>() }
 // The steps of the rung, in order (README.md): one consumer warpgroup; two with
 // setmaxnreg; S/softmax overlap; ping-pong (the default).
 const Variant VARIANTS[] = {
@@ -782,6 +999,13 @@ const Variant VARIANTS[] = {
 #undef VARIANT2
 #undef VARIANT176
 
+struct Split {
+    int n_dp = 0, n_kt = 0;        // whole tiles; key tiles per tile
+    int units = 0;                 // the tail's key tiles; 0: no split
+    size_t part_bytes = 0;         // workspace: two slots per block of (D / 8 + 1) float4 per consumer thread
+    size_t count_bytes = 0;        // arrivals per tail tile and consumer warp
+};
+
 struct State {
     attn_shape shape;
     const Variant *var;
@@ -789,6 +1013,8 @@ struct State {
     int bm, n_qblocks, n_work, grid, group_log2;
     int pdl;   // launch with programmatic stream serialization (ATTN07_PDL=0 turns it off)
     int *sched;   // device {next, done} of the dynamic tile scheduler, or NULL
+    Split split;       // the split tail's plan (split.units = 0: none)
+    int *part_count;   // its arrival counts (device, zero between launches), or NULL
     PFN_cuTensorMapEncodeTiled_v12000 encode;
     const void *mapped[3];
     CUtensorMap maps[3];
@@ -846,8 +1072,6 @@ const char *unsupported(const attn_shape *s)
     return arch_reason();
 }
 
-size_t workspace_bytes(const attn_shape *) { return 0; }
-
 // The rung's choice per shape: when 128-row blocks would leave SMs idle, 64-row blocks
 // with one consumer warpgroup; otherwise the two-warpgroup ping-pong (D = 128; 176-key
 // tiles where they pad the keys little) or, at D = 64, the three-warpgroup round robin
@@ -880,6 +1104,92 @@ const Variant *pick(const attn_shape *s, int sms)
     return nullptr;
 }
 
+// The choices init() makes from the shape and the environment that workspace_bytes() needs
+// too: the variant, the dynamic scheduler, ragged keys first, a persistent grid.
+struct Choice {
+    const Variant *v;
+    bool dynamic, first, persistent;
+    int ragged, width;   // FIRST: the first tile's keys and its S width
+    long n_work;         // work tiles
+};
+
+bool choose(const attn_shape *s, int sms, Choice &c)
+{
+    c.v = pick(s, sms);
+    if (!c.v) return false;
+    // The dynamic tile scheduler (persistent grid, tiles from a global counter): by default
+    // for causal shapes with two consumer warpgroups, whose tiles differ in work (README.md,
+    // eighth and ninth rounds); ATTN07_SCHED=dynamic / static forces it on / off there.
+    const char *sched = getenv("ATTN07_SCHED");
+    c.dynamic = c.v->fn_dyn && (sched && !strcmp(sched, "dynamic") ? true
+                                : sched && !strcmp(sched, "static") ? false
+                                                                      : s->causal != 0);
+    // Non-causal launches on the static tile order: the ragged keys first (fourteenth
+    // round), in a first tile as narrow as they allow with 176-key tiles (thirteenth).
+    // ATTN07_FIRST=0 keeps the plain kernel (measuring).
+    const char *first_env = getenv("ATTN07_FIRST");
+    c.ragged = (s->seq_kv - 1) % c.v->keys + 1;
+    c.width = c.v->keys == 176 ? width176(c.ragged) : c.v->keys;
+    const void *first = c.v->fn_first[c.width == c.v->keys ? 3 : c.width == 48 ? 0 : c.width == 96 ? 1 : 2];
+    c.first = !s->causal && !c.dynamic && first && !(first_env && !strcmp(first_env, "0"));
+    // Persistent launch for non-causal shapes and with the dynamic scheduler
+    // (ATTN07_PERSIST=0/1 forces it off/on otherwise): as many blocks as fit on the device
+    // at once, each looping over work tiles, in a static round robin or from the counter;
+    // otherwise one block per tile. Causal tiles differ in work: a static round robin
+    // balances them badly (a block count that divides the persistent grid sends every
+    // heavy tile to one block), so causal shapes take the dynamic scheduler (two consumer
+    // warpgroups) or the hardware's block dispatch (one block per tile, three).
+    const char *persist = getenv("ATTN07_PERSIST");
+    c.persistent = c.dynamic || (persist && *persist ? strcmp(persist, "0") != 0 : !s->causal);
+    const long bm = 64L * c.v->ncons;
+    c.n_work = (s->seq_q + bm - 1) / bm * s->batch * s->heads;
+    return true;
+}
+
+// The split tail (README.md, eighteenth round). A persistent launch of G blocks over W work
+// tiles of n key tiles each runs ceil(W / G) rounds, the last with only W mod G tiles: the
+// critical path is ceil(W / G) n key tiles. Cut into key tiles and dealt evenly, the last
+// round's tiles cost ceil((W mod G) n / G) key tiles instead of n. Taken where that saves
+// at least two key tiles on the critical path (the pieces pay for a merge and for one more
+// work-item boundary; ATTN07_SPLIT=0 turns it off, for measuring).
+
+Split split_plan(const attn_shape *s, const Choice &c, long grid)
+{
+    Split p;
+    p.n_kt = (s->seq_kv + c.v->keys - 1) / c.v->keys;
+    p.n_dp = (int)c.n_work;
+    const char *env = getenv("ATTN07_SPLIT");
+    if (!c.first || !c.v->split || (env && !strcmp(env, "0")) || grid <= 0 || grid >= c.n_work) return p;
+    const long rem = c.n_work % grid;
+    const long long units = (long long)rem * p.n_kt;
+    const long long per_block = (units + grid - 1) / grid;
+    // (u + 1) G must fit in an int (the kernel's unit arithmetic; seq_kv up to ~10^7 keys).
+    if (rem == 0 || per_block > p.n_kt - 2 || (units + 1) * grid >= INT_MAX) return p;
+    p.n_dp = (int)(c.n_work - rem);
+    p.units = (int)units;
+    const size_t threads = 128u * (size_t)c.v->ncons;
+    p.part_bytes = (size_t)grid * 2 * threads * (size_t)(s->head_dim / 8 + 1) * sizeof(float4);
+    p.count_bytes = (size_t)rem * c.v->ncons * 4 * sizeof(int);
+    return p;
+}
+
+// The split kernels use over half of an SM's shared memory: one block per SM, so the
+// persistent grid is the SM count (what workspace_bytes() assumes without the occupancy
+// call, which needs init()'s function attributes).
+static_assert(2 * Cfg<128, 2, 176>::SMEM > 228 * 1024 && 2 * Cfg<64, 3>::SMEM > 228 * 1024,
+              "the split kernels run one block per SM");
+
+size_t workspace_bytes(const attn_shape *s)
+{
+    int dev = 0, sms = 0;
+    if (unsupported(s) || cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return 0;
+    Choice c;
+    if (!choose(s, sms, c) || !c.persistent || c.v->ncons < 2) return 0;
+    return split_plan(s, c, sms).part_bytes;
+}
+
 int check_sm90a(const void *)
 {
     int *flag = nullptr, host = 0;
@@ -900,28 +1210,16 @@ int init(void **state, const attn_shape *s)
     if ((g_cuda = cudaGetDevice(&dev)) != cudaSuccess) return ERR_CUDA;
     if ((g_cuda = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
         return ERR_CUDA;
-    const Variant *v = pick(s, sms);
-    if (!v) return ERR_VARIANT;
-    // The dynamic tile scheduler (persistent grid, tiles from a global counter): by default
-    // for causal shapes with two consumer warpgroups, whose tiles differ in work (README.md,
-    // eighth and ninth rounds); ATTN07_SCHED=dynamic / static forces it on / off there.
-    const char *sched = getenv("ATTN07_SCHED");
-    const bool dynamic = v->fn_dyn && (sched && !strcmp(sched, "dynamic") ? true
-                                       : sched && !strcmp(sched, "static") ? false
-                                                                             : s->causal != 0);
+    Choice c;
+    if (!choose(s, sms, c)) return ERR_VARIANT;
+    const Variant *v = c.v;
+    const bool dynamic = c.dynamic;
     const void *fn = dynamic ? v->fn_dyn : v->fn;
-    // Non-causal launches on the static tile order: the ragged keys first (fourteenth
-    // round), in a first tile as narrow as they allow with 176-key tiles (thirteenth).
-    // ATTN07_FIRST=0 keeps the plain kernel (measuring).
-    const char *first_env = getenv("ATTN07_FIRST");
-    const int ragged = (s->seq_kv - 1) % v->keys + 1;
-    const int width = v->keys == 176 ? width176(ragged) : v->keys;
-    const void *first = v->fn_first[width == v->keys ? 3 : width == 48 ? 0 : width == 96 ? 1 : 2];
-    const bool use_first = !s->causal && !dynamic && first && !(first_env && !strcmp(first_env, "0"));
-    if (use_first) fn = first;
+    const int width = c.width;
+    if (c.first) fn = v->fn_first[width == v->keys ? 3 : width == 48 ? 0 : width == 96 ? 1 : 2];
     char first_note[64] = "";
-    if (use_first)
-        snprintf(first_note, sizeof first_note, ", ragged keys first (%d keys, S %d wide)", ragged, width);
+    if (c.first)
+        snprintf(first_note, sizeof first_note, ", ragged keys first (%d keys, S %d wide)", c.ragged, width);
     if ((g_cuda = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
         return ERR_CUDA;
     if (optin < v->smem) return ERR_SMEM;
@@ -945,7 +1243,7 @@ int init(void **state, const attn_shape *s)
     st->fn = fn;
     st->bm = 64 * v->ncons;
     st->n_qblocks = (s->seq_q + st->bm - 1) / st->bm;
-    st->n_work = st->n_qblocks * s->batch * s->heads;
+    st->n_work = (int)c.n_work;
     // The tile order's head groups (tile_coords): one head for non-causal shapes (every
     // tile the same work; head-major keeps each head's K and V in L2 while its blocks run);
     // causal shapes up to 8 heads a group (a power of two dividing batch * heads), as many
@@ -964,43 +1262,57 @@ int init(void **state, const attn_shape *s)
     st->group_log2 = 0;
     while (st->group_log2 < 3 && (2L << st->group_log2) <= want && n_bh % (2L << st->group_log2) == 0)
         ++st->group_log2;
-    // Persistent launch for non-causal shapes and with the dynamic scheduler
-    // (ATTN07_PERSIST=0/1 forces it off/on otherwise): as many blocks as fit on the device
-    // at once, each looping over work tiles, in a static round robin or from the counter;
-    // otherwise one block per tile. Causal tiles differ in work: a static round robin
-    // balances them badly (a block count that divides the persistent grid sends every
-    // heavy tile to one block), so causal shapes take the dynamic scheduler (two consumer
-    // warpgroups) or the hardware's block dispatch (one block per tile, three).
     int per_sm = 0;
     if ((g_cuda = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, v->threads, v->smem)) != cudaSuccess) {
         free(st);
         return ERR_CUDA;
     }
-    const char *persist = getenv("ATTN07_PERSIST");
-    const bool persistent = dynamic || (persist && *persist ? strcmp(persist, "0") != 0 : !s->causal);
     const long resident = (long)sms * (per_sm > 0 ? per_sm : 1);
-    st->grid = persistent && v->ncons >= 2 && st->n_work > resident ? (int)resident : st->n_work;
+    st->grid = c.persistent && v->ncons >= 2 && st->n_work > resident ? (int)resident : st->n_work;
+    st->split = split_plan(s, c, st->grid);
+    // The workspace the harness allocates comes from workspace_bytes(), which assumes one
+    // block per SM for the split kernels: a plan that needs more is refused here.
+    if (st->split.part_bytes > workspace_bytes(s)) {
+        free(st);
+        return ERR_WORKSPACE;
+    }
+    if (st->split.units > 0) {
+        if ((g_cuda = cudaMalloc(&st->part_count, st->split.count_bytes)) != cudaSuccess ||
+            (g_cuda = cudaMemset(st->part_count, 0, st->split.count_bytes)) != cudaSuccess ||
+            (g_cuda = cudaDeviceSynchronize()) != cudaSuccess) {
+            cudaFree(st->part_count);
+            free(st);
+            return ERR_CUDA;
+        }
+    }
     if (dynamic) {
         if ((g_cuda = cudaMalloc(&st->sched, 2 * sizeof(int))) != cudaSuccess ||
             (g_cuda = cudaMemset(st->sched, 0, 2 * sizeof(int))) != cudaSuccess ||
             (g_cuda = cudaDeviceSynchronize()) != cudaSuccess) {
             cudaFree(st->sched);
+            cudaFree(st->part_count);
             free(st);
             return ERR_CUDA;
         }
     }
     if (v->ncons == 1 && (long)s->batch * s->heads > 65535) {   // its grid is (query blocks, batch * heads)
+        cudaFree(st->sched);
+        cudaFree(st->part_count);
         free(st);
         return ERR_GRID;
     }
     st->encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(enc);
     const char *pdl = getenv("ATTN07_PDL");
     st->pdl = !(pdl && !strcmp(pdl, "0"));
+    char split_note[96] = "";
+    if (st->split.units > 0)
+        snprintf(split_note, sizeof split_note, ", split tail: %d tiles as %d key tiles over %d CTAs",
+                 st->n_work - st->split.n_dp, st->split.units, st->grid);
     snprintf(g_chosen, sizeof g_chosen,
              "%s: %d consumer warpgroup(s), BM=%d BN=%d%s, %d B shared memory, %d registers at entry "
-             "(sm_90a code, wgmma), %d work tiles on %d CTAs of %d threads, %d head(s) per tile group%s%s",
+             "(sm_90a code, wgmma), %d work tiles on %d CTAs of %d threads, %d head(s) per tile group%s%s%s",
              v->name, v->ncons, st->bm, v->keys, first_note, v->smem, fa.numRegs, st->n_work, st->grid, v->threads, 1 << st->group_log2,
-             st->sched ? ", dynamic tile scheduler" : "", st->pdl ? ", programmatic dependent launch" : "");
+             st->sched ? ", dynamic tile scheduler" : "", split_note, st->pdl ? ", programmatic dependent launch" : "");
     *state = st;
     return 0;
 }
@@ -1035,6 +1347,12 @@ int run(void *state, const attn_args *a)
     p.sched = st.sched;
     p.causal = s.causal != 0;
     p.scale_log2 = s.scale * LOG2E;
+    p.n_dp = st.split.n_dp;
+    p.n_kt = st.split.n_kt;
+    p.sk_units = st.split.units;
+    p.part = static_cast<float4 *>(a->workspace);
+    p.part_count = st.part_count;
+    if (st.split.units > 0 && !a->workspace) return ERR_WORKSPACE;
     void *args[] = {&st.maps[0], &st.maps[1], &st.maps[2], &p};
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = st.var->ncons == 1 ? dim3((unsigned)st.n_qblocks, (unsigned)(s.batch * s.heads))
@@ -1057,6 +1375,7 @@ void fini(void *state)
     State *st = static_cast<State *>(state);
     if (!st) return;
     cudaFree(st->sched);
+    cudaFree(st->part_count);
     free(st);
 }
 
@@ -1076,6 +1395,9 @@ const char *error_string(int code)
                                 "for D=64; pingpong-176 for D=128)";
     case ERR_ALIGN: return "q/k/v must be 16-byte aligned and o 4-byte aligned";
     case ERR_GRID: return "the one-warpgroup variants take batch * heads <= 65535 (grid y)";
+    case ERR_WORKSPACE:
+        return "the split tail needs the workspace of workspace_bytes() (one block per SM), and none or a "
+               "smaller one was planned or given";
     case ERR_NOT_90A: return "the driver picked code other than sm_90a for this GPU (no wgmma path)";
     default: return "unknown error code";
     }

@@ -115,6 +115,15 @@ __device__ __forceinline__ int handout_get(const int *p)
     return v;
 }
 
+// A word of shared memory by its 32-bit shared address (no generic 64-bit pointer kept live
+// for it; the 24-register producer reads its work items this way).
+__device__ __forceinline__ int ld_shared(uint32_t addr)
+{
+    int v;
+    asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+
 // ---- TMA: one box of a 3-d tensor map (x = column, y = row, z = batch * heads) ----------
 __device__ __forceinline__ void tma_load_3d(void *dst, const void *tmap, int x, int y, int z, uint64_t *bar)
 {
