@@ -613,13 +613,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     // SPLIT: the end of a piece of a split tail tile. Each consumer warp (16 rows) writes
     // its partial O (unnormalised, against its running max m), m and its threads' partial
     // row sums l into this block's slot for the piece (its item number: only items 0 and 1
-    // can be pieces) in the workspace and goes on to its next item: the stores only. m and
-    // l go in first (stash), before the next item's softmax resets them, so they are not
-    // held in registers through the chained boundary. Once a warp has no more items it
-    // counts its pieces in (settle): after one fence, an atomic per piece on the tile's
-    // arrivals; the warp that arrives last for a tile merges every piece's partial from
-    // the workspace and stores the tile. No warp waits for another, so the blocks need not
-    // run at once (README.md, eighteenth and nineteenth rounds).
+    // can be pieces) in the workspace, then counts itself in for the tile; the warp that
+    // arrives last merges the other pieces' partials into its own and stores the tile. No
+    // warp waits for another, so the blocks need not run at once. m and l are put in the
+    // slot first (stash), before the next item's softmax resets them, so they are not held
+    // in registers through the chained boundary.
     constexpr int NCT = NCONS * 128, K4 = D / 8;   // consumer threads; O's float4 per thread
     auto part_slot = [&](int b, int seg) {
         return prm.part + (size_t)(b * 2 + seg) * (K4 + 1) * NCT + ((int)threadIdx.x - 128);
@@ -638,66 +636,55 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             store_o(tt, l);
             return;
         }
+        const int G = (int)gridDim.x;
         float4 *mine = part_slot((int)blockIdx.x, cnt);
 #pragma unroll
         for (int k = 0; k < K4; ++k)
             mine[k * NCT] = make_float4(cs.o[4 * k], cs.o[4 * k + 1], cs.o[4 * k + 2], cs.o[4 * k + 3]);
-    };
-    auto settle = [&]() {
-        const int G = (int)gridDim.x;
-        bool fenced = false;
-        for (int c = 0; c < 2; ++c) {
-            Item w;
-            if (!item_of<true>(prm, pieces_addr(), c, w) || w.seg < 0) continue;
-            if (!fenced) {
-                __threadfence();   // this warp's partials are visible before its counts say so
-                fenced = true;
+        // The pieces of tail tile i: the blocks from the one holding its first unit to the
+        // one holding its last (the owner of unit x: the last b with b U / G <= x), less
+        // those with empty ranges.
+        const int i = tt - prm.n_dp;
+        const int u0 = i * prm.n_kt, u1 = u0 + prm.n_kt;
+        const int b0 = ((u0 + 1) * G - 1) / prm.sk_units, b1 = (u1 * G - 1) / prm.sk_units;
+        int pieces = 0;
+        for (int b = b0; b <= b1; ++b) pieces += split_start(prm, b) < split_start(prm, b + 1);
+        int *arrivals = prm.part_count + (i * NCONS + cs.wg) * 4 + warp;
+        __threadfence();   // the partial is visible before the count says so
+        __syncwarp();
+        int before = 0;
+        if (lane == 0) before = atomicAdd(arrivals, 1);
+        if (__shfl_sync(0xffffffffu, before, 0) != pieces - 1) return;
+        __threadfence();   // the others' partials are read after their counts
+        const float4 own = mine[K4 * NCT];   // this thread's own stash
+        float mf[2] = {own.x, own.y}, lf[2] = {own.z, own.w};
+        for (int b = b0; b <= b1; ++b) {
+            const int st0 = split_start(prm, b);
+            if (b == (int)blockIdx.x || st0 >= split_start(prm, b + 1)) continue;
+            const float4 *other = part_slot(b, i - st0 / prm.n_kt);   // 0: the tile is b's first piece
+            const float4 ml = __ldcg(other + K4 * NCT);
+            const float mo[2] = {ml.x, ml.y}, lo[2] = {ml.z, ml.w};
+            float fa[2], fb[2];
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                const float mx = fmaxf(mf[r], mo[r]);
+                const float ms = mx == -INFINITY ? 0.f : mx;   // no key in either: both sums 0
+                fa[r] = ex2((mf[r] - ms) * prm.scale_log2);
+                fb[r] = ex2((mo[r] - ms) * prm.scale_log2);
+                lf[r] = lf[r] * fa[r] + lo[r] * fb[r];
+                mf[r] = mx;
             }
-            // The pieces of tail tile i: the blocks from the one holding its first unit to
-            // the one holding its last (the owner of unit x: the last b with b U / G <= x),
-            // less those with empty ranges.
-            const int i = w.t - prm.n_dp;
-            const int u0 = i * prm.n_kt, u1 = u0 + prm.n_kt;
-            const int b0 = ((u0 + 1) * G - 1) / prm.sk_units, b1 = (u1 * G - 1) / prm.sk_units;
-            int pieces = 0;
-            for (int b = b0; b <= b1; ++b) pieces += split_start(prm, b) < split_start(prm, b + 1);
-            int *arrivals = prm.part_count + (i * NCONS + cs.wg) * 4 + warp;
-            __syncwarp();
-            int before = 0;
-            if (lane == 0) before = atomicAdd(arrivals, 1);
-            if (__shfl_sync(0xffffffffu, before, 0) != pieces - 1) continue;
-            __threadfence();   // the others' partials are read after their counts
-            float mf[2] = {-INFINITY, -INFINITY}, lf[2] = {0.f, 0.f};
 #pragma unroll
-            for (int k = 0; k < D / 2; ++k) cs.o[k] = 0.f;
-            for (int b = b0; b <= b1; ++b) {
-                const int st0 = split_start(prm, b);
-                if (st0 >= split_start(prm, b + 1)) continue;
-                const float4 *part = part_slot(b, i - st0 / prm.n_kt);   // 0: the tile is b's first piece
-                const float4 ml = __ldcg(part + K4 * NCT);
-                const float mo[2] = {ml.x, ml.y}, lo[2] = {ml.z, ml.w};
-                float fa[2], fb[2];
-#pragma unroll
-                for (int r = 0; r < 2; ++r) {
-                    const float mx = fmaxf(mf[r], mo[r]);
-                    const float ms = mx == -INFINITY ? 0.f : mx;   // no key in either: both sums 0
-                    fa[r] = ex2((mf[r] - ms) * prm.scale_log2);
-                    fb[r] = ex2((mo[r] - ms) * prm.scale_log2);
-                    lf[r] = lf[r] * fa[r] + lo[r] * fb[r];
-                    mf[r] = mx;
-                }
-#pragma unroll
-                for (int k = 0; k < K4; ++k) {
-                    const float4 v = __ldcg(part + k * NCT);
-                    cs.o[4 * k] = cs.o[4 * k] * fa[0] + v.x * fb[0];
-                    cs.o[4 * k + 1] = cs.o[4 * k + 1] * fa[0] + v.y * fb[0];
-                    cs.o[4 * k + 2] = cs.o[4 * k + 2] * fa[1] + v.z * fb[1];
-                    cs.o[4 * k + 3] = cs.o[4 * k + 3] * fa[1] + v.w * fb[1];
-                }
+            for (int k = 0; k < K4; ++k) {
+                const float4 v = __ldcg(other + k * NCT);
+                cs.o[4 * k] = cs.o[4 * k] * fa[0] + v.x * fb[0];
+                cs.o[4 * k + 1] = cs.o[4 * k + 1] * fa[0] + v.y * fb[0];
+                cs.o[4 * k + 2] = cs.o[4 * k + 2] * fa[1] + v.z * fb[1];
+                cs.o[4 * k + 3] = cs.o[4 * k + 3] * fa[1] + v.w * fb[1];
             }
-            if (lane == 0) *arrivals = 0;   // for the next launch, which reads it after this grid ends
-            store_o(w.t, lf);
         }
+        if (lane == 0) *arrivals = 0;   // for the next launch, which reads it after this grid ends
+        store_o(tt, lf);
     };
     for (int count = 0;; ++count) {
         int t = t_first;
@@ -940,7 +927,6 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     }
     if constexpr (PINGPONG)
         if (cs.wg == 0) hopper::named_sync(1, 256);
-    if constexpr (SPLIT) settle();
 #else
     (void)tm_q, (void)tm_k, (void)tm_v, (void)prm;
 #endif
