@@ -390,6 +390,11 @@ template <int D, int NCONS, bool DYN, int KN, bool FIRST> __host__ __device__ co
 #ifndef ATTN07_SPLIT
 #define ATTN07_SPLIT 1
 #endif
+// -DATTN07_QPREFETCH=1: the chained kernels' producer also prefetches the next work item's
+// Q into L2 (README.md, seventeenth and twentieth rounds; measuring).
+#ifndef ATTN07_QPREFETCH
+#define ATTN07_QPREFETCH 0
+#endif
 template <int D, int NCONS, bool DYN, int KN, bool FIRST> __host__ __device__ constexpr bool split_tail()
 {
     return ATTN07_SPLIT && chained<D, NCONS, DYN, KN, FIRST>();
@@ -504,7 +509,28 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 } else if constexpr (LOOP && !SLOT) {
                     if (t >= prm.n_work) break;
                 }
-                if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
+                // SPLIT (the chained kernels; README.md, twentieth round): the work item's first
+                // K goes out before its Q, whose buffer frees only with the last item's last S.
+                auto load_q = [&](int q0, int bh) {
+                    if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
+                    hopper::mbar_arrive_expect_tx(q_full, C::Q_BYTES);
+#pragma unroll
+                    for (int c = 0; c < C::CHUNKS; ++c)
+                        hopper::tma_load_3d(q_s + c * C::BM * 128, &tm_q, 64 * c, q0, bh, q_full);
+                    // The next item's Q into L2 (a Q tile is read once, from DRAM).
+                    if constexpr (SPLIT && ATTN07_QPREFETCH) {
+                        const int n = hopper::ld_shared(pieces_addr());
+                        const int tn = count + 1 < n ? hopper::ld_shared(pieces_addr() + 4 * (1 + 3 * (count + 1)))
+                                                     : (int)blockIdx.x + (count + 1 - n) * (int)gridDim.x;
+                        if (tn < prm.n_work) {
+                            int q0n, bhn, ntn;
+                            tile_of(prm, tn, q0n, bhn, ntn);
+#pragma unroll
+                            for (int c = 0; c < C::CHUNKS; ++c) hopper::tma_prefetch_3d(&tm_q, 64 * c, q0n, bhn);
+                        }
+                    }
+                };
+                if (!SPLIT && count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
                 if constexpr (SLOT) {
                     hopper::handout_put(&slot[count & 1], t);
                     if (t >= prm.n_work) {
@@ -514,11 +540,13 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 }
                 int q0, bh, n_tiles;
                 tile_of(prm, t, q0, bh, n_tiles);
-                hopper::mbar_arrive_expect_tx(q_full, C::Q_BYTES);
+                if constexpr (!SPLIT) {
+                    hopper::mbar_arrive_expect_tx(q_full, C::Q_BYTES);
 #pragma unroll
-                for (int c = 0; c < C::CHUNKS; ++c)
-                    hopper::tma_load_3d(q_s + c * C::BM * 128, &tm_q, 64 * c, q0, bh, q_full);
-                if constexpr (!SPLIT) j1 = n_tiles;
+                    for (int c = 0; c < C::CHUNKS; ++c)
+                        hopper::tma_load_3d(q_s + c * C::BM * 128, &tm_q, 64 * c, q0, bh, q_full);
+                    j1 = n_tiles;
+                }
                 for (int j = j0; j < j1; ++j, ++it) {
                     const int st = it % ST;
                     const unsigned ph = (it / ST) & 1;
@@ -531,6 +559,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                     for (int c = 0; c < C::CHUNKS; ++c)
                         hopper::tma_load_3d(k_s + st * C::KV_BYTES + c * KN * 128, &tm_k, 64 * c, key0, bh,
                                             &k_full[st]);
+                    if (SPLIT && j == j0) load_q(q0, bh);
                     if (it >= ST) hopper::mbar_wait(&v_empty[st], ph ^ 1);
                     hopper::mbar_arrive_expect_tx(&v_full[st], C::KV_BYTES);
 #pragma unroll

@@ -134,6 +134,15 @@ __device__ __forceinline__ void tma_load_3d(void *dst, const void *tmap, int x, 
                  : "memory");
 }
 
+// The same box fetched into L2 only (no shared memory, no mbarrier): the copy engine reads
+// it from DRAM ahead of the load that will want it.
+__device__ __forceinline__ void tma_prefetch_3d(const void *tmap, int x, int y, int z)
+{
+    asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n"
+                 :: "l"(reinterpret_cast<uint64_t>(tmap)), "r"(x), "r"(y), "r"(z)
+                 : "memory");
+}
+
 __device__ __forceinline__ void prefetch_tmap(const void *tmap)
 {
     asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(tmap)) : "memory");
