@@ -31,7 +31,7 @@ CS="--shape 4,16,4096,128,0 --shape 2,16,1100,128,0 --shape 4,16,1880,128,0 --sh
 timeout -k 5 200 ./build/attnladder run --impl 07_hopper,sdpa_cudnn --ragged $CS \
   --modes graph --sweep-modes graph --no-ceilings --max-samples 10 --max-seconds 0.2 --out "$ev/correct.json" > "$ev/correct.txt" 2>&1
 echo "rc=$? t=$(el); 07 PASS $(grep -cE '07_hopper .* check +PASS' "$ev/correct.txt") FAIL $(grep -cE '07_hopper .* check +FAIL' "$ev/correct.txt")" >> "$log"; pack
-mkdir -p C2run/phases C2run/kernels && cp C2/phases/07_hopper.so C2run/phases/ && cp build/kernels/sdpa_cudnn.so C2run/kernels/
+mkdir -p C2run/phases C2run/kernels && cp C2/phases/07_hopper.so C2run/phases/ && cp build/kernels/sdpa_cudnn.so C2run/kernels/ && cp build/gitinfo C2run/
 timeout -k 5 120 ./build/attnladder run --impl 07_hopper,sdpa_cudnn --build C2run $CS --modes graph --sweep-modes graph --no-ceilings \
   --min-samples 2 --max-samples 5 --max-seconds 0.1 --out "$ev/correct_c2.json" > "$ev/correct_c2.txt" 2>&1
 echo "C2 rc=$? 07 PASS $(grep -cE '07_hopper .* check +PASS' "$ev/correct_c2.txt") FAIL $(grep -cE '07_hopper .* check +FAIL' "$ev/correct_c2.txt")" >> "$log"; pack
