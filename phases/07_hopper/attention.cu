@@ -390,10 +390,10 @@ template <int D, int NCONS, bool DYN, int KN, bool FIRST> __host__ __device__ co
 #ifndef ATTN07_SPLIT
 #define ATTN07_SPLIT 1
 #endif
-// -DATTN07_QPREFETCH=1: the chained kernels' producer also prefetches the next work item's
-// Q into L2 (README.md, seventeenth and twentieth rounds; measuring).
+// The chained kernels' producer also prefetches the next work item's Q into L2 (README.md,
+// seventeenth and twentieth rounds); -DATTN07_QPREFETCH=0 builds without (measuring).
 #ifndef ATTN07_QPREFETCH
-#define ATTN07_QPREFETCH 0
+#define ATTN07_QPREFETCH 1
 #endif
 template <int D, int NCONS, bool DYN, int KN, bool FIRST> __host__ __device__ constexpr bool split_tail()
 {
