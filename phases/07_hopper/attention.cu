@@ -400,6 +400,37 @@ template <int D, int NCONS, bool DYN, int KN, bool FIRST> __host__ __device__ co
     return ATTN07_SPLIT && chained<D, NCONS, DYN, KN, FIRST>();
 }
 
+// -DATTN07_TRACE=1 (measuring only; `make hopper-trace`, README.md, "The boundary traced"):
+// the chained kernels record, per block and work item, the SM clock at a few points of the
+// chained boundary (consumer warp 0 of each warpgroup, the producer's copies) and the
+// global timer at the block's start and end, into g_trace, which attn07_trace_copy() (an
+// extra export of the trace build) copies out. Off, it compiles to nothing.
+#ifndef ATTN07_TRACE
+#define ATTN07_TRACE 0
+#endif
+#if ATTN07_TRACE
+constexpr int TRACE_BLOCKS = 256, TRACE_ITEMS = 64, TRACE_SLOTS = 16;
+__device__ unsigned long long g_trace[TRACE_BLOCKS * TRACE_ITEMS * TRACE_SLOTS];
+#endif
+// Slots: 0-3 and 4-7 consumer warpgroup 0 and 1 (item start, boundary reached, boundary
+// MMAs issued, item's stores done), 8 the producer's Q copy issued, 9 its first K issued,
+// 10 / 11 the block's start / end (global timer, ns), 12 / 13 the same on the SM clock.
+__device__ __forceinline__ void trace_at(int item, int slot, unsigned long long v)
+{
+#if ATTN07_TRACE
+    if (item < TRACE_ITEMS && blockIdx.x < TRACE_BLOCKS)
+        g_trace[((size_t)blockIdx.x * TRACE_ITEMS + item) * TRACE_SLOTS + slot] = v;
+#else
+    (void)item, (void)slot, (void)v;
+#endif
+}
+__device__ __forceinline__ unsigned long long globaltimer()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+    return t;
+}
+
 // FIRST (non-causal launches only; README.md, thirteenth and fourteenth rounds): every work
 // tile sees keys [0, seq_kv), and the ragged ones go in the first K/V tile: keys [0, r),
 // r = (seq_kv - 1) % KN + 1, the tiles after it whole. No later tile needs a mask, so the
@@ -482,6 +513,12 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     hopper::launch_dependents();
     hopper::wait_prior_grid();
     __syncthreads();
+    if (ATTN07_TRACE && threadIdx.x == 128) {
+        trace_at(0, 10, globaltimer());
+        trace_at(0, 12, clock64());
+    }
+    // Warp 0, lane 0 of consumer warpgroups 0 and 1 (a third, in 3wg, is not traced).
+    const bool tracer = ATTN07_TRACE && (threadIdx.x == 128 || threadIdx.x == 256);
 
     if (threadIdx.x < 128) {
         // ---- producer warpgroup: one thread issues every copy ----
@@ -559,7 +596,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                     for (int c = 0; c < C::CHUNKS; ++c)
                         hopper::tma_load_3d(k_s + st * C::KV_BYTES + c * KN * 128, &tm_k, 64 * c, key0, bh,
                                             &k_full[st]);
-                    if (SPLIT && j == j0) load_q(q0, bh);
+                    if (ATTN07_TRACE && SPLIT && j == j0) trace_at(count, 9, clock64());
+                    if (SPLIT && j == j0) {
+                        load_q(q0, bh);
+                        if (ATTN07_TRACE) trace_at(count, 8, clock64());
+                    }
                     if (it >= ST) hopper::mbar_wait(&v_empty[st], ph ^ 1);
                     hopper::mbar_arrive_expect_tx(&v_full[st], C::KV_BYTES);
 #pragma unroll
@@ -731,6 +772,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         // (CHAIN, primed: waited for at the last work tile's end; waiting again could miss
         // the phase, since a one-key-tile shape lets the next Q land before this point.)
         if (!CHAIN || !primed) hopper::mbar_wait(q_full, count & 1);
+        if (tracer) trace_at(count, cs.wg * 4, clock64());
         if constexpr (SLOT) {
             t = hopper::handout_get(&slot[count & 1]);
             if (t >= prm.n_work) break;
@@ -904,6 +946,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 // The next work tile's S(0) beside this one's last P V (one turn), the next
                 // tile's softmax(0) while that P V runs, then this tile's stores.
                 const int sn = (it + 1) % ST;   // the next work tile's tile 0
+                if (tracer) trace_at(count, cs.wg * 4 + 1, clock64());
                 hopper::mbar_wait(q_full, (count + 1) & 1);
                 hopper::mbar_wait(&k_full[sn], ((it + 1) / ST) & 1);
                 hopper::mbar_wait(&v_full[sl], (it / ST) & 1);
@@ -913,6 +956,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 if (TW != KN && kb1 == 1) cs.template pv_k<0, TW / 16>(sl);
                 else cs.template pv<0>(sl);
                 turn_end();
+                if (tracer) trace_at(count, cs.wg * 4 + 2, clock64());
                 hopper::wgmma_wait<1>();   // the next S(0) is in; the last P V may still run
                 hopper::reg_fence_first<TW / 2>(cs.s);
                 release(&k_empty[sn]);
@@ -927,6 +971,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 release(&v_empty[sl]);
                 ++it;
                 finish(t, count, l_done);
+                if (tracer) trace_at(count, cs.wg * 4 + 3, clock64());
 #pragma unroll
                 for (int i = 0; i < D / 2; ++i) cs.o[i] = 0.f;
                 cs.template convert<0, TW>();   // P(0) of the next tile (P V(last) has read P)
@@ -952,6 +997,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             ++it;
         }
         finish(t, count, cs.l);
+        if (tracer) trace_at(count, cs.wg * 4 + 3, clock64());
+        if (ATTN07_TRACE && threadIdx.x == 128) {
+            trace_at(0, 11, globaltimer());
+            trace_at(0, 13, clock64());
+        }
         if constexpr (!LOOP) break;
     }
     if constexpr (PINGPONG)
@@ -1433,6 +1483,19 @@ const char *error_string(int code)
 }
 
 }  // namespace
+
+#if ATTN07_TRACE
+// The trace build's extra export: g_trace (TRACE_BLOCKS x TRACE_ITEMS x TRACE_SLOTS
+// 64-bit values) into host memory; clear = 1 zeroes it instead. 0 or a cudaError_t.
+extern "C" ATTN_PHASE_EXPORT int attn07_trace_copy(unsigned long long *host, int clear)
+{
+    void *dev = nullptr;
+    cudaError_t e = cudaGetSymbolAddress(&dev, g_trace);
+    if (e == cudaSuccess)
+        e = clear ? cudaMemset(dev, 0, sizeof g_trace) : cudaMemcpy(host, dev, sizeof g_trace, cudaMemcpyDeviceToHost);
+    return (int)e;
+}
+#endif
 
 extern "C" ATTN_PHASE_EXPORT const attn_phase attn_phase_entry = {
     1, "07_hopper", "wgmma + TMA flash attention: producer warpgroup, overlap, ping-pong",
