@@ -415,6 +415,7 @@ __device__ unsigned long long g_trace[TRACE_BLOCKS * TRACE_ITEMS * TRACE_SLOTS];
 // Slots: 0-3 and 4-7 consumer warpgroup 0 and 1 (item start, boundary reached, boundary
 // MMAs issued, item's stores done), 8 the producer's Q copy issued, 9 its first K issued,
 // 10 / 11 the block's start / end (global timer, ns), 12 / 13 the same on the SM clock.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || !defined(__CUDA_ARCH__)   // (unused in the empty sm_80-90 bodies)
 __device__ __forceinline__ void trace_at(int item, int slot, unsigned long long v)
 {
 #if ATTN07_TRACE
@@ -430,6 +431,7 @@ __device__ __forceinline__ unsigned long long globaltimer()
     asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
     return t;
 }
+#endif
 
 // FIRST (non-causal launches only; README.md, thirteenth and fourteenth rounds): every work
 // tile sees keys [0, seq_kv), and the ragged ones go in the first K/V tile: keys [0, r),
