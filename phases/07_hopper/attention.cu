@@ -477,9 +477,12 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     constexpr uint32_t PIECES_AT = 8 * (2 + 4 * ST) + 8;
     static_assert(PIECES_AT + 4 * PIECE_INTS <= C::BAR_BYTES, "the split pieces fit in the barrier area");
     auto pieces_addr = [&]() { return hopper::smem_u32(q_full) + PIECES_AT; };
-    // SPLIT: Q in one 64-row part per consumer warpgroup, each with its own full and empty
-    // barrier (README.md, twenty-first round), so a warpgroup's part of the next work item's
-    // Q loads as soon as that warpgroup's last S is done, not the last warpgroup's.
+    // QPARTS (the chained 3wg kernel): Q in one 64-row part per consumer warpgroup, each
+    // with its own full and empty barrier (README.md, twenty-first round), so a warpgroup's
+    // part of the next work item's Q loads as soon as that warpgroup's last S is done, not
+    // the last warpgroup's. The two-warpgroup kernels' 24-register producer spilled with it
+    // and measured 0.2-0.6% slower (run 33): they keep one Q barrier pair.
+    constexpr bool QPARTS = SPLIT && NCONS == 3;
     uint64_t *qh_full = reinterpret_cast<uint64_t *>(reinterpret_cast<unsigned char *>(q_full) + PIECES_AT + 32);
     uint64_t *qh_empty = qh_full + NCONS;
     static_assert(PIECES_AT + 32 + 16 * NCONS <= C::BAR_BYTES, "the per-warpgroup Q barriers fit");
@@ -507,7 +510,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     if (threadIdx.x == 0) {
         hopper::mbar_init(q_full, 1);
         hopper::mbar_init(q_empty, 4 * NCONS);
-        if constexpr (SPLIT)
+        if constexpr (QPARTS)
             for (int w = 0; w < NCONS; ++w) {
                 hopper::mbar_init(&qh_full[w], 1);
                 hopper::mbar_init(&qh_empty[w], 4);   // the warpgroup's four warps
@@ -563,13 +566,21 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 // SPLIT (the chained kernels; README.md, twentieth round): the work item's first
                 // K goes out before its Q, whose buffer frees only with the last item's last S.
                 auto load_q = [&](int q0, int bh) {
-                    for (int w = 0; w < NCONS; ++w) {   // (the Q map's box: 64 rows, State::qbox)
-                        if (count > 0) hopper::mbar_wait(&qh_empty[w], (count - 1) & 1);
-                        hopper::mbar_arrive_expect_tx(&qh_full[w], C::Q_BYTES / NCONS);
+                    if constexpr (QPARTS) {
+                        for (int w = 0; w < NCONS; ++w) {   // (the Q map's box: 64 rows, State::qbox)
+                            if (count > 0) hopper::mbar_wait(&qh_empty[w], (count - 1) & 1);
+                            hopper::mbar_arrive_expect_tx(&qh_full[w], C::Q_BYTES / NCONS);
+#pragma unroll
+                            for (int c = 0; c < C::CHUNKS; ++c)
+                                hopper::tma_load_3d(q_s + c * C::BM * 128 + w * 64 * 128, &tm_q, 64 * c, q0 + 64 * w,
+                                                    bh, &qh_full[w]);
+                        }
+                    } else {
+                        if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
+                        hopper::mbar_arrive_expect_tx(q_full, C::Q_BYTES);
 #pragma unroll
                         for (int c = 0; c < C::CHUNKS; ++c)
-                            hopper::tma_load_3d(q_s + c * C::BM * 128 + w * 64 * 128, &tm_q, 64 * c, q0 + 64 * w, bh,
-                                                &qh_full[w]);
+                            hopper::tma_load_3d(q_s + c * C::BM * 128, &tm_q, 64 * c, q0, bh, q_full);
                     }
                     // The next item's Q into L2 (a Q tile is read once, from DRAM).
                     if constexpr (SPLIT && ATTN07_QPREFETCH) {
@@ -579,7 +590,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                         if (tn < prm.n_work) {
                             int q0n, bhn, ntn;
                             tile_of(prm, tn, q0n, bhn, ntn);
-                            for (int w = 0; w < NCONS; ++w)
+                            for (int w = 0; w < (QPARTS ? NCONS : 1); ++w)
 #pragma unroll
                                 for (int c = 0; c < C::CHUNKS; ++c)
                                     hopper::tma_prefetch_3d(&tm_q, 64 * c, q0n + 64 * w, bhn);
@@ -654,8 +665,8 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     // (The warpgroup index through a shuffle from lane 0: visibly warp-uniform, so ptxas
     // does not take the waits on these barriers for divergent paths before a wgmma.)
     const int wg_u = __shfl_sync(0xffffffffu, cs.wg, 0);
-    uint64_t *const qf = SPLIT ? &qh_full[wg_u] : q_full;
-    uint64_t *const qe = SPLIT ? &qh_empty[wg_u] : q_empty;
+    uint64_t *const qf = QPARTS ? &qh_full[wg_u] : q_full;
+    uint64_t *const qe = QPARTS ? &qh_empty[wg_u] : q_empty;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     cs.tiles = hopper::smem_u32(q_s);
 
@@ -1115,7 +1126,7 @@ struct State {
     const Variant *var;
     const void *fn;   // var->fn or var->fn_dyn
     int bm, n_qblocks, n_work, grid, group_log2;
-    int qbox;   // rows of the Q map's box: bm, or 64 for the split kernels (one part per warpgroup)
+    int qbox;   // rows of the Q map's box: bm, or 64 for the chained 3wg kernel (QPARTS)
     int pdl;   // launch with programmatic stream serialization (ATTN07_PDL=0 turns it off)
     int *sched;   // device {next, done} of the dynamic tile scheduler, or NULL
     Split split;       // the split tail's plan (split.units = 0: none)
@@ -1347,7 +1358,7 @@ int init(void **state, const attn_shape *s)
     st->var = v;
     st->fn = fn;
     st->bm = 64 * v->ncons;
-    st->qbox = c.first && v->split ? 64 : st->bm;
+    st->qbox = c.first && v->split && v->ncons == 3 ? 64 : st->bm;   // QPARTS
     st->n_qblocks = (s->seq_q + st->bm - 1) / st->bm;
     st->n_work = (int)c.n_work;
     // The tile order's head groups (tile_coords): one head for non-causal shapes (every
