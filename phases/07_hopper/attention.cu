@@ -49,8 +49,7 @@ template <int D, int NCONS, int KN = BN> struct Cfg {
     static constexpr int Q_BYTES = BM * D * 2;
     static constexpr int KV_BYTES = KN * D * 2;
     static constexpr int TILE_BYTES = Q_BYTES + 2 * STAGES * KV_BYTES;
-    // + two work-tile slots, the split pieces, a Q full/empty pair per consumer warpgroup
-    static constexpr int BAR_BYTES = 8 * (2 + 4 * STAGES) + 8 + 32 + 16 * NCONS;
+    static constexpr int BAR_BYTES = 8 * (2 + 4 * STAGES) + 8 + 32;   // + two work-tile slots, split pieces
     static constexpr int SMEM = 1024 + TILE_BYTES + BAR_BYTES;   // 1024: alignment slack
     static_assert(SMEM <= 227 * 1024, "fits the sm_90 per-block limit");
     // setmaxnreg: the producer keeps 24 (two consumer warpgroups; 40 with the dynamic tile
@@ -477,15 +476,6 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     constexpr uint32_t PIECES_AT = 8 * (2 + 4 * ST) + 8;
     static_assert(PIECES_AT + 4 * PIECE_INTS <= C::BAR_BYTES, "the split pieces fit in the barrier area");
     auto pieces_addr = [&]() { return hopper::smem_u32(q_full) + PIECES_AT; };
-    // QPARTS (the chained 3wg kernel): Q in one 64-row part per consumer warpgroup, each
-    // with its own full and empty barrier (README.md, twenty-first round), so a warpgroup's
-    // part of the next work item's Q loads as soon as that warpgroup's last S is done, not
-    // the last warpgroup's. The two-warpgroup kernels' 24-register producer spilled with it
-    // and measured 0.2-0.6% slower (run 33): they keep one Q barrier pair.
-    constexpr bool QPARTS = SPLIT && NCONS == 3;
-    uint64_t *qh_full = reinterpret_cast<uint64_t *>(reinterpret_cast<unsigned char *>(q_full) + PIECES_AT + 32);
-    uint64_t *qh_empty = qh_full + NCONS;
-    static_assert(PIECES_AT + 32 + 16 * NCONS <= C::BAR_BYTES, "the per-warpgroup Q barriers fit");
 
     // Work tiles: t -> (query block, batch * head), query blocks of one head next to each
     // other (their K and V stay in L2), each head's heaviest causal block first. A looping
@@ -510,11 +500,6 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     if (threadIdx.x == 0) {
         hopper::mbar_init(q_full, 1);
         hopper::mbar_init(q_empty, 4 * NCONS);
-        if constexpr (QPARTS)
-            for (int w = 0; w < NCONS; ++w) {
-                hopper::mbar_init(&qh_full[w], 1);
-                hopper::mbar_init(&qh_empty[w], 4);   // the warpgroup's four warps
-            }
         for (int i = 0; i < ST; ++i) {
             hopper::mbar_init(&k_full[i], 1);
             hopper::mbar_init(&v_full[i], 1);
@@ -566,22 +551,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 // SPLIT (the chained kernels; README.md, twentieth round): the work item's first
                 // K goes out before its Q, whose buffer frees only with the last item's last S.
                 auto load_q = [&](int q0, int bh) {
-                    if constexpr (QPARTS) {
-                        for (int w = 0; w < NCONS; ++w) {   // (the Q map's box: 64 rows, State::qbox)
-                            if (count > 0) hopper::mbar_wait(&qh_empty[w], (count - 1) & 1);
-                            hopper::mbar_arrive_expect_tx(&qh_full[w], C::Q_BYTES / NCONS);
+                    if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
+                    hopper::mbar_arrive_expect_tx(q_full, C::Q_BYTES);
 #pragma unroll
-                            for (int c = 0; c < C::CHUNKS; ++c)
-                                hopper::tma_load_3d(q_s + c * C::BM * 128 + w * 64 * 128, &tm_q, 64 * c, q0 + 64 * w,
-                                                    bh, &qh_full[w]);
-                        }
-                    } else {
-                        if (count > 0) hopper::mbar_wait(q_empty, (count - 1) & 1);
-                        hopper::mbar_arrive_expect_tx(q_full, C::Q_BYTES);
-#pragma unroll
-                        for (int c = 0; c < C::CHUNKS; ++c)
-                            hopper::tma_load_3d(q_s + c * C::BM * 128, &tm_q, 64 * c, q0, bh, q_full);
-                    }
+                    for (int c = 0; c < C::CHUNKS; ++c)
+                        hopper::tma_load_3d(q_s + c * C::BM * 128, &tm_q, 64 * c, q0, bh, q_full);
                     // The next item's Q into L2 (a Q tile is read once, from DRAM).
                     if constexpr (SPLIT && ATTN07_QPREFETCH) {
                         const int n = hopper::ld_shared(pieces_addr());
@@ -590,10 +564,8 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                         if (tn < prm.n_work) {
                             int q0n, bhn, ntn;
                             tile_of(prm, tn, q0n, bhn, ntn);
-                            for (int w = 0; w < (QPARTS ? NCONS : 1); ++w)
 #pragma unroll
-                                for (int c = 0; c < C::CHUNKS; ++c)
-                                    hopper::tma_prefetch_3d(&tm_q, 64 * c, q0n + 64 * w, bhn);
+                            for (int c = 0; c < C::CHUNKS; ++c) hopper::tma_prefetch_3d(&tm_q, 64 * c, q0n, bhn);
                         }
                     }
                 };
@@ -661,12 +633,6 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     if constexpr (NCONS >= 2) hopper::regs_inc<C::template REG_CONSUMER<DYN>>();
     Consumer<D, NCONS, PB, KN> cs;
     cs.wg = threadIdx.x / 128 - 1;
-    // This warpgroup's Q barriers: its own part's (SPLIT) or the whole tile's.
-    // (The warpgroup index through a shuffle from lane 0: visibly warp-uniform, so ptxas
-    // does not take the waits on these barriers for divergent paths before a wgmma.)
-    const int wg_u = __shfl_sync(0xffffffffu, cs.wg, 0);
-    uint64_t *const qf = QPARTS ? &qh_full[wg_u] : q_full;
-    uint64_t *const qe = QPARTS ? &qh_empty[wg_u] : q_empty;
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     cs.tiles = hopper::smem_u32(q_s);
 
@@ -807,7 +773,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         }
         // (CHAIN, primed: waited for at the last work tile's end; waiting again could miss
         // the phase, since a one-key-tile shape lets the next Q land before this point.)
-        if (!CHAIN || !primed) hopper::mbar_wait(qf, count & 1);
+        if (!CHAIN || !primed) hopper::mbar_wait(q_full, count & 1);
         if (tracer) trace_at(count, cs.wg * 4, clock64());
         if constexpr (SLOT) {
             t = hopper::handout_get(&slot[count & 1]);
@@ -828,7 +794,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         // FIRST: the tiles after the first end exactly at seq_kv.
         const int n_plain = FIRST ? n_tiles : plain_end > 0 ? plain_end / KN : 0;
 
-        if (n_tiles == 0) release(qe);
+        if (n_tiles == 0) release(q_empty);
         float alpha[2];
         if constexpr (!OVERLAP) {
             for (int j = 0; j < n_tiles; ++j, ++it) {
@@ -840,7 +806,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::wgmma_wait<0>();
                 hopper::reg_fence(cs.s);
                 release(&k_empty[st]);
-                if (j == n_tiles - 1) release(qe);
+                if (j == n_tiles - 1) release(q_empty);
                 const bool grew = j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha, prm.seq_kv)
                                                : cs.template softmax<false>(j, t, prm, alpha, prm.seq_kv);
                 if (grew) cs.rescale(alpha);
@@ -873,7 +839,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::wgmma_wait<0>();
                 hopper::reg_fence(cs.s);
                 release(&k_empty[st]);
-                if (kb1 - kb0 == 1) release(qe);
+                if (kb1 - kb0 == 1) release(q_empty);
                 cs.template softmax<false>(kb0, t, prm, alpha, prm.seq_kv);
                 cs.convert();
             } else if (!CHAIN || !primed) {
@@ -886,7 +852,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::wgmma_wait<0>();
                 hopper::reg_fence_first<TW / 2>(cs.s);
                 release(&k_empty[st]);
-                if (kb1 == 1) release(qe);
+                if (kb1 == 1) release(q_empty);
                 if (FIRST) {
                     first_softmax(t);
                 } else if (0 >= n_plain) {
@@ -917,7 +883,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::wgmma_wait<1>();   // S(j) is in; P V may still run
                 hopper::reg_fence(cs.s);
                 release(&k_empty[st]);
-                if (j == kb1 - 1) release(qe);
+                if (j == kb1 - 1) release(q_empty);
                 const bool grew = MODE == 2 ? (j >= n_plain ? cs.template softmax<true>(j, t, prm, alpha, prm.seq_kv)
                                                             : cs.template softmax<false>(j, t, prm, alpha, prm.seq_kv))
                                             : cs.template softmax<MODE == 1>(j, t, prm, alpha, prm.seq_kv);
@@ -983,7 +949,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 // tile's softmax(0) while that P V runs, then this tile's stores.
                 const int sn = (it + 1) % ST;   // the next work tile's tile 0
                 if (tracer) trace_at(count, cs.wg * 4 + 1, clock64());
-                hopper::mbar_wait(qf, (count + 1) & 1);
+                hopper::mbar_wait(q_full, (count + 1) & 1);
                 hopper::mbar_wait(&k_full[sn], ((it + 1) / ST) & 1);
                 hopper::mbar_wait(&v_full[sl], (it / ST) & 1);
                 turn_begin();
@@ -996,7 +962,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                 hopper::wgmma_wait<1>();   // the next S(0) is in; the last P V may still run
                 hopper::reg_fence_first<TW / 2>(cs.s);
                 release(&k_empty[sn]);
-                if (nx.kb1 == 1) release(qe);   // the next tile's last S
+                if (nx.kb1 == 1) release(q_empty);   // the next tile's last S
                 const float l_done[2] = {cs.l[0], cs.l[1]};   // this tile's, before the next softmax resets l
                 cs.m[0] = cs.m[1] = -INFINITY;
                 cs.l[0] = cs.l[1] = 0.f;
@@ -1126,7 +1092,6 @@ struct State {
     const Variant *var;
     const void *fn;   // var->fn or var->fn_dyn
     int bm, n_qblocks, n_work, grid, group_log2;
-    int qbox;   // rows of the Q map's box: bm, or 64 for the chained 3wg kernel (QPARTS)
     int pdl;   // launch with programmatic stream serialization (ATTN07_PDL=0 turns it off)
     int *sched;   // device {next, done} of the dynamic tile scheduler, or NULL
     Split split;       // the split tail's plan (split.units = 0: none)
@@ -1358,7 +1323,6 @@ int init(void **state, const attn_shape *s)
     st->var = v;
     st->fn = fn;
     st->bm = 64 * v->ncons;
-    st->qbox = c.first && v->split && v->ncons == 3 ? 64 : st->bm;   // QPARTS
     st->n_qblocks = (s->seq_q + st->bm - 1) / st->bm;
     st->n_work = (int)c.n_work;
     // The tile order's head groups (tile_coords): one head for non-causal shapes (every
@@ -1443,7 +1407,7 @@ int run(void *state, const attn_args *a)
     // only when a buffer differs from the last call's.
     const void *ptr[3] = {a->q, a->k, a->v};
     const int rows[3] = {s.seq_q, s.seq_kv, s.seq_kv};
-    const int box[3] = {st.qbox, st.var->keys, st.var->keys};
+    const int box[3] = {st.bm, st.var->keys, st.var->keys};
     for (int i = 0; i < 3; ++i) {
         if (ptr[i] == st.mapped[i]) continue;
         if (reinterpret_cast<uintptr_t>(ptr[i]) % 16) return ERR_ALIGN;

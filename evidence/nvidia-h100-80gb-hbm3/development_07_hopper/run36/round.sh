@@ -18,3 +18,11 @@ for pair in "B build" "B H2" "build H2" "B build"; do
   echo "rc=$?" >> "$log"; grep -E "^07_hopper" "$ev/ab_$1_$2.txt" >> "$log"; pack
 done
 echo "total $(el)s" >> "$log"; pack
+
+# Three more calls on warm machines followed (their files: ev/ab_<base>_<head>.json), each
+#   ./build/attnladder ab --base BASE --head HEAD --impl 07_hopper --shape 1,8,512,64,0 \
+#     --shape 1,8,512,64,1 [--shape 2,16,1100,128,0 | --shape 4,32,4096,64,0]
+# with B18 = round 18's 07 (2f2f207, sm_90a only), C2 = round 20's (cea3ecc with
+# -DATTN07_QPREFETCH=1, sm_90a only), H3 = round 20 with the trace switch (1d19371's sources,
+# sm_90a only): pairs B -> B18, B18 -> build, B -> build; B18 -> C2, C2 -> build; C2 -> H3,
+# B18 -> H3, H3 -> build.
