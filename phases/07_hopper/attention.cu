@@ -533,18 +533,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             for (int count = 0;; ++count) {
                 int j0 = 0, j1 = 0;   // SPLIT: the work item's key tiles
                 if constexpr (SPLIT) {
-                    // item_of, written out: the producer's 24 registers hold no Item
-                    const int n = hopper::ld_shared(pieces_addr());
-                    if (count < n) {
-                        const uint32_t at = pieces_addr() + 4 * (1 + 3 * count);
-                        t = hopper::ld_shared(at);
-                        j0 = hopper::ld_shared(at + 4);
-                        j1 = hopper::ld_shared(at + 8);
-                    } else {
-                        t = (int)blockIdx.x + (count - n) * (int)gridDim.x;
-                        j1 = prm.n_kt;
-                        if (t >= prm.n_dp) break;
-                    }
+                    Item w;
+                    if (!item_of<true>(prm, pieces_addr(), count, w)) break;
+                    t = w.t;
+                    j0 = w.kb0;
+                    j1 = w.kb1;
                 } else if constexpr (LOOP && !SLOT) {
                     if (t >= prm.n_work) break;
                 }
@@ -558,12 +551,10 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
                         hopper::tma_load_3d(q_s + c * C::BM * 128, &tm_q, 64 * c, q0, bh, q_full);
                     // The next item's Q into L2 (a Q tile is read once, from DRAM).
                     if constexpr (SPLIT && ATTN07_QPREFETCH) {
-                        const int n = hopper::ld_shared(pieces_addr());
-                        const int tn = count + 1 < n ? hopper::ld_shared(pieces_addr() + 4 * (1 + 3 * (count + 1)))
-                                                     : (int)blockIdx.x + (count + 1 - n) * (int)gridDim.x;
-                        if (tn < prm.n_work) {
+                        Item nw;
+                        if (item_of<true>(prm, pieces_addr(), count + 1, nw)) {
                             int q0n, bhn, ntn;
-                            tile_of(prm, tn, q0n, bhn, ntn);
+                            tile_of(prm, nw.t, q0n, bhn, ntn);
 #pragma unroll
                             for (int c = 0; c < C::CHUNKS; ++c) hopper::tma_prefetch_3d(&tm_q, 64 * c, q0n, bhn);
                         }
