@@ -395,6 +395,11 @@ template <int D, int NCONS, bool DYN, int KN, bool FIRST> __host__ __device__ co
 #ifndef ATTN07_QPREFETCH
 #define ATTN07_QPREFETCH 1
 #endif
+// A warpgroup skips the MMAs of tiles none of its rows sees (README.md, twenty-second
+// round); -DATTN07_SKIP=0 builds without (measuring).
+#ifndef ATTN07_SKIP
+#define ATTN07_SKIP 1
+#endif
 template <int D, int NCONS, bool DYN, int KN, bool FIRST> __host__ __device__ constexpr bool split_tail()
 {
     return ATTN07_SPLIT && chained<D, NCONS, DYN, KN, FIRST>();
@@ -461,6 +466,10 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     constexpr int PB = p_buffers<D, NCONS, DYN, KN>();
     constexpr bool CHAIN = chained<D, NCONS, DYN, KN, FIRST>();
     constexpr bool SPLIT = split_tail<D, NCONS, DYN, KN, FIRST>();
+    // Tiles no row of a warpgroup sees, skipped (README.md, twenty-second round): in the
+    // looping overlapped kernels that take their work tiles whole from key 0 (causal, and
+    // non-causal without ragged keys first).
+    constexpr bool SKIPS = ATTN07_SKIP && LOOP && OVERLAP && !FIRST && !CHAIN;
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));   // swizzle atoms: 1024-aligned
@@ -749,6 +758,41 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         if (lane == 0) *arrivals = 0;   // for the next launch, which reads it after this grid ends
         store_o(tt, lf);
     };
+    // SKIPS: of a work tile starting at query row q0 with nt key tiles, the key tiles up to
+    // the last one that a row of this warpgroup sees.
+    auto mine = [&](int q0, int nt) {
+        const int row = q0 + cs.wg * 64;
+        const int end = row >= prm.seq_q ? 0
+                        : prm.causal    ? min(prm.seq_kv, min(row + 64, prm.seq_q) + diag)
+                                        : prm.seq_kv;
+        return end > 0 ? min(nt, (end + KN - 1) / KN) : 0;
+    };
+    // SKIPS: the stages and turns of work tile tt's key tiles after this warpgroup's own, in
+    // a step's order (the turn of tile j once its K has landed). Every warpgroup of a block
+    // takes nt + 1 turns per work tile (the prologue, a step per later tile, the last P V).
+    // The block's tile count is derived again (tt opaque to the compiler): kept live through
+    // the main loop beside this warpgroup's, it spilled.
+    auto drain = [&](int tt) {
+        int q0, bh, nt;
+        asm volatile("" : "+r"(tt));
+        tile_of(prm, tt, q0, bh, nt);
+        const int own = mine(q0, nt);
+        int turns = (nt > 0 ? nt + 1 : 0) - (own > 0 ? own + 1 : 0);
+        for (int j = own; j < nt; ++j, ++it, --turns) {
+            const int st = it % ST;
+            const unsigned ph = (it / ST) & 1;
+            hopper::mbar_wait(&k_full[st], ph);
+            turn_begin();
+            turn_end();
+            release(&k_empty[st]);
+            hopper::mbar_wait(&v_full[st], ph);
+            release(&v_empty[st]);
+        }
+        for (; turns > 0; --turns) {
+            turn_begin();
+            turn_end();
+        }
+    };
     for (int count = 0;; ++count) {
         int t = t_first;
         int kb0 = 0, kb1 = 0;   // this item's key tiles (SPLIT; otherwise the whole tile)
@@ -772,6 +816,15 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         }
         int q0, bh, n_tiles;
         tile_of(prm, t, q0, bh, n_tiles);
+        // SKIPS: from here on n_tiles counts this warpgroup's own tiles, those in which one
+        // of its rows sees a key (mine): none when its rows are all past seq_q (the padding
+        // of a last query block), fewer than the block's where the causal diagonal leaves
+        // the block's last tile above all of them (192-row blocks on 128-key tiles). Their
+        // P would be zero: the warpgroup skips their MMAs and softmax, and afterwards only
+        // waits for and releases their stages and takes their turns (drain, below).
+        // (Through a shuffle from lane 0, so ptxas sees a warp-uniform trip count: derived
+        // from threadIdx, the loops' values left the uniform registers and spilled.)
+        if constexpr (SKIPS) n_tiles = __shfl_sync(0xffffffffu, mine(q0, n_tiles), 0);
         if constexpr (!SPLIT) kb1 = n_tiles;
         if (!CHAIN || !primed) {
 #pragma unroll
@@ -989,6 +1042,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             release(&v_empty[sl]);
             ++it;
         }
+        if constexpr (SKIPS) drain(t);
         finish(t, count, cs.l);
         if (tracer) trace_at(count, cs.wg * 4 + 3, clock64());
         if (ATTN07_TRACE && threadIdx.x == 128) {
