@@ -765,7 +765,9 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         const int end = row >= prm.seq_q ? 0
                         : prm.causal    ? min(prm.seq_kv, min(row + 64, prm.seq_q) + diag)
                                         : prm.seq_kv;
-        return end > 0 ? min(nt, (end + KN - 1) / KN) : 0;
+        // Through a shuffle from lane 0: ptxas then sees warp-uniform trip counts (derived
+        // from threadIdx, they made the ring position non-uniform after the drain).
+        return __shfl_sync(0xffffffffu, end > 0 ? min(nt, (end + KN - 1) / KN) : 0, 0);
     };
     // SKIPS: the stages and turns of work tile tt's key tiles after this warpgroup's own, in
     // a step's order (the turn of tile j once its K has landed). Every warpgroup of a block
@@ -822,9 +824,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         // the block's last tile above all of them (192-row blocks on 128-key tiles). Their
         // P would be zero: the warpgroup skips their MMAs and softmax, and afterwards only
         // waits for and releases their stages and takes their turns (drain, below).
-        // (Through a shuffle from lane 0, so ptxas sees a warp-uniform trip count: derived
-        // from threadIdx, the loops' values left the uniform registers and spilled.)
-        if constexpr (SKIPS) n_tiles = __shfl_sync(0xffffffffu, mine(q0, n_tiles), 0);
+        if constexpr (SKIPS) n_tiles = mine(q0, n_tiles);
         if constexpr (!SPLIT) kb1 = n_tiles;
         if (!CHAIN || !primed) {
 #pragma unroll
