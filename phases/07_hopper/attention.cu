@@ -177,6 +177,15 @@ template <bool SPLIT> __device__ __forceinline__ bool item_of(const Params &p, u
     }
 }
 
+// v as lane 0 holds it: ptxas then knows the value is the same in every lane of the warp and
+// keeps what derives from it (loop counts, the K/V ring position, the descriptors) on the
+// uniform datapath. Values loaded from shared memory or derived from threadIdx are not
+// known uniform otherwise (README.md, twenty-second and twenty-third rounds).
+__device__ __forceinline__ int warp_uniform(int v)
+{
+    return __shfl_sync(0xffffffffu, v, 0);
+}
+
 __device__ __forceinline__ float ex2(float x)
 {
     float y;
@@ -767,9 +776,9 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         const int end = row >= prm.seq_q ? 0
                         : prm.causal    ? min(prm.seq_kv, min(row + 64, prm.seq_q) + diag)
                                         : prm.seq_kv;
-        // Through a shuffle from lane 0: ptxas then sees warp-uniform trip counts (derived
-        // from threadIdx, they made the ring position non-uniform after the drain).
-        return __shfl_sync(0xffffffffu, end > 0 ? min(nt, (end + KN - 1) / KN) : 0, 0);
+        // Warp-uniform to ptxas (derived from threadIdx, the counts made the ring position
+        // non-uniform after the drain).
+        return warp_uniform(end > 0 ? min(nt, (end + KN - 1) / KN) : 0);
     };
     // SKIPS: the stages and turns of work tile tt's key tiles after this warpgroup's own, in
     // a step's order (the turn of tile j once its K has landed). Every warpgroup of a block
@@ -802,10 +811,10 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         int kb0 = 0, kb1 = 0;   // this item's key tiles (SPLIT; otherwise the whole tile)
         if constexpr (SPLIT) {
             Item w;
-            if (!item_of<true>(prm, pieces_addr(), count, w)) break;
-            t = w.t;
-            kb0 = w.kb0;
-            kb1 = w.kb1;
+            if (!warp_uniform(item_of<true>(prm, pieces_addr(), count, w))) break;
+            t = warp_uniform(w.t);
+            kb0 = warp_uniform(w.kb0);
+            kb1 = warp_uniform(w.kb1);
         } else if constexpr (LOOP && !SLOT) {
             t = t_first + count * (int)gridDim.x;
             if (t >= prm.n_work) break;
@@ -815,7 +824,7 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
         if (!CHAIN || !primed) hopper::mbar_wait(q_full, count & 1);
         if (tracer) trace_at(count, cs.wg * 4, clock64());
         if constexpr (SLOT) {
-            t = hopper::handout_get(&slot[count & 1]);
+            t = warp_uniform(hopper::handout_get(&slot[count & 1]));
             if (t >= prm.n_work) break;
         }
         int q0, bh, n_tiles;
@@ -988,7 +997,11 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             const int sl = it % ST;
             Item nx;   // CHAIN: the next work item; it starts at key tile 0 (only a block's
                        // first item starts inside its tile)
-            const bool more = CHAIN && item_of<SPLIT>(prm, pieces_addr(), count + 1, nx);
+            const bool more = CHAIN && warp_uniform(item_of<SPLIT>(prm, pieces_addr(), count + 1, nx));
+            if (CHAIN) {
+                nx.t = warp_uniform(nx.t);
+                nx.kb1 = warp_uniform(nx.kb1);
+            }
             if (is_piece(count)) stash(count);   // m and l are final; the last P V changes only O
             if (CHAIN && more) {
                 // The next work tile's S(0) beside this one's last P V (one turn), the next
