@@ -643,7 +643,9 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     // ---- consumer warpgroups ----
     if constexpr (NCONS >= 2) hopper::regs_inc<C::template REG_CONSUMER<DYN>>();
     Consumer<D, NCONS, PB, KN> cs;
-    cs.wg = threadIdx.x / 128 - 1;
+    // The warpgroup index warp-uniform (README.md, twenty-fourth round): it picks the Q
+    // rows' descriptor and the turn's named barriers. (One consumer warpgroup: unchanged.)
+    cs.wg = NCONS == 1 ? (int)(threadIdx.x / 128 - 1) : warp_uniform((int)(threadIdx.x / 128 - 1));
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     cs.tiles = hopper::smem_u32(q_s);
 
