@@ -75,6 +75,7 @@ struct Params {
     int sk_units;       // G * sk_units < 2^31 (split_plan), so b * sk_units / G is 32-bit
     float4 *part;       // workspace: a split piece's O, m and l per (block, piece, consumer thread)
     int *part_count;    // arrivals per (tail tile, consumer warp); zero between launches
+    int o16;            // o is 16-byte aligned: the looping kernels store 16-byte chunks
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -210,6 +211,33 @@ __device__ __forceinline__ float ex2_poly(float x)
 #ifndef ATTN07_POLY_EVERY
 #define ATTN07_POLY_EVERY 0   // 0: every exponential on MUFU; N: one column group in N on the FMA pipe
 #endif
+
+// The epilogue's 4x4 transpose inside a quad of lanes (c = lane % 4): m[j] is this lane's
+// half2 of 16-byte chunk j (columns 2c, 2c + 1 of it); afterwards out[j] is chunk c's
+// half2 from lane j, so each lane holds one whole chunk (README.md, twenty-fifth round).
+// Two butterfly stages (lanes c ^ 2, then c ^ 1), two shuffles each; every lane of the
+// warp takes part.
+__device__ __forceinline__ void quad_transpose(const uint32_t (&m)[4], int c, uint32_t (&out)[4])
+{
+    const bool hi = c & 2, odd = c & 1;
+    // Stage 1: keep this half's two chunks (j / 2 == c / 2), send the other half's.
+    const uint32_t keep0 = hi ? m[2] : m[0], keep1 = hi ? m[3] : m[1];
+    const uint32_t recv0 = __shfl_xor_sync(0xffffffffu, hi ? m[0] : m[2], 2);
+    const uint32_t recv1 = __shfl_xor_sync(0xffffffffu, hi ? m[1] : m[3], 2);
+    // Now lanes c and c ^ 2's halves of chunks 2 (c / 2) and 2 (c / 2) + 1. Stage 2: keep
+    // chunk c's, send the other one's.
+    const uint32_t own_a = odd ? keep1 : keep0, own_b = odd ? recv1 : recv0;   // from lanes c, c ^ 2
+    const uint32_t got_a = __shfl_xor_sync(0xffffffffu, odd ? keep0 : keep1, 1);   // from lane c ^ 1
+    const uint32_t got_b = __shfl_xor_sync(0xffffffffu, odd ? recv0 : recv1, 1);   // from lane c ^ 3
+    // In lane order: c = 0 holds {own_a, got_a, own_b, got_b}; an odd c swaps inside the
+    // pairs, c >= 2 swaps the pairs.
+    const uint32_t lo0 = odd ? got_a : own_a, lo1 = odd ? own_a : got_a;
+    const uint32_t hi0 = odd ? got_b : own_b, hi1 = odd ? own_b : got_b;
+    out[0] = hi ? hi0 : lo0;
+    out[1] = hi ? hi1 : lo1;
+    out[2] = hi ? lo0 : hi0;
+    out[3] = hi ? lo1 : hi1;
+}
 
 __device__ __forceinline__ uint32_t pack_half2(float a, float b)
 {
@@ -404,6 +432,11 @@ template <int D, int NCONS, bool DYN, int KN, bool FIRST> __host__ __device__ co
 #ifndef ATTN07_QPREFETCH
 #define ATTN07_QPREFETCH 1
 #endif
+// The epilogue's 16-byte stores (README.md, twenty-fifth round); -DATTN07_WIDESTORE=0 builds
+// the 4-byte stores (measuring).
+#ifndef ATTN07_WIDESTORE
+#define ATTN07_WIDESTORE 1
+#endif
 // A warpgroup skips the MMAs of tiles none of its rows sees (README.md, twenty-second
 // round); -DATTN07_SKIP=0 builds without (measuring).
 #ifndef ATTN07_SKIP
@@ -481,6 +514,9 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
     // two-warpgroup kernels have none but the padding of a ragged last query block; with
     // the skip built in, the dynamic scheduler's D=64 kernel ran 5% slower, run 41.)
     constexpr bool SKIPS = ATTN07_SKIP && NCONS == 3 && OVERLAP && !FIRST && !CHAIN;
+    // The epilogue stores 16-byte chunks after a transpose inside each quad (README.md,
+    // twenty-fifth round) in the looping kernels; one-warpgroup kernels store 4 bytes a time.
+    constexpr bool WIDE = ATTN07_WIDESTORE && LOOP;
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = reinterpret_cast<unsigned char *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));   // swizzle atoms: 1024-aligned
@@ -687,7 +723,21 @@ hopper_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant
             sum += __shfl_xor_sync(0xffffffffu, sum, 2);
             const float inv = sum > 0.f ? 1.f / sum : 0.f;
             const int row = row0e + 8 * i;
-            if (row < prm.seq_q) {
+            if (WIDE && prm.o16) {
+                // Chunks 4k + c of the row, 16 bytes each: the quad's four lanes trade halves
+                // (every lane, before the row test) so that each stores whole chunks. (o only
+                // 4-byte aligned, which the ABI allows: the 4-byte stores below.)
+                uint4 *dst = reinterpret_cast<uint4 *>(o + (size_t)row * D) + lane % 4;
+#pragma unroll
+                for (int k = 0; k < D / 32; ++k) {
+                    uint32_t m[4], out[4];
+#pragma unroll
+                    for (int j = 0; j < 4; ++j)
+                        m[j] = pack_half2(cs.o[4 * (4 * k + j) + 2 * i] * inv, cs.o[4 * (4 * k + j) + 2 * i + 1] * inv);
+                    quad_transpose(m, lane % 4, out);
+                    if (row < prm.seq_q) dst[4 * k] = make_uint4(out[0], out[1], out[2], out[3]);
+                }
+            } else if (row < prm.seq_q) {
                 __half2 *dst = reinterpret_cast<__half2 *>(o + (size_t)row * D + 2 * (lane % 4));
 #pragma unroll
                 for (int g = 0; g < D / 8; ++g)
@@ -1482,6 +1532,7 @@ int run(void *state, const attn_args *a)
     if (reinterpret_cast<uintptr_t>(a->o) % 4) return ERR_ALIGN;
     Params p;
     p.o = static_cast<__half *>(a->o);
+    p.o16 = reinterpret_cast<uintptr_t>(a->o) % 16 == 0;
     p.seq_q = s.seq_q;
     p.seq_kv = s.seq_kv;
     p.n_qblocks = st.n_qblocks;
