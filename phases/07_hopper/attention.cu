@@ -53,10 +53,12 @@ template <int D, int NCONS, int KN = BN> struct Cfg {
     static constexpr int SMEM = 1024 + TILE_BYTES + BAR_BYTES;   // 1024: alignment slack
     static_assert(SMEM <= 227 * 1024, "fits the sm_90 per-block limit");
     // setmaxnreg: the producer keeps 24 (two consumer warpgroups; 40 with the dynamic tile
-    // scheduler's hand-out) or 32 (three) registers, the consumers share the rest of the
-    // 64K-register file (multiples of 8). One consumer warpgroup needs no move.
-    template <bool DYN> static constexpr int REG_PRODUCER = NCONS == 2 ? (DYN ? 40 : 24) : 32;
-    template <bool DYN> static constexpr int REG_CONSUMER = NCONS == 2 ? (DYN ? 232 : 240) : 160;
+    // scheduler's hand-out, and with 176-key tiles, whose chained producer's split pieces
+    // and next-Q prefetch spilled in 24: README.md, twenty-sixth round) or 32 (three)
+    // registers, the consumers share the rest of the 64K-register file (multiples of 8).
+    // One consumer warpgroup needs no move.
+    template <bool DYN> static constexpr int REG_PRODUCER = NCONS == 2 ? (DYN || KN == 176 ? 40 : 24) : 32;
+    template <bool DYN> static constexpr int REG_CONSUMER = NCONS == 2 ? (DYN || KN == 176 ? 232 : 240) : 160;
     static_assert(NCONS == 1 || (REG_PRODUCER<true> + NCONS * REG_CONSUMER<true>) * 128 <= 65536, "register file");
     static_assert(NCONS == 1 || (REG_PRODUCER<false> + NCONS * REG_CONSUMER<false>) * 128 <= 65536, "register file");
 };
