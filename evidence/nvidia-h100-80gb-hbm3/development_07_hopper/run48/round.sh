@@ -3,7 +3,10 @@
 # SASS counts; paired ab against round 25's build (B5/, the 07 of 2e1e5b8); correctness beside
 # cuDNN on the split shapes and the ragged points; sanitizers; three ladder processes and
 # three target processes of the build to freeze.
-#   bash round.sh "$OUT"   (build/ = this commit's build)
+#   bash round.sh "$OUT" [a|b]   (build/ = this commit's build; two device calls, since the
+#   tree and both builds do not fit one copy: a = SASS, ab, correctness, sanitizers with the
+#   rung's build and B5/; b = the ladder and targets with every rung built)
+part=${2:-a}
 out=$1; log=$out/log.txt; t0=$(date +%s); ev=$(mktemp -d /tmp/ev48.XXXXXX)
 pack() { (cd "$ev" && tar czf "$out/ev.tgz" .); }
 el() { echo $(( $(date +%s) - t0 )); }
@@ -11,6 +14,7 @@ cs=compute-sanitizer; command -v $cs >/dev/null || cs=/usr/local/cuda/bin/comput
 co=cuobjdump; command -v $co >/dev/null || co=/usr/local/cuda/bin/cuobjdump
 D=evidence/nvidia-h100-80gb-hbm3/development_07_hopper
 nvidia-smi -L >> "$log"; cat build/gitinfo >> "$log"
+if [ "$part" = a ]; then
 timeout 60 $co -sass build/phases/07_hopper.so > /tmp/sass_build.txt 2>&1
 python3 $D/run42/turns.py /tmp/sass_build.txt > "$ev/turns_build.txt" 2>&1
 awk '/arch = /{arch=$3} /Function :/{fn=$3} arch=="sm_90a" && fn!="" {
@@ -35,6 +39,8 @@ for tool in memcheck racecheck synccheck initcheck; do
     --min-samples 1 --max-samples 1 --no-ceilings --out "$ev/san_$tool.json" > "$ev/san_$tool.log" 2>&1
   echo "sanitize $tool rc=$? t=$(el) $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$ev/san_$tool.log" | tail -1)" >> "$log"; pack
 done
+fi
+if [ "$part" = b ]; then
 SH="--shape 1,8,512,64,0 --shape 1,8,512,64,1 --shape 4,16,4096,128,0 --shape 4,16,4096,128,1"
 TG="--shape 1,16,16384,128,0 --shape 1,16,16384,128,1 --shape 4,32,4096,64,0 --shape 2,32,8192,64,1"
 for i in 1 2 3; do
@@ -44,4 +50,5 @@ for i in 1 2 3; do
     --out "$ev/targets$i.json" > "$ev/targets$i.txt" 2>&1
   echo "targets $i rc=$? t=$(el)" >> "$log"; grep -E "^(07_hopper|sdpa_cudnn) " "$ev/targets$i.txt" >> "$log"; pack
 done
+fi
 echo "total $(el)s" >> "$log"; pack
