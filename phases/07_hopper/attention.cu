@@ -12,7 +12,8 @@
 //             in flight;
 //   PINGPONG: the two consumer warpgroups take turns issuing their MMAs (named barriers),
 //             so one's softmax runs while the other's MMAs use the tensor cores.
-// setmaxnreg moves registers from the producer (24) to the consumers (240) when NCONS = 2.
+// setmaxnreg moves registers from the producer (24; 40 with the dynamic scheduler or 176-key
+// tiles) to the consumers (240; 232) when NCONS = 2.
 #include <climits>
 #include <cmath>
 #include <cstdio>
