@@ -243,7 +243,7 @@ test: deps
 	@bash ci/checks/test_deps.sh
 	@bash ci/checks/test_pr_comment.sh
 	@$(PYTHON) ci/checks/test_sanitize_verdict.py
-	@$(PYTHON) ci/checks/check_faulty_tile.py $(wildcard evidence/*/faulty_skip_tile_*.json)
+	@$(PYTHON) ci/checks/check_faulty_tile.py $(wildcard evidence/*/studies/faulty/faulty_skip_tile_*.json*)
 	@bash ci/checks/test_drift.sh $(BUILD)/attnladder
 	@$(PYTHON) ci/tools/study_summary.py --check --bin $(BUILD)/attnladder
 	@$(PYTHON) ci/checks/test_plant_transform.py

@@ -12,7 +12,8 @@ usage: python3 ci/tune_06.py build/phases/06_tiling.so --out tuning.json
            [--groups headline,small,sweep] [--final SHAPE ...] [--budget SECONDS]
        python3 ci/tune_06.py SO --out X --check CONFIG|table ... --check-shapes SHAPE ...
        python3 ci/tune_06.py SO --out X --profile SHAPE CONFIG|table      (under ncu)
-       python3 ci/tune_06.py SO --out X --derive TUNING_JSON   (the table; no GPU needed)
+       python3 ci/tune_06.py SO --out X --derive TUNING_JSON   (the table; no GPU needed;
+           the committed one: evidence/nvidia-h100-80gb-hbm3/studies/tuning/tuning_06_tiling.json.xz)
        SHAPE is B,H,Sq,Skv,D,causal; CONFIG is bm=,bn=,w=,st=,split=[,wn=].
 """
 import argparse, ctypes, json, math, os, random, sys, time
@@ -389,8 +390,10 @@ def main():
                     help="only launch CONFIG ('table' for the table's) on SHAPE three times (for ncu)")
     a = ap.parse_args()
     if a.derive:
-        with open(a.derive) as f:
-            table = derive_table(json.load(f)["shapes"])
+        # the committed sweep is xz-compressed (evidence/README.md)
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools"))
+        from evidence_files import load as load_study
+        table = derive_table(load_study(a.derive)["shapes"])
         for row in table:
             print(f"D={row['head_dim']:3d} causal={row['causal']} ctas@128<={row['ctas_at_bm128_max']!s:5s} "
                   f"{row['config']:38s} geomean/best {row['geomean_over_best']:.3f} over "

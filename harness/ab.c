@@ -57,7 +57,7 @@ static int parse(int argc, char **argv, ab_opts *o)
     memset(o, 0, sizeof *o);
     o->tolerance = 0.01;
     /* cuDNN's engine runs up to ~2.3% faster in the instance loaded second of two copies,
-     * whatever file it is (measured A/A, evidence/<gpu>/ab_study_*.json): below 3% the
+     * whatever file it is (measured A/A, evidence/<gpu>/studies/ab/): below 3% the
      * baseline's verdict would be the load order's */
     o->baseline_tolerance = 0.03;
     o->seed = (uint64_t)time(NULL);

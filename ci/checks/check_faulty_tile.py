@@ -2,16 +2,19 @@
 """Checks a run of the test-only faulty implementation (harness/testing/faulty_skip_tile.c)
 against where it is wrong: the correctness check must fail it on every point where it is
 wrong and pass it where it is not. `make test` runs this on the committed evidence of
-that run (evidence/<gpu>/faulty_skip_tile_*.json); ci/checks/test_faulty_tile.sh makes it
-on the GPU.
+that run (evidence/<gpu>/studies/faulty/faulty_skip_tile_*.json, xz-compressed when large);
+ci/checks/test_faulty_tile.sh makes it on the GPU.
 
 The faulty implementation overwrites query rows [64, min(128, Sq)) of the middle
 (batch, head) with its rows [0, 64). That changes the output unless Sq <= 64, or the rows
 involved all see no key (causal with min(128, Sq) <= Sq - Skv: zeros copied over zeros).
 
 usage: check_faulty_tile.py FILE...   exit 0 when every verdict is the expected one."""
-import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import evidence_files  # noqa: E402  (opens a compressed study as every study tool does)
 
 NAME = "99_faulty_skip_tile"
 
@@ -24,7 +27,7 @@ def wrong(s):
 
 
 def check(path):
-    doc = json.load(open(path))
+    doc = evidence_files.load(path)
     rows = [r for r in doc.get("results", []) if r.get("impl") == NAME and r.get("supported")]
     bad, counts = [], {"wrong_failed": 0, "right_passed": 0}
     for r in rows:

@@ -19,7 +19,7 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out=${1:-}
 if [ -z "$out" ]; then
   slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\+/-/g; s/^-//; s/-$//')
-  out=evidence/$slug
+  out=evidence/$slug/studies/faulty
 fi
 mkdir -p "$out"
 file=$out/faulty_skip_tile_$stamp.json
@@ -27,4 +27,8 @@ ATTN_FAULTY_BASE=$scratch/phases/06_tiling.so "$bin" run --build "$scratch" --sw
   --impl 99_faulty_skip_tile,sdpa_cudnn --modes graph --sweep-modes graph --max-seconds 0.2 \
   --no-ceilings --out "$file" > "$out/faulty_skip_tile_$stamp.log" 2>&1
 echo "test_faulty_tile: the run exited $? (1 expected: the faulty implementation fails its checks)"
+# a sweep's run is large (samples): stored xz-compressed, as every large study is
+# (evidence/README.md); check_faulty_tile.py reads either
+[ -e "$file" ] && python3 -c 'import sys; sys.path.insert(0, "ci/tools"); import evidence_files as e; e.compress_if_large(sys.argv[1])' "$file" \
+  && [ -e "$file.xz" ] && file=$file.xz
 python3 ci/checks/check_faulty_tile.py "$file"

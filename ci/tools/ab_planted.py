@@ -20,7 +20,8 @@ of the baseline per shape.
 
 Every verdict is kept with the change the A/B measurement itself saw. A trial the
 deadline (DEADLINE_S, default 520 s of this script) does not leave time for is listed as
-not run, never counted. Writes OUT/ab_planted_<stamp>.json.
+not run, never counted. Writes OUT/ab_planted_<stamp>.json (OUT: first argument, default
+evidence/<gpu>/studies/planted; .json.xz when it is large, ci/tools/evidence_files.py).
 
   (PHASES=a,b: only those phases; THROUGHPUT_START_CYCLES: the first throughput probe;
   PLANT_BASE=planted0: the base is the planted build at 0 cycles instead of the unchanged
@@ -39,6 +40,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import evidence_files  # noqa: E402  (where a study goes, and how a large one is written)
 
 def sh(cmd, **kw):
     # a command that is not installed (no nvidia-smi: no GPU) fails like one that ran and failed
@@ -233,7 +237,7 @@ def main():
     if not phases or missing:
         print(f"ab_planted: no planted build of {missing or 'any phase'} (make planted-phases)", file=sys.stderr)
         return 2
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join("evidence", gpu_slug())
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else evidence_files.study_dir("evidence", gpu_slug(), "planted")
     os.makedirs(out_dir, exist_ok=True)
     ctx = {"bin": bin_, "build": build, "base": build, "phases": phases, "impls": phases + ["sdpa_cudnn"],
            "work": tempfile.mkdtemp(), "seed": 5000}
@@ -275,9 +279,7 @@ def main():
            "base": "the planted build at 0 cycles" if plant_base == "planted0" else "the unchanged build",
            "series": {n: SERIES[n] for n in series}, "calibration": cal, "trials": trials, "table": table,
            "baseline_aa_verdicts": baseline, "not_run": not_run, "wall_s": round(time.time() - start, 1)}
-    with open(dest + ".tmp", "w") as fh:
-        json.dump(doc, fh, indent=1)
-    os.replace(dest + ".tmp", dest)
+    dest = evidence_files.write(dest, doc)
     shutil.rmtree(ctx["work"], ignore_errors=True)
     print(f"ab_planted: {len(trials)} processes, not run: {not_run}; {dest}")
     for sname, ph in table.items():

@@ -3,7 +3,7 @@
 # directory, compared with itself by N separate `attnladder ab` processes (each with its
 # own seed, so the load order is drawn per process), every verdict of every
 # implementation and shape counted. Writes OUT/ab_study_<stamp>.json (OUT: first argument,
-# default evidence/<gpu>) with every process's rows and the counts.
+# default evidence/<gpu>/studies/ab) with every process's rows and the counts.
 #   BUILD=build N=40 bash ci/tools/ab_study.sh [OUT]
 set -u
 build=${BUILD:-build}
@@ -18,7 +18,7 @@ cp "$build/gitinfo" "$copy/" 2>/dev/null
 out=${1:-}
 if [ -z "$out" ]; then
   slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\+/-/g; s/^-//; s/-$//')
-  out=evidence/$slug
+  out=evidence/$slug/studies/ab
 fi
 mkdir -p "$out"
 for i in $(seq 1 "$n"); do

@@ -5,7 +5,7 @@
 #  - N planted comparisons: the same, with a spin kernel after every timed run of one
 #    phase, calibrated so that phase is SLOWDOWN slower; a "regressed" verdict on that
 #    phase at the calibrated shape is a detection.
-# Writes <out>/<gpu>/gate_reliability_<stamp>.json (auxiliary evidence) and prints the counts.
+# Writes <out>/<gpu>/studies/gate_reliability/gate_reliability_<stamp>.json (a study) and prints the counts.
 #   ci/tools/gate_reliability.sh [N] [PHASE] [SLOWDOWN] [OUT_ROOT]
 set -u
 n=${1:-20}; phase=${2:-01_scalar}; slow=${3:-0.10}; root=${4:-evidence}
@@ -63,7 +63,7 @@ stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
 doc = {"schema": "attnladder-gate-reliability", "schema_version": 1, "created_utc": stamp, "gpu": gpu,
        "rule": cfg, "n": n, "planted_phase": phase, "planted_target": slow, "planted_achieved": achieved,
        "planted_spin_ns": ns, "false_alarms": false_alarms, "detections": detections, "runs": rows}
-dest = os.path.join(root, slug, f"gate_reliability_{stamp}.json")
+dest = os.path.join(root, slug, "studies", "gate_reliability", f"gate_reliability_{stamp}.json")
 os.makedirs(os.path.dirname(dest), exist_ok=True)
 json.dump(doc, open(dest + ".tmp", "w"), indent=1); os.replace(dest + ".tmp", dest)
 print(f"gate_reliability: false alarms {false_alarms}/{n} (A/A), detections {detections}/{n} "

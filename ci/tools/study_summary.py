@@ -3,8 +3,8 @@
 
     python3 ci/tools/study_summary.py [--check] [--bin build/attnladder] [--readme ci/README.md]
 
-Reads every A/A study (evidence/*/ab_study_*.json), every planted study
-(evidence/*/ab_planted_*.json) and, through `attnladder gate --against accepted`, the
+Reads every A/A study (evidence/*/studies/ab/), every planted study
+(evidence/*/studies/planted/; compressed or not, ci/tools/evidence_files.py) and, through `attnladder gate --against accepted`, the
 drift gate's verdict on every committed complete run; writes the markdown between the
 markers <!-- study:begin --> and <!-- study:end --> of ci/README.md. Every verdict of
 every file is counted; nothing is left out. --check (make test) exits 1 when the README's
@@ -16,6 +16,9 @@ import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import evidence_files as ev  # noqa: E402  (the store's layout, one definition)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 README = os.path.join(ROOT, "ci", "README.md")
@@ -47,7 +50,7 @@ def rel(p):
 
 
 def aa_section(out):
-    files = sorted(glob.glob(os.path.join(ROOT, "evidence", "*", "ab_study_*.json")))
+    files = ev.study_files("ab", ROOT)
     out.append("**A/A** (`ci/tools/ab_study.sh`: one build against a copy of itself, separate processes; "
                "every phase and the baseline at the headline shapes and 4x16x4096x128, both masks):\n")
     out.append("| study | GPU | processes | comparisons | unchanged | regressed | improved | inconclusive | other |")
@@ -55,14 +58,14 @@ def aa_section(out):
     tot = {"n": 0, "regressed": 0}
     phases_n = phases_fa = 0
     for f in files:
-        d = json.load(open(f))
+        d = ev.load(f)
         c = dict(d.get("counts", {}))
         n = sum(v for k, v in c.items() if k != "no_result")
         other = sum(v for k, v in c.items() if k not in ("unchanged", "regressed", "improved", "inconclusive"))
-        gpu = os.path.basename(os.path.dirname(f))
-        out.append(f"| `{os.path.basename(f)[:-5]}` | {gpu} | {d.get('processes')} | {n} | {c.get('unchanged', 0)} | "
+        gpu = ev.gpu_of(f)
+        out.append(f"| `{ev.stem(f)}` | {gpu} | {d.get('processes')} | {n} | {c.get('unchanged', 0)} | "
                    f"{c.get('regressed', 0)} | {c.get('improved', 0)} | {c.get('inconclusive', 0)} | {other} |")
-        if os.path.basename(f) == "ab_study_20261123T074505Z.json":
+        if ev.stem(f) == "ab_study_20261123T074505Z":
             continue   # before the buffer-set fix: shown, not pooled (see the text)
         tot["n"] += n
         tot["regressed"] += c.get("regressed", 0)
@@ -73,8 +76,8 @@ def aa_section(out):
                     phases_fa += r.get("verdict") == "regressed"
     # the baseline's A/A verdicts inside the planted studies (the baseline is never planted)
     base = {}
-    for f in sorted(glob.glob(os.path.join(ROOT, "evidence", "*", "ab_planted_*.json"))):
-        for k, v in json.load(open(f)).get("baseline_aa_verdicts", {}).items():
+    for f in ev.study_files("planted", ROOT):
+        for k, v in ev.load(f).get("baseline_aa_verdicts", {}).items():
             base[k] = base.get(k, 0) + v
     nb = sum(base.values())
     fb = base.get("regressed", 0)
@@ -91,12 +94,12 @@ def aa_section(out):
 
 def planted_section(out):
     """The planted studies' tables; returns every in-kernel verdict by (gpu, phase, shape)."""
-    files = sorted(glob.glob(os.path.join(ROOT, "evidence", "*", "ab_planted_*.json")))
+    files = ev.study_files("planted", ROOT)
     seen = {}   # (gpu, phase, shape) -> [(change, verdict)] over every in-kernel trial
     for f in files:
-        d = json.load(open(f))
-        name = os.path.basename(f)[:-5]
-        gpu = os.path.basename(os.path.dirname(f))
+        d = ev.load(f)
+        name = ev.stem(f)
+        gpu = ev.gpu_of(f)
         if d.get("schema_version", 1) < 2:
             rows = d.get("rows", [])
             det = sum(1 for r in rows if r.get("verdict") == "regressed")

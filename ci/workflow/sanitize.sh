@@ -2,7 +2,7 @@
 # `make sanitize` (GPU machine): compute-sanitizer's memcheck, racecheck, initcheck and
 # synccheck over every phase and baseline, through the harness itself (correctness run
 # plus a couple of timed launches) on shapes with ragged S, causal masking, seq_q !=
-# seq_kv (both ways) and D=128. Writes <root>/<gpu>/sanitize_<stamp>.json (root:
+# seq_kv (both ways) and D=128. Writes <root>/<gpu>/studies/sanitize/sanitize_<stamp>.json (root:
 # the second argument, default evidence) with each run's verdict by the rule of
 # sanitize_verdict.py (clean, vendor: findings in vendor kernels only, fail; a harness
 # that exits with a status of its own fails); exits 1 when any run fails.
@@ -56,7 +56,7 @@ doc = {"schema": "attnladder-sanitize", "schema_version": 2, "created_utc": stam
        "shapes": ["2x2x77x64 causal", "1x2x129:257x128 causal", "1x2x300:77x64 causal", "1x2x200x128", "1x2x300:129x128 causal"],
        "rule": "ci/workflow/sanitize_verdict.py", "verdicts": counts,
        "results": rows, "clean": counts["fail"] == 0}
-dest = os.path.join(out_dir or "evidence", slug, f"sanitize_{stamp}.json")
+dest = os.path.join(out_dir or "evidence", slug, "studies", "sanitize", f"sanitize_{stamp}.json")
 os.makedirs(os.path.dirname(dest), exist_ok=True)
 tmp = dest + ".tmp"
 json.dump(doc, open(tmp, "w"), indent=1)
