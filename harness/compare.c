@@ -11,6 +11,7 @@
 #include "core/files.h"
 #include "gate/regression.h"
 #include "core/numfmt.h"
+#include "core/text_safe.h"
 
 typedef struct {
     const gate_config *c;
@@ -25,16 +26,11 @@ static int wanted(const run_data *r, const char *impl, void *ctx)
     return strcmp(im->kind, "phase") == 0 || (sel->o->all_impls && strcmp(im->kind, "external") == 0);
 }
 
-/* Markdown cells cannot hold '|' or newlines. */
+/* Free text (a reason, a path from the command line) as markdown text: no table cell,
+ * heading, link, mention or HTML can start in it (core/text_safe.h). */
 static void cell(char *dst, size_t len, const char *src)
 {
-    size_t k = 0;
-    for (; *src && k + 2 < len; src++) {
-        if (*src == '|') dst[k++] = '/';
-        else if (*src == '\n' || *src == '\r') dst[k++] = ' ';
-        else dst[k++] = *src;
-    }
-    dst[k] = '\0';
+    text_escape(dst, len, src, TEXT_MARKDOWN);
 }
 
 static int timed(const run_result *r) { return r && r->timed; }
@@ -94,9 +90,9 @@ static void table_head(FILE *f, const gate_config *c)
 
 static void run_row(FILE *f, const char *label, const run_data *r)
 {
-    char file[256];
+    char file[1024];
     cell(file, sizeof file, r->path);
-    fprintf(f, "| %s | `%s` | %s | `%.12s`%s | %s |\n", label, file, r->gpu_name, r->commit,
+    fprintf(f, "| %s | %s | %s | `%.12s`%s | %s |\n", label, file, r->gpu_name, r->commit,
             r->dirty ? " (dirty)" : "", r->created_utc);
 }
 
@@ -262,6 +258,12 @@ int cmd_compare(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     char err[1536];
+    /* --out is written whole over what is there: never over a run or the config */
+    const char *inputs[] = { files[0], files[1], config };
+    if (out && files_output_file("--out", out, inputs, 3, err, sizeof err)) {
+        fprintf(stderr, "attnladder compare: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
     gate_config cfg;
     if (gate_config_load(config, &cfg, err, sizeof err)) {
         fprintf(stderr, "attnladder compare: %s\n", err);

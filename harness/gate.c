@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/args.h"
+#include "core/files.h"
 #include "commands.h"
 #include "evidence/accepted.h"
 #include "evidence/evidence_file.h"
@@ -71,6 +72,14 @@ int cmd_gate(int argc, char **argv)
         }
     }
     char err[1536];
+    /* --json is written whole over what is there: never over what the gate reads */
+    int uses_root = !file || (against && !strcmp(against, "accepted"));
+    const char *inputs[] = { file, against && strcmp(against, "accepted") ? against : NULL, config,
+                             uses_root ? root : NULL };
+    if (json_out && files_output_file("--json", json_out, inputs, 4, err, sizeof err)) {
+        fprintf(stderr, "attnladder gate: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
     gate_config cfg;
     if (gate_config_load(config, &cfg, err, sizeof err)) {
         fprintf(stderr, "attnladder gate: %s\n", err);
@@ -120,8 +129,7 @@ int cmd_gate(int argc, char **argv)
         if (gate_drift(&cfg, &run, refs, n_refs, &drift, err, sizeof err)) goto bad;
         have_drift = 1;
     } else if (against) {
-        char refpath[2048];
-        snprintf(refpath, sizeof refpath, "%s", against);
+        const char *refpath = against;
         if (run_open(&ref, refpath, err, sizeof err)) goto bad;
         have_ref = 1;
         if (ref.partial && !include_partial) {
@@ -139,12 +147,15 @@ int cmd_gate(int argc, char **argv)
             json_object_set_new(j, "failures", json_integer(json_integer_value(json_object_get(j, "failures")) +
                                                             (json_int_t)drift.slower));
         }
-        int wrc = json_dump_file(j, json_out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        char *text = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         json_decref(j);
-        if (wrc) {
-            snprintf(err, sizeof err, "--json %s: cannot write it", json_out);
+        char why[1024] = "out of memory";
+        if (!text || files_write_atomic(json_out, text, strlen(text), why, sizeof why)) {
+            free(text);
+            snprintf(err, sizeof err, "--json %s: cannot write it (%s)", json_out, why);
             goto bad;
         }
+        free(text);
     }
     rc = ladder.failures || reg.failures || drift.slower ? EXIT_GATE : EXIT_OK;
     gate_print(stdout, &cfg, &run, have_ref ? &ref : NULL, &ladder, have_ref ? &reg : NULL, brief);

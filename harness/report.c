@@ -43,14 +43,33 @@ static int cmp_run(const void *pa, const void *pb)
     return c ? c : strcmp(a->base, b->base);
 }
 
+/* The file that makes a directory a report: --out is replaced whole only when it holds
+ * it (or is new or empty), so a mistyped --out never deletes someone's files. */
+#define REPORT_MARKER ".attnladder-report"
+
+/* dir/name, or NULL after saying so (out of memory). */
+static char *join_path(const char *dir, const char *name)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/%s", dir, name) < 0) {
+        fprintf(stderr, "attnladder report: out of memory\n");
+        return NULL;
+    }
+    return p;
+}
+
 static int write_all(const report_ctx *c)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/phases", c->out);
-    if (files_mkdirs(dir)) return -1;
-    snprintf(dir, sizeof dir, "%s/plots", c->out);
-    if (files_mkdirs(dir)) return -1;
-    if (report_write_readme(c)) return -1;
+    static const char marker[] = "This directory is written by `attnladder report` and replaced whole "
+                                 "by the next report; edit nothing in it.\n";
+    char *m = join_path(c->out, REPORT_MARKER), *ph = join_path(c->out, "phases"),
+         *pl = join_path(c->out, "plots");
+    int rc = !m || !ph || !pl || files_write(m, marker, sizeof marker - 1) || files_mkdirs(ph) ||
+             files_mkdirs(pl) ? -1 : 0;
+    free(m);
+    free(ph);
+    free(pl);
+    if (rc || report_write_readme(c)) return -1;
     for (size_t i = 0; i < c->n_phases; i++)
         if (report_write_phase(c, c->phases[i]) || report_plot_history(c, c->phases[i])) return -1;
     for (size_t i = 0; i < c->n_gpus; i++)
@@ -61,28 +80,29 @@ static int write_all(const report_ctx *c)
         if (c->gpus[i].latest && (!newest || strcmp(c->gpus[i].latest->base, newest->latest->base) > 0))
             newest = &c->gpus[i];
     if (newest) {
-        char name[512], src[4096], dst[4096];
+        char name[512];
         report_plot_name(name, sizeof name, newest->slug, "ladder");
-        snprintf(src, sizeof src, "%s/plots/%s", c->out, name);
-        snprintf(dst, sizeof dst, "%s/plots/ladder.svg", c->out);
+        char *src = NULL, *dst = NULL;
+        if (asprintf(&src, "%s/plots/%s", c->out, name) < 0) src = NULL;
+        if (asprintf(&dst, "%s/plots/ladder.svg", c->out) < 0) dst = NULL;
         size_t len;
-        char *svg = files_read(src, &len);
-        int rc = svg ? files_write(dst, svg, len) : -1;
+        char *svg = src && dst ? files_read(src, &len) : NULL;
+        rc = svg ? files_write(dst, svg, len) : -1;
+        if (rc) fprintf(stderr, "attnladder report: cannot copy %s to %s\n", src ? src : name, dst ? dst : "ladder.svg");
         free(svg);
-        if (rc) {
-            fprintf(stderr, "attnladder report: cannot copy %s to %s\n", src, dst);
-            return -1;
-        }
+        free(src);
+        free(dst);
     }
-    return 0;
+    return rc;
 }
 
-/* "./evidence/" and "evidence" name the same tree and must write the same links. */
-static const char *tidy_dir(const char *d, char *buf, size_t len)
+/* "./evidence/" and "evidence" name the same tree and must write the same links.
+ * malloc'd (never cut to a buffer), or NULL when out of memory. */
+static char *tidy_dir(const char *d)
 {
     while (d[0] == '.' && d[1] == '/') d += 2;
-    snprintf(buf, len, "%s", d);
-    size_t n = strlen(buf);
+    char *buf = strdup(d);
+    size_t n = buf ? strlen(buf) : 0;
     while (n > 1 && buf[n - 1] == '/') buf[--n] = '\0';
     return buf;
 }
@@ -96,9 +116,26 @@ static int need_dir(const char *opt, const char *dir)
     return -1;
 }
 
-/* The directories read must exist; --out must be a directory or not exist yet: an existing
- * file (or a link to one) is refused before anything is written or renamed. */
-static int check_dirs(const char *root, const char *phases, const char *out)
+/* An output directory may not be, hold, or lie inside what the report reads: replacing
+ * it would delete the evidence or the phases, writing into it would add to them. */
+static int apart_from_inputs(const char *opt, const char *dir, const char *const inputs[][2], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (inputs[i][1] && files_overlap(dir, inputs[i][1])) {
+            fprintf(stderr, "attnladder report: %s '%s' is %s '%s', holds it or lies inside it; "
+                    "give a directory apart from what the report reads\n", opt, dir, inputs[i][0],
+                    inputs[i][1]);
+            return -1;
+        }
+    return 0;
+}
+
+/* The directories read must exist. --out must be new, empty, or an earlier report (it
+ * is replaced whole): an existing file, a link (whose target the swap would not replace
+ * but whose name it would), or a directory of other files is refused before anything is
+ * written or renamed. --check only reads --out. */
+static int check_dirs(const char *root, const char *phases, const char *config, const char *out,
+                      const char *keep, int check)
 {
     if (need_dir("--evidence", root) || need_dir("--phases", phases)) return -1;
     struct stat st;
@@ -106,9 +143,34 @@ static int check_dirs(const char *root, const char *phases, const char *out)
         fprintf(stderr, "attnladder report: --out '': give a directory\n");
         return -1;
     }
+    if (keep && !keep[0]) {
+        fprintf(stderr, "attnladder report: --keep-scripts '': give a directory\n");
+        return -1;
+    }
+    const char *const inputs[][2] = { { "--evidence", root }, { "--phases", phases }, { "--config", config },
+                                      { "--keep-scripts", keep } };
+    if (keep && apart_from_inputs("--keep-scripts", keep, inputs, 3)) return -1;
+    if (check) return 0;
+    if (lstat(out, &st) == 0 && S_ISLNK(st.st_mode)) {
+        fprintf(stderr, "attnladder report: --out '%s': not a directory but a symbolic link; the report "
+                "replaces --out whole, so give the directory itself\n", out);
+        return -1;
+    }
     if (lstat(out, &st) == 0 && !S_ISDIR(st.st_mode) && need_dir("--out", out)) return -1;
+    if (apart_from_inputs("--out", out, inputs, 4)) return -1;
+    int ok = files_dir_replaceable(out, REPORT_MARKER);
+    if (ok != 1) {
+        if (ok < 0) fprintf(stderr, "attnladder report: --out '%s': cannot read it\n", out);
+        else fprintf(stderr, "attnladder report: --out '%s': a directory that holds no report (no %s in it); "
+                     "the report replaces --out whole, so give a new or empty directory or an earlier "
+                     "report's\n", out, REPORT_MARKER);
+        return -1;
+    }
     return 0;
 }
+
+static int report_paths(const char *root, const char *out, const char *phases, const char *config,
+                        const char *gnuplot, const char *keep, int check, int include_partial);
 
 int cmd_report(int argc, char **argv)
 {
@@ -140,17 +202,31 @@ int cmd_report(int argc, char **argv)
             return EXIT_BAD_INPUT;
         }
     }
-    char root_buf[2048], out_buf[2048], phases_buf[2048];
-    root = tidy_dir(root, root_buf, sizeof root_buf);
-    out = tidy_dir(out, out_buf, sizeof out_buf);
-    phases = tidy_dir(phases, phases_buf, sizeof phases_buf);
+    char *root_buf = tidy_dir(root), *out_buf = tidy_dir(out), *phases_buf = tidy_dir(phases);
+    if (!root_buf || !out_buf || !phases_buf) {
+        fprintf(stderr, "attnladder report: out of memory\n");
+        free(root_buf);
+        free(out_buf);
+        free(phases_buf);
+        return EXIT_BAD_INPUT;
+    }
+    int rc = report_paths(root_buf, out_buf, phases_buf, config, gnuplot, keep, check, include_partial);
+    free(root_buf);
+    free(out_buf);
+    free(phases_buf);
+    return rc;
+}
+
+static int report_paths(const char *root, const char *out, const char *phases, const char *config,
+                        const char *gnuplot, const char *keep, int check, int include_partial)
+{
     char err[2048];
     gate_config cfg;
     if (gate_config_load(config, &cfg, err, sizeof err)) {
         fprintf(stderr, "attnladder report: %s\n", err);
         return EXIT_BAD_INPUT;
     }
-    if (check_dirs(root, phases, out)) {
+    if (check_dirs(root, phases, config, out, keep, check)) {
         gate_config_free(&cfg);
         return EXIT_BAD_INPUT;
     }
@@ -182,7 +258,7 @@ int cmd_report(int argc, char **argv)
     int rc = EXIT_BAD_INPUT;
     report_ctx c = { .cfg = &cfg, .evidence_root = root, .phases_dir = phases, .gnuplot = gnuplot,
                      .keep_scripts = keep };
-    char tmp[4096] = "";
+    char tmp[8192] = "";
     if (!runs) goto out;
     if (bad && n_runs == 0) {   /* a report of nothing would only hide the refusals above */
         fprintf(stderr, "attnladder report: every evidence file under %s was left out; nothing written\n", root);

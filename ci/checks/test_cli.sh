@@ -130,4 +130,7 @@ expect 0 "launch_floor" -- list
 
 # The longer list of bad input (edited evidence through every consumer, option values).
 bash "$(dirname "$0")/test_bad_input.sh" "$bin" || fail=1
+# Hostile input by class: outputs that would destroy, strings that would run or inject, files
+# that would hang, evidence that lies about itself.
+bash "$(dirname "$0")/test_hostile.sh" "$bin" || fail=1
 exit $fail

@@ -1,6 +1,9 @@
 /* core/files.h: the file system for every writer of a tree (the report): a fresh directory next to
  * the target, the swap that puts a finished report in place (never a half-written one),
- * and the comparison of two trees for `report --check`. */
+ * and the comparison of two trees for `report --check`; and the two rules every command
+ * follows for paths given to it: what may be read as an input file (files_read_input)
+ * and what may be written or replaced as an output (files_output_file,
+ * files_dir_replaceable, files_overlap). */
 #ifndef ATTNLADDER_CORE_FILES_H
 #define ATTNLADDER_CORE_FILES_H
 #include <stddef.h>
@@ -8,7 +11,8 @@
 
 /* mkdir -p; 0 or -1 (errno set). */
 int files_mkdirs(const char *dir);
-/* rm -r of a tree this program made; 0 or -1. */
+/* rm -r of a tree this program made; 0 or -1. Never follows a symbolic link: a link
+ * (dir itself or inside it) is removed as a link. */
 int files_remove_tree(const char *dir);
 /* A new empty directory "<target>.tmp.XXXXXX" beside target (same file system, so
  * rename works). 0 or -1 with err. */
@@ -20,8 +24,30 @@ int files_swap_into_place(const char *fresh, const char *target, char *err, size
  * file) to f with paths relative to the trees. Returns the number of differences, -1
  * when a tree cannot be read. */
 long files_diff_trees(const char *want, const char *have, FILE *f);
-/* The whole of a file; NULL on failure. *len gets its size. */
+/* The whole of a file this program wrote; NULL on failure. *len gets its size. */
 char *files_read(const char *path, size_t *len);
+
+/* The one rule for a file given to a command to read (evidence, a config, accepted.txt,
+ * a README): a regular file (a directory, FIFO, device or socket is refused without
+ * waiting on it) of at most max bytes. Its whole text, NUL-terminated, and *len; or NULL
+ * and err naming the path and why ("PATH: a directory, not a regular file"). */
+char *files_read_input(const char *path, size_t max, size_t *len, char *err, size_t errlen);
+
+/* Where path leads: absolute, symbolic links followed for the part that exists, "." and
+ * ".." folded for the rest. malloc'd; NULL for "" or when out of memory. */
+char *files_resolve(const char *path);
+/* 1 when a and b (resolved) are the same path or one lies inside the other: writing one
+ * would write into, or replace, the other. */
+int files_overlap(const char *a, const char *b);
+/* Whether a command may replace the directory dir whole: 1 when it does not exist, is an
+ * empty directory, or holds the regular file `marker` (the command's own output); 0 for
+ * anything else (someone's files, a link, a file); -1 when it cannot be read. */
+int files_dir_replaceable(const char *dir, const char *marker);
+/* The rule for an output file (compare --out, gate --json): not "", nothing but a regular
+ * file where it exists (not a link, device, FIFO or directory), and none of the n inputs
+ * (NULL or "" entries skipped) nor inside one of them. 0, or -1 with err naming opt. */
+int files_output_file(const char *opt, const char *path, const char *const *inputs, size_t n,
+                      char *err, size_t errlen);
 
 /* Writes text to path through a hidden temporary file in its directory, fsync and
  * rename(2), then syncs the directory: a reader never sees a half-written file and a

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "report/pages.h"
 #include "core/numfmt.h"
+#include "core/text_safe.h"
 #include "report/phase_doc.h"
 
 
@@ -28,13 +29,12 @@ static int close_page(FILE *f, const char *path)
     return 0;
 }
 
-/* Markdown cells cannot hold '|' or newlines. */
+/* Free text from evidence (a title, a reason, a kernel's name) as markdown text: no
+ * table cell, heading, link or HTML can start in it (core/text_safe.h). Cut, when len
+ * is short, at a character's boundary. Never inside a code span: entities show there. */
 static const char *cell(const char *s, char *buf, size_t len)
 {
-    size_t k = 0;
-    for (; s && *s && k + 2 < len; s++)
-        buf[k++] = *s == '|' ? '/' : (*s == '\n' || *s == '\r') ? ' ' : *s;
-    buf[k] = '\0';
+    text_escape(buf, len, s, TEXT_MARKDOWN);
     return buf;
 }
 
@@ -375,11 +375,10 @@ static const struct {
 static void metric_cell(const run_kernel_profile *k, const char *name, char *buf, size_t len)
 {
     const run_metric *v = run_metric_find(k, name);
-    char tmp[200];
     double x = v && v->is_number ? v->number : NAN;
     if (isfinite(x) && fabs(x) < 1e15 && x == floor(x)) snprintf(buf, len, "%.0f", x);
     else if (v && v->is_number) fmt_num(buf, len, x);
-    else if (v && v->text) snprintf(buf, len, "%.60s", cell(v->text, tmp, sizeof tmp));
+    else if (v && v->text) cell(v->text, buf, len < 61 ? len : 61);
     else snprintf(buf, len, "-");
 }
 
@@ -396,11 +395,10 @@ static void profile_tables(FILE *f, const report_ctx *c, const char *phase)
             run_shape_text(&p->shape, text, sizeof text);
             for (size_t kk = 0; kk < p->n_kernels; kk++) {
                 const run_kernel_profile *kp = &p->kernels[kk];
-                char kname[300], tmp[300];
-                cell(kp->kernel, tmp, sizeof tmp);
-                snprintf(kname, sizeof kname, "%.80s%s", tmp, strlen(tmp) > 80 ? "..." : "");
-                fprintf(f, "%s (%s), %s, kernel `%s`:\n\n| metric | value |\n| --- | ---: |\n", g->gpu_name,
-                        p->tool, text, kname);
+                char kname[200];
+                size_t need = text_escape(kname, sizeof kname, kp->kernel, TEXT_MARKDOWN);
+                fprintf(f, "%s (%s), %s, kernel %s%s:\n\n| metric | value |\n| --- | ---: |\n", g->gpu_name,
+                        p->tool, text, kname, need >= sizeof kname ? "..." : "");
                 for (size_t m = 0; m < N_PROFILE_COLUMNS; m++) {
                     char v[64];
                     metric_cell(kp, PROFILE_COLUMNS[m].metric, v, sizeof v);

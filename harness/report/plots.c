@@ -3,7 +3,10 @@
  * run with LC_ALL=C, so the same model gives the same bytes: numbers are printed with
  * fixed formats, nothing depends on the time or the locale, and gnuplot's version line
  * in the SVG header is replaced by the plot's title. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,83 +14,138 @@
 #include <unistd.h>
 #include "report/plots.h"
 #include "core/files.h"
+#include "core/text_safe.h"
 
 
 /* ---- one script ------------------------------------------------------------------------ */
+
+/* No path reaches a script: gnuplot is given the script's path as its argument (no
+ * shell) and writes the SVG to its standard output, which is the plot's file. Every
+ * string from evidence or the config is written by gq(), one gnuplot single-quoted
+ * string (core/text_safe.h), inside which gnuplot runs no `command`. */
 
 typedef struct {
     char *text;
     size_t len;
     FILE *f;
-    char name[512];      /* file name under plots/ */
-    char title[512];
+    char *name;          /* file name under plots/ (a safe name: core/names.h) */
+    char *title;
 } script;
 
-static int script_begin(script *s, const report_ctx *c, const char *name, const char *title,
-                        int width, int height)
+/* fmt's text as one gnuplot string, to f. */
+static void gq(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void gq(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *t = NULL;
+    if (vasprintf(&t, fmt, ap) < 0) t = NULL;
+    va_end(ap);
+    text_put(f, t ? t : "", TEXT_GNUPLOT);
+    free(t);
+}
+
+/* A plot command's list of series, grown as needed: item() adds ", \\\n     " between. */
+typedef struct {
+    char *text;
+    size_t len;
+    FILE *f;
+} plot_list;
+
+static int list_open(plot_list *l)
+{
+    memset(l, 0, sizeof *l);
+    l->f = open_memstream(&l->text, &l->len);
+    return l->f ? 0 : -1;
+}
+
+static FILE *item(plot_list *l)
+{
+    if (ftell(l->f) > 0) fprintf(l->f, ", \\\n     ");
+    return l->f;
+}
+
+/* Writes "plot <list>" (or the fallback when the list is empty) to f; frees the list. */
+static int list_plot(plot_list *l, FILE *f, const char *fallback)
+{
+    long n = ftell(l->f);
+    int rc = fclose(l->f);
+    if (rc == 0) fprintf(f, "plot %s\n", n > 0 ? l->text : fallback);
+    free(l->text);
+    return rc ? -1 : 0;
+}
+
+static int script_begin(script *s, const char *name, const char *title, int width, int height)
 {
     memset(s, 0, sizeof *s);
-    snprintf(s->name, sizeof s->name, "%s", name);
-    snprintf(s->title, sizeof s->title, "%s", title);
-    s->f = open_memstream(&s->text, &s->len);
-    if (!s->f) return -1;
+    s->name = strdup(name);
+    s->title = strdup(title);
+    s->f = s->name && s->title ? open_memstream(&s->text, &s->len) : NULL;
+    if (!s->f) {
+        free(s->name);
+        free(s->title);
+        fprintf(stderr, "attnladder report: out of memory\n");
+        return -1;
+    }
     fprintf(s->f, "set terminal svg size %d,%d fixed font \"sans-serif,13\" noenhanced "
             "background rgb \"white\"\n", width, height);
-    fprintf(s->f, "set output \"%s/plots/%s\"\n", c->out, name);
     fprintf(s->f, "set datafile missing \"NaN\"\nset grid lc rgb \"#e0e0e0\" lw 1\n"
             "set border lc rgb \"#404040\"\nset key box lc rgb \"#c0c0c0\" opaque samplen 2.5\n");
     return 0;
 }
 
-/* Strings in gnuplot's double quotes: no quote or backslash from evidence (they would end
- * the string), no backquote (gnuplot runs `...` as a shell command even inside double
- * quotes) and no control character (a newline would start a command of its own). */
-static const char *q(const char *s, char *buf, size_t len)
+static void script_free(script *s)
 {
-    size_t k = 0;
-    for (; s && *s && k + 1 < len; s++) {
-        unsigned char c = (unsigned char)*s;
-        buf[k++] = c == '"' || c == '\\' || c == '`' ? '\'' : c < 0x20 || c == 0x7f ? ' ' : *s;
-    }
-    buf[k] = '\0';
-    return buf;
+    free(s->text);
+    free(s->name);
+    free(s->title);
 }
 
-/* Runs gnuplot on the script, then replaces its version line in the SVG header. */
+/* Runs gnuplot on the script (its output the SVG file), then replaces its version line
+ * in the SVG header by the plot's title. */
 static int script_run(script *s, const report_ctx *c)
 {
     if (fclose(s->f)) {
-        free(s->text);
+        script_free(s);
         return -1;
     }
-    char gp[4096], err[4096], svg[4096];
-    snprintf(gp, sizeof gp, "%s/plots/.%s.gp", c->out, s->name);
-    snprintf(err, sizeof err, "%s/plots/.%s.err", c->out, s->name);
-    snprintf(svg, sizeof svg, "%s/plots/%s", c->out, s->name);
-    int rc = files_write(gp, s->text, s->len);
-    if (rc == 0 && c->keep_scripts) {
-        char keep[4096];
-        snprintf(keep, sizeof keep, "%s/%.*s.gp", c->keep_scripts, (int)(strlen(s->name) - 4), s->name);
-        if (files_mkdirs(c->keep_scripts) || files_write(keep, s->text, s->len)) rc = -1;
+    char *gp = NULL, *err = NULL, *svg = NULL, *keep = NULL;
+    int rc = -1;
+    if (asprintf(&gp, "%s/plots/.%s.gp", c->out, s->name) < 0) gp = NULL;
+    if (asprintf(&err, "%s/plots/.%s.err", c->out, s->name) < 0) err = NULL;
+    if (asprintf(&svg, "%s/plots/%s", c->out, s->name) < 0) svg = NULL;
+    if (c->keep_scripts && asprintf(&keep, "%s/%.*s.gp", c->keep_scripts, (int)(strlen(s->name) - 4), s->name) < 0)
+        keep = NULL;
+    if (!gp || !err || !svg || (c->keep_scripts && !keep)) {
+        fprintf(stderr, "attnladder report: out of memory\n");
+        goto done;
     }
-    free(s->text);
-    if (rc) return -1;
+    if (files_write(gp, s->text, s->len)) goto done;
+    if (keep && (files_mkdirs(c->keep_scripts) || files_write(keep, s->text, s->len))) goto done;
+    int out_fd = open(svg, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (out_fd < 0) {
+        fprintf(stderr, "attnladder report: cannot write %s\n", svg);
+        goto done;
+    }
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "attnladder report: cannot start %s\n", c->gnuplot);
-        return -1;
+        close(out_fd);
+        goto done;
     }
     if (pid == 0) {
         setenv("LC_ALL", "C", 1);
         FILE *e = freopen(err, "w", stderr);
         (void)e;
+        if (dup2(out_fd, STDOUT_FILENO) < 0) _exit(127);
         execlp(c->gnuplot, c->gnuplot, gp, (char *)NULL);
         fprintf(stderr, "cannot run it (install gnuplot-nox, or name it with --gnuplot)\n");
         fflush(stderr);   /* stderr is a file now, buffered, and _exit does not flush */
         _exit(127);
     }
+    close(out_fd);
     int status = 0;
-    waitpid(pid, &status, 0);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     size_t elen = 0;
     char *etext = files_read(err, &elen);
     int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
@@ -97,39 +155,44 @@ static int script_run(script *s, const report_ctx *c)
     free(etext);
     unlink(gp);
     unlink(err);
-    if (!ok) return -1;
+    if (!ok) goto done;
     size_t len = 0;
     char *text = files_read(svg, &len);
-    if (!text) {
+    if (!text || !len) {
         fprintf(stderr, "attnladder report: gnuplot wrote no plots/%s\n", s->name);
-        return -1;
+        free(text);
+        goto done;
     }
     const char *a = strstr(text, "<title>Gnuplot</title>");
     const char *b = a ? strstr(a, "</desc>") : NULL;
     FILE *f = fopen(svg, "wb");
     if (!f) {
         free(text);
-        return -1;
+        goto done;
     }
     if (a && b) {
-        char t[600];
-        size_t k = 0;
-        for (const char *p = s->title; *p && k + 6 < sizeof t; p++) {
-            if (*p == '<') { memcpy(t + k, "&lt;", 4); k += 4; }
-            else if (*p == '&') { memcpy(t + k, "&amp;", 5); k += 5; }
-            else t[k++] = *p;
-        }
-        t[k] = '\0';
         b += strlen("</desc>");
         fwrite(text, 1, (size_t)(a - text), f);
-        fprintf(f, "<title>%s</title>\n<desc>attnladder report</desc>", t);
+        fprintf(f, "<title>");
+        for (const char *p = s->title; *p; p++) {   /* XML text: the two characters it reads */
+            if (*p == '<') fputs("&lt;", f);
+            else if (*p == '&') fputs("&amp;", f);
+            else fputc(*p, f);
+        }
+        fprintf(f, "</title>\n<desc>attnladder report</desc>");
         fwrite(b, 1, len - (size_t)(b - text), f);
     } else {
         fwrite(text, 1, len, f);
     }
     free(text);
-    if (ferror(f) | fclose(f)) return -1;
-    return 0;
+    rc = ferror(f) | fclose(f) ? -1 : 0;
+done:
+    free(gp);
+    free(err);
+    free(svg);
+    free(keep);
+    script_free(s);
+    return rc;
 }
 
 static void num(FILE *f, double x)
@@ -145,15 +208,17 @@ static int plot_ladder(const report_ctx *c, const report_gpu *g)
     const run_data *r = g->latest;
     const gate_config *cfg = c->cfg;
     script s;
-    char name[512], title[512], t1[300], t2[96];
+    char name[512], title[512], t2[96];
     report_plot_name(name, sizeof name, g->slug, "ladder");
     run_shape_text(&cfg->headline[0], t2, sizeof t2);
-    snprintf(title, sizeof title, "%s: median latency per rung, %s", g->gpu_name, t2);
-    if (script_begin(&s, c, name, title, 960, 540)) return -1;
+    snprintf(title, sizeof title, "%s: median latency per rung, %s", g->gpu_name, t2);   /* cut: only a title */
+    if (script_begin(&s, name, title, 960, 540)) return -1;
     FILE *f = s.f;
     size_t nh = cfg->n_headline < 2 ? cfg->n_headline : 2;   /* two series read; more clutter */
-    fprintf(f, "set title \"%s: median latency per rung (B x H x S x D = %s%s)\"\n", q(g->gpu_name, t1, sizeof t1),
-            t2, nh > 1 ? ", non-causal and causal" : "");
+    fprintf(f, "set title ");
+    gq(f, "%s: median latency per rung (B x H x S x D = %s%s)", g->gpu_name, t2,
+       nh > 1 ? ", non-causal and causal" : "");
+    fprintf(f, "\n");
     fprintf(f, "set ylabel \"median latency per launch (us, log scale)\"\nset logscale y\n"
             "set xtics rotate by -25 nomirror\nset key inside top right vertical\n"
             "set bmargin 5\nset format y \"%%.10g\"\n");
@@ -162,7 +227,7 @@ static int plot_ladder(const report_ctx *c, const report_gpu *g)
     for (size_t i = 0; i < c->n_phases; i++) {
         const run_impl *im = run_find_impl(r, c->phases[i]);
         if (!im || strcmp(im->kind, "phase") != 0) continue;
-        fprintf(f, "%d \"%s\"", n++, c->phases[i]);
+        fprintf(f, "%d \"%s\"", n++, c->phases[i]);   /* a safe name (core/names.h) */
         for (size_t h = 0; h < nh; h++) {
             const run_result *x = run_find(r, c->phases[i], &cfg->headline[h]);
             int t = x && x->timed;
@@ -175,24 +240,33 @@ static int plot_ladder(const report_ctx *c, const report_gpu *g)
     fprintf(f, "EOD\nset xrange [-0.5:%f]\n", n > 0 ? n - 0.5 : 0.5);
     static const char *const SERIES_COLOUR[] = { "#1f77b4", "#d62728" };
     static const char *const SERIES_NAME[] = { "non-causal", "causal" };
-    fprintf(f, "plot ");
+    plot_list pl;
+    if (list_open(&pl)) {
+        fclose(s.f);
+        script_free(&s);
+        return -1;
+    }
     for (size_t h = 0; h < nh; h++) {
         const char *sname = cfg->headline[h].causal ? SERIES_NAME[1] : SERIES_NAME[0];
         const char *col = SERIES_COLOUR[h];
-        fprintf(f, "%s$rungs using 1:%zu:%zu:%zu%s with yerrorlines lw 2 pt %d ps 1.2 lc rgb \"%s\" "
-                "title \"phases, %s\"", h ? ", \\\n     " : "", 3 + 3 * h, 4 + 3 * h, 5 + 3 * h,
+        fprintf(item(&pl), "$rungs using 1:%zu:%zu:%zu%s with yerrorlines lw 2 pt %d ps 1.2 lc rgb \"%s\" "
+                "title \"phases, %s\"", 3 + 3 * h, 4 + 3 * h, 5 + 3 * h,
                 h == 0 ? ":xtic(2)" : "", h ? 5 : 7, col, sname);
         const run_result *b = run_find(r, cfg->baseline, &cfg->headline[h]);
-        char tb[256];   /* the gate's config comes from a pull request as evidence does */
-        if (b && b->timed)
-            fprintf(f, ", \\\n     %.6g with lines dt 2 lw 2 lc rgb \"%s\" title \"%s, %s\"", b->median_us,
-                    col, q(cfg->baseline, tb, sizeof tb), sname);
+        if (b && b->timed) {
+            fprintf(item(&pl), "%.6g with lines dt 2 lw 2 lc rgb \"%s\" title ", b->median_us, col);
+            gq(pl.f, "%s, %s", cfg->baseline, sname);
+        }
         double fl = report_physical_floor_us(r, &cfg->headline[h]);
         if (isfinite(fl))
-            fprintf(f, ", \\\n     %.6g with lines dt 3 lw 2 lc rgb \"%s\" title \"physical floor, %s\"", fl,
+            fprintf(item(&pl), "%.6g with lines dt 3 lw 2 lc rgb \"%s\" title \"physical floor, %s\"", fl,
                     col, sname);
     }
-    fprintf(f, "\n");
+    if (list_plot(&pl, f, "1 with lines lc rgb \"white\" notitle")) {
+        fclose(s.f);
+        script_free(&s);
+        return -1;
+    }
     return script_run(&s, c);
 }
 
@@ -222,10 +296,10 @@ static void waterfall_panel(FILE *f, const report_ctx *c, const run_data *r, con
         ymax = fmax(ymax, hi);
     }
     const run_result *b = run_find(r, c->cfg->baseline, s);
-    char tb[256];
     if (first && b && b->timed) {
         double sp = first->median_us / b->median_us;
-        fprintf(f, "%d \"%s\" %.6g %.6g 0x888888 \"x%.3g\" %.6g\n", n++, q(c->cfg->baseline, tb, sizeof tb), fmin(1.0, sp),
+        /* the config's baseline is a safe name (gate/config.c), as data here */
+        fprintf(f, "%d \"%s\" %.6g %.6g 0x888888 \"x%.3g\" %.6g\n", n++, c->cfg->baseline, fmin(1.0, sp),
                 fmax(1.0, sp), sp, fmax(1.0, sp));
         ymin = fmin(ymin, sp);
         ymax = fmax(ymax, sp);
@@ -247,18 +321,19 @@ static int plot_waterfall(const report_ctx *c, const report_gpu *g)
 {
     const run_data *r = g->latest;
     script s;
-    char name[512], title[512], t1[300];
+    char name[512], title[512];
     report_plot_name(name, sizeof name, g->slug, "waterfall");
     const run_result *first = report_first_rung(c, r, &c->cfg->headline[0]);
-    snprintf(title, sizeof title, "%s: speedup waterfall over %s", g->gpu_name, first ? first->impl : "the first rung");
+    const char *over = first ? first->impl : "the first rung";
+    snprintf(title, sizeof title, "%s: speedup waterfall over %s", g->gpu_name, over);   /* cut: only a title */
     size_t nh = c->cfg->n_headline < 2 ? c->cfg->n_headline : 2;
-    if (script_begin(&s, c, name, title, 1100, 520)) return -1;
+    if (script_begin(&s, name, title, 1100, 520)) return -1;
     FILE *f = s.f;
-    fprintf(f, "set multiplot layout 1,%zu title \"%s: cumulative speedup over %s, each rung's own "
-            "factor on its bar\"\n", nh, q(g->gpu_name, t1, sizeof t1), first ? first->impl : "the first rung");
-    fprintf(f, "set logscale y\nset format y \"x%%g\"\nset ylabel \"speedup over %s (log scale)\"\n"
-            "set xtics rotate by -25 nomirror\nset key top left\nset bmargin 6\n",
-            first ? first->impl : "the first rung");
+    fprintf(f, "set multiplot layout 1,%zu title ", nh);
+    gq(f, "%s: cumulative speedup over %s, each rung's own factor on its bar", g->gpu_name, over);
+    fprintf(f, "\nset logscale y\nset format y \"x%%g\"\nset ylabel ");
+    gq(f, "speedup over %s (log scale)", over);
+    fprintf(f, "\nset xtics rotate by -25 nomirror\nset key top left\nset bmargin 6\n");
     for (size_t h = 0; h < nh; h++) {
         char block[16];
         snprintf(block, sizeof block, "w%zu", h);
@@ -274,19 +349,25 @@ static int plot_roofline(const report_ctx *c, const report_gpu *g)
 {
     const run_data *r = g->latest;
     script s;
-    char name[512], title[512], t1[300];
+    char name[512], title[512];
     report_plot_name(name, sizeof name, g->slug, "roofline");
-    snprintf(title, sizeof title, "%s: roofline", g->gpu_name);
-    if (script_begin(&s, c, name, title, 960, 600)) return -1;
+    snprintf(title, sizeof title, "%s: roofline", g->gpu_name);   /* cut: only a title */
+    if (script_begin(&s, name, title, 960, 600)) return -1;
     FILE *f = s.f;
     double amin = INFINITY, amax = 0, tmax = 0;
-    fprintf(f, "set title \"%s: roofline, every timed shape of the newest run\"\n", q(g->gpu_name, t1, sizeof t1));
+    fprintf(f, "set title ");
+    gq(f, "%s: roofline, every timed shape of the newest run", g->gpu_name);
+    fprintf(f, "\n");
     fprintf(f, "set logscale xy\nset xlabel \"arithmetic intensity (FLOPs per compulsory byte of Q, K, V, O; "
             "log scale)\"\nset ylabel \"achieved TFLOP/s (log scale)\"\nset format x \"%%g\"\nset format y \"%%g\"\n"
             "set key outside right top vertical\n");
     int series = 0;
-    char plot[16384];
-    size_t pl = 0;
+    plot_list pl;
+    if (list_open(&pl)) {
+        fclose(s.f);
+        script_free(&s);
+        return -1;
+    }
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < r->n_impls; i++) {
             const run_impl *im = &r->impls[i];
@@ -308,11 +389,10 @@ static int plot_roofline(const report_ctx *c, const report_gpu *g)
             fprintf(f, "EOD\n");
             if (!any) continue;
             const char *col = is_phase ? report_impl_colour(c, im->name, im->kind) : report_baseline_colour(c, r, im->name);
-            pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%s$r%d using 1:2 with points pt %d ps 1.1 "
-                                   "lc rgb \"%s\" title \"%s\"", pl ? ", \\\n     " : "", series,
-                                   is_phase ? 7 : 6 + 2 * (report_baseline_index(r, im->name) % 4), col, im->name);
+            fprintf(item(&pl), "$r%d using 1:2 with points pt %d ps 1.1 lc rgb \"%s\" title ", series,
+                    is_phase ? 7 : 6 + 2 * (report_baseline_index(r, im->name) % 4), col);
+            gq(pl.f, "%s", im->name);
             series++;
-            if (pl >= sizeof plot) return -1;
         }
     int roof = r->fp16_tflops > 0 && r->dram_gbps > 0;
     if (!isfinite(amin)) {
@@ -331,15 +411,17 @@ static int plot_roofline(const report_ctx *c, const report_gpu *g)
                 ridge, ridge, r->fp16_tflops);
         fprintf(f, "set label 2 \"roof: device copy %.0f GB/s, fp16 GEMM %.0f TFLOP/s\" at graph 0.98,0.04 "
                 "right tc rgb \"#404040\"\n", r->dram_gbps, r->fp16_tflops);
-        pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%sroof(x) with lines lw 2 lc rgb \"#404040\" "
-                               "title \"roof\"", pl ? ", \\\n     " : "");
+        fprintf(item(&pl), "roof(x) with lines lw 2 lc rgb \"#404040\" title \"roof\"");
     } else {
         fprintf(f, "set xrange [%.6g:%.6g]\nset label 1 \"ceilings not measured in this run\" at graph 0.5,0.95 "
                 "center\n", xlo, xhi);
     }
-    if (!pl) pl += (size_t)snprintf(plot, sizeof plot, "1 with lines lc rgb \"white\" notitle");
     (void)tmax;
-    fprintf(f, "plot %s\n", plot);
+    if (list_plot(&pl, f, "1 with lines lc rgb \"white\" notitle")) {
+        fclose(s.f);
+        script_free(&s);
+        return -1;
+    }
     return script_run(&s, c);
 }
 
@@ -352,11 +434,11 @@ static int is_sweep_point(const attn_shape *s, int d, int causal)
            s->batch * s->seq_q == 16384 && s->heads * s->head_dim == 2048;
 }
 
-static void seq_panel(FILE *f, const report_ctx *c, const run_data *r, int d, int causal, int tflops,
-                      int *block)
+static int seq_panel(FILE *f, const report_ctx *c, const run_data *r, int d, int causal, int tflops,
+                     int *block)
 {
-    char plot[16384];
-    size_t pl = 0;
+    plot_list pl;
+    if (list_open(&pl)) return -1;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < r->n_impls; i++) {
             const run_impl *im = &r->impls[i];
@@ -364,7 +446,10 @@ static void seq_panel(FILE *f, const report_ctx *c, const run_data *r, int d, in
             if (pass == 0 ? !is_phase : (strcmp(im->kind, "baseline") && strcmp(im->kind, "external")))
                 continue;
             const run_result **pts = malloc((r->n_results + 1) * sizeof *pts);
-            if (!pts) return;
+            if (!pts) {
+                list_plot(&pl, f, "");
+                return -1;
+            }
             size_t n = 0;
             for (size_t k = 0; k < r->n_results; k++) {
                 const run_result *x = &r->results[k];
@@ -389,10 +474,10 @@ static void seq_panel(FILE *f, const report_ctx *c, const run_data *r, int d, in
                 }
                 fprintf(f, "EOD\n");
                 const char *col = is_phase ? report_impl_colour(c, im->name, im->kind) : report_baseline_colour(c, r, im->name);
-                pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%s$s%d using 1:2 with linespoints lw 2 "
-                                       "pt %d ps 1.0 dt %d lc rgb \"%s\" title \"%s\"", pl ? ", \\\n     " : "",
-                                       *block, is_phase ? 7 : 6 + 2 * (report_baseline_index(r, im->name) % 4),
-                                       is_phase ? 1 : 2, col, im->name);
+                fprintf(item(&pl), "$s%d using 1:2 with linespoints lw 2 pt %d ps 1.0 dt %d lc rgb \"%s\" title ",
+                        *block, is_phase ? 7 : 6 + 2 * (report_baseline_index(r, im->name) % 4),
+                        is_phase ? 1 : 2, col);
+                gq(pl.f, "%s", im->name);
                 (*block)++;
             }
             free(pts);
@@ -404,37 +489,34 @@ static void seq_panel(FILE *f, const report_ctx *c, const run_data *r, int d, in
             fprintf(f, "%d %.6g\n", sq, report_physical_floor_us(r, &s));
         }
         fprintf(f, "EOD\n");
-        pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%s$s%d using 1:2 with lines dt 3 lw 2 "
-                               "lc rgb \"#404040\" title \"physical floor\"", pl ? ", \\\n     " : "", *block);
+        fprintf(item(&pl), "$s%d using 1:2 with lines dt 3 lw 2 lc rgb \"#404040\" title \"physical floor\"",
+                *block);
         (*block)++;
     }
     if (tflops && r->fp16_tflops > 0)
-        pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%s%.6g with lines dt 3 lw 2 lc rgb \"#404040\" "
-                               "title \"fp16 GEMM ceiling\"", pl ? ", \\\n     " : "", r->fp16_tflops);
+        fprintf(item(&pl), "%.6g with lines dt 3 lw 2 lc rgb \"#404040\" title \"fp16 GEMM ceiling\"",
+                r->fp16_tflops);
     fprintf(f, "set title \"%s\"\n", causal ? "causal" : "non-causal");
-    if (!pl) {
-        fprintf(f, "set label 1 \"no sweep points in this run\" at graph 0.5,0.5 center\n");
-        snprintf(plot, sizeof plot, "1 with lines lc rgb \"white\" notitle");
-    } else {
-        fprintf(f, "unset label 1\n");
-    }
-    fprintf(f, "plot %s\n", plot);
+    if (ftell(pl.f) == 0) fprintf(f, "set label 1 \"no sweep points in this run\" at graph 0.5,0.5 center\n");
+    else fprintf(f, "unset label 1\n");
+    return list_plot(&pl, f, "1 with lines lc rgb \"white\" notitle");
 }
 
 static int plot_seq(const report_ctx *c, const report_gpu *g, int d, int tflops)
 {
     const run_data *r = g->latest;
     script s;
-    char name[512], what[32], title[512], t1[300];
+    char name[512], what[32], title[512];
     snprintf(what, sizeof what, "%s-d%d", tflops ? "tflops" : "latency", d);
     report_plot_name(name, sizeof name, g->slug, what);
     snprintf(title, sizeof title, "%s: %s against sequence length, D = %d", g->gpu_name,
-             tflops ? "TFLOP/s" : "latency", d);
-    if (script_begin(&s, c, name, title, 1200, 640)) return -1;
+             tflops ? "TFLOP/s" : "latency", d);   /* cut: only a title */
+    if (script_begin(&s, name, title, 1200, 640)) return -1;
     FILE *f = s.f;
-    fprintf(f, "set multiplot layout 1,2 title \"%s: %s against S at D = %d (B = 16384/S, H = 2048/D; "
-            "phases solid, baselines dashed)\"\n", q(g->gpu_name, t1, sizeof t1),
-            tflops ? "achieved TFLOP/s" : "median latency", d);
+    fprintf(f, "set multiplot layout 1,2 title ");
+    gq(f, "%s: %s against S at D = %d (B = 16384/S, H = 2048/D; phases solid, baselines dashed)",
+       g->gpu_name, tflops ? "achieved TFLOP/s" : "median latency", d);
+    fprintf(f, "\n");
     fprintf(f, "set logscale x 2\nset xrange [96:21000]\nset xtics (\"128\" 128, \"256\" 256, \"512\" 512, "
             "\"1k\" 1024, \"2k\" 2048, \"4k\" 4096, \"8k\" 8192, \"16k\" 16384)\n"
             "set xlabel \"sequence length S (log scale)\"\n"
@@ -447,8 +529,11 @@ static int plot_seq(const report_ctx *c, const report_gpu *g, int d, int tflops)
         fprintf(f, "set ylabel \"median latency per launch (us, log scale)\"\nset logscale y\n"
                 "set format y \"%%.10g\"\n");
     int block = 0;
-    seq_panel(f, c, r, d, 0, tflops, &block);
-    seq_panel(f, c, r, d, 1, tflops, &block);
+    if (seq_panel(f, c, r, d, 0, tflops, &block) || seq_panel(f, c, r, d, 1, tflops, &block)) {
+        fclose(s.f);
+        script_free(&s);
+        return -1;
+    }
     fprintf(f, "unset multiplot\n");
     return script_run(&s, c);
 }
@@ -467,19 +552,26 @@ int report_plot_history(const report_ctx *c, const char *phase)
 {
     script s;
     char name[512], title[512];
-    snprintf(name, sizeof name, "history-%s.svg", phase);
-    snprintf(title, sizeof title, "%s: ratio to %s across evidence runs", phase, c->cfg->baseline);
-    if (script_begin(&s, c, name, title, 960, 560)) return -1;
+    if (snprintf(name, sizeof name, "history-%s.svg", phase) >= (int)sizeof name) {   /* a safe name is shorter */
+        fprintf(stderr, "attnladder report: phase name '%.80s...' too long for a plot name\n", phase);
+        return -1;
+    }
+    snprintf(title, sizeof title, "%s: ratio to %s across evidence runs", phase, c->cfg->baseline);   /* cut: only a title */
+    if (script_begin(&s, name, title, 960, 560)) return -1;
     FILE *f = s.f;
-    char tb[256];   /* the gate's config comes from a pull request as evidence does */
-    q(c->cfg->baseline, tb, sizeof tb);
-    fprintf(f, "set title \"%s: ratio to %s at the headline shapes across the evidence runs\"\n", phase, tb);
-    fprintf(f, "set xdata time\nset timefmt \"%%Y-%%m-%%dT%%H:%%M:%%SZ\"\nset format x \"%%Y-%%m-%%d\"\n"
-            "set xtics rotate by -25 nomirror\nset xlabel \"run date (UTC)\"\n"
-            "set ylabel \"ratio to %s (median, 95%% CI)\"\n"
-            "set key outside below center horizontal maxcols 2 samplen 2.5\n", tb);
-    char plot[16384], first[32] = "", last[32] = "";
-    size_t pl = 0;
+    fprintf(f, "set title ");
+    gq(f, "%s: ratio to %s at the headline shapes across the evidence runs", phase, c->cfg->baseline);
+    fprintf(f, "\nset xdata time\nset timefmt \"%%Y-%%m-%%dT%%H:%%M:%%SZ\"\nset format x \"%%Y-%%m-%%d\"\n"
+            "set xtics rotate by -25 nomirror\nset xlabel \"run date (UTC)\"\nset ylabel ");
+    gq(f, "ratio to %s (median, 95%% CI)", c->cfg->baseline);
+    fprintf(f, "\nset key outside below center horizontal maxcols 2 samplen 2.5\n");
+    char first[32] = "", last[32] = "";
+    plot_list pl;
+    if (list_open(&pl)) {
+        fclose(s.f);
+        script_free(&s);
+        return -1;
+    }
     double ymax = 0;
     int block = 0;
     size_t nh = c->cfg->n_headline < 2 ? c->cfg->n_headline : 2;
@@ -504,20 +596,19 @@ int report_plot_history(const report_ctx *c, const char *phase)
             }
             if (!any) continue;
             fprintf(f, "EOD\n");
-            char t1[300], text[96];
+            char text[96];
             run_shape_text(hs, text, sizeof text);
-            pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%s$h%d using 1:2:3:4 with yerrorlines lw 2 "
-                                   "pt %d dt %d lc rgb \"%s\" title \"%s, %s\"", pl ? ", \\\n     " : "", block,
-                                   hs->causal ? 5 : 7, hs->causal ? 2 : 1, report_series_colour(i),
-                                   q(g->gpu_name, t1, sizeof t1), text);
+            fprintf(item(&pl), "$h%d using 1:2:3:4 with yerrorlines lw 2 pt %d dt %d lc rgb \"%s\" title ",
+                    block, hs->causal ? 5 : 7, hs->causal ? 2 : 1, report_series_colour(i));
+            gq(pl.f, "%s, %s", g->gpu_name, text);
             block++;
-            if (pl >= sizeof plot) return -1;
         }
     }
     const gate_bound *b = gate_config_bound(c->cfg, phase);
-    if (b)
-        pl += (size_t)snprintf(plot + pl, sizeof plot - pl, "%s%.6g with lines dt 4 lw 2 lc rgb \"#d62728\" "
-                               "title \"ladder bound (%s)\"", pl ? ", \\\n     " : "", b->ratio_max, c->cfg->path);
+    if (b) {
+        fprintf(item(&pl), "%.6g with lines dt 4 lw 2 lc rgb \"#d62728\" title ", b->ratio_max);
+        gq(pl.f, "ladder bound (%s)", c->cfg->path);   /* a path from the command line: a string */
+    }
     if (first[0]) {
         /* a day either side, so a single run still has an x range */
         fprintf(f, "set xrange [strptime(\"%%Y-%%m-%%dT%%H:%%M:%%SZ\", \"%s\") - 86400 : "
@@ -527,9 +618,12 @@ int report_plot_history(const report_ctx *c, const char *phase)
         fprintf(f, "set xrange [0:86400]\nset yrange [0:1]\n"
                 "set label 1 \"no timed headline results in any run\" at graph 0.5,0.5 center\n");
     }
-    if (!pl) snprintf(plot, sizeof plot, "-1 with lines lc rgb \"white\" notitle");
     /* the key sits below the axis label; its rows need the room made explicit */
     fprintf(f, "set bmargin %d\n", 7 + (block + (b != NULL) + 1) / 2);
-    fprintf(f, "plot %s\n", plot);
+    if (list_plot(&pl, f, "-1 with lines lc rgb \"white\" notitle")) {
+        fclose(s.f);
+        script_free(&s);
+        return -1;
+    }
     return script_run(&s, c);
 }
