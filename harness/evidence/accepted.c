@@ -73,3 +73,43 @@ int evidence_accepted(const char *root, const char *slug, char *name, size_t nam
     snprintf(path, path_len, "%s", set.path[0]);
     return 1;
 }
+
+int reference_run_of(const char *gpu_dir, char *name, size_t name_len, char *path, size_t path_len,
+                     char *err, size_t errlen)
+{
+    char txt[4096];
+    snprintf(txt, sizeof txt, "%s/reference.txt", gpu_dir);
+    FILE *f = fopen(txt, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot read it: no reference run named for this GPU "
+                 "(write the file name of its complete run into it)", txt);
+        return errno == ENOENT ? 0 : -1;
+    }
+    /* one line: a run name is at most 255 characters, so a longer first line, or
+     * anything but blanks after it, is not the format */
+    char line[512], rest[512];
+    int got = fgets(line, sizeof line, f) != NULL, more = 0, rc = 1;
+    int whole = got && (strchr(line, '\n') || feof(f));
+    while (whole && fgets(rest, sizeof rest, f))
+        if (rest[strspn(rest, " \t\r\n")]) more = 1;
+    fclose(f);
+    char *s = line;
+    if (got) {
+        line[strcspn(line, "\r\n")] = '\0';
+        while (*s == ' ' || *s == '\t') s++;
+        size_t l = strlen(s);
+        while (l && (s[l - 1] == ' ' || s[l - 1] == '\t')) s[--l] = '\0';
+    }
+    int partial = 0;
+    if (!got || !whole || more || !name_is_safe(s) || !name_is_run_file(s, &partial) || partial ||
+        strlen(s) >= name_len) {
+        snprintf(err, errlen, "%s: must hold one line, the file name of one complete run in that "
+                 "directory (yyyymmddThhmmssZ_<commit>.json), got %s'%.200s'%s", txt,
+                 got ? "" : "nothing: ", got ? s : "", more ? " and more lines" : "");
+        rc = -1;
+    } else {
+        snprintf(name, name_len, "%s", s);
+        snprintf(path, path_len, "%s/%s", gpu_dir, s);
+    }
+    return rc;
+}

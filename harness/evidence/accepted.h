@@ -1,5 +1,6 @@
 /* evidence/accepted.h: the accepted reference runs of a GPU, the one lookup that gate,
- * report and the workflow's scripts (through `attnladder accepted`) share.
+ * report and the workflow's scripts (through `attnladder accepted`) share; and the GPU's
+ * reference run (reference.txt), beside it.
  *
  * <root>/<slug>/accepted.txt holds the file names of runs in that directory, one per
  * line (blank lines and lines starting with '#' are ignored; blanks around a name too).
@@ -28,5 +29,15 @@ int evidence_accepted_set(const char *root, const char *slug, accepted_set *set,
 /* The first run of the set: 1 and name and path filled, 0, or -1 as above. */
 int evidence_accepted(const char *root, const char *slug, char *name, size_t name_len,
                       char *path, size_t path_len, char *err, size_t errlen);
+
+/* The reference run of one GPU: <gpu_dir>/reference.txt holds one line, the file name of
+ * a complete run in gpu_dir (the run the reports show; evidence/README.md). 1 and name
+ * (the file name) and path (gpu_dir/name) filled; 0 when there is no reference.txt (err
+ * says so); -1 when it is unreadable, empty, more than one line, or its line is not the
+ * name of a complete run file (<yyyymmddThhmmssZ>_<commit>.json: no '/', no leading '.',
+ * not partial; err names the file and what it holds). Whether the run is there is the
+ * caller's reader's to find. */
+int reference_run_of(const char *gpu_dir, char *name, size_t name_len, char *path, size_t path_len,
+                     char *err, size_t errlen);
 
 #endif
