@@ -250,6 +250,7 @@ test: deps
 	@bash ci/checks/test_study_tools.sh
 	@bash ci/checks/test_study_summary.sh $(BUILD)/attnladder
 	@bash ci/checks/test_sass_loops.sh
+	@bash ci/checks/check_store.sh
 	@$(MAKE) --no-print-directory planted-phases
 	@echo "make test: all passed"
 

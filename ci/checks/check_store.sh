@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The evidence store (`make test`): first the two checkers on made-up trees (each must fail
+# on the fault planted there and pass once it is mended), then on this repository:
+#   check_store.py  evidence/ and the tracked tree within budget, the layout of
+#                   evidence/README.md, large studies compressed, reference.txt one run
+#   check_links.py  every evidence/ and phases/ path the text cites still resolves
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 cases=0
+note() { echo "check_store.sh: $*" >&2; fail=1; }
+. "$here/expect.sh"
+
+# A made-up repository: one GPU, two runs, a study, the README naming a history commit.
+repo=$tmp/repo
+mkdir -p "$repo/evidence/g1/studies/ab" "$repo/phases/01_x" "$repo/ci"
+git -C "$repo" init -q
+git -C "$repo" config user.email t@example.invalid
+git -C "$repo" config user.name test
+run=20260101T000000Z_aaaaaaa.json
+echo '{}' > "$repo/evidence/g1/$run"
+echo '{}' > "$repo/evidence/g1/20260102T000000Z_bbbbbbb.json"
+echo "$run" > "$repo/evidence/g1/accepted.txt"
+echo "$run" > "$repo/evidence/g1/reference.txt"
+echo '{}' > "$repo/evidence/g1/studies/ab/ab_study_20260101T000000Z.json"
+echo 'old notebook' > "$repo/evidence/g1/notes.txt"
+echo '# x' > "$repo/phases/01_x/README.md"
+git -C "$repo" add -A && git -C "$repo" commit -q -m "with the notebook"
+old=$(git -C "$repo" rev-parse --short HEAD)
+git -C "$repo" rm -q evidence/g1/notes.txt
+printf '# evidence\nHistory: `git show %s:evidence/<gpu>/<path>`.\n' "$old" > "$repo/evidence/README.md"
+{
+  echo 'Runs: `evidence/g1/20260101T000000Z_aaaaaaa.json`, [the other](evidence/g1/20260102T000000Z_bbbbbbb.json).'
+  echo 'The study, cited where it lay before studies/: `evidence/g1/ab_study_20260101T000000Z.json`.'
+  echo 'By name: `ab_study_20260101T000000Z.json`; the rung: `phases/01_x/README.md`.'
+  echo 'In history: `evidence/g1/notes.txt`. Patterns: `evidence/<gpu>/accepted.txt`, `evidence/g1/2*.json`.'
+} > "$repo/README.md"
+echo 'cat evidence/g1/accepted.txt   # a script citing the store' > "$repo/ci/x.sh"
+git -C "$repo" add -A && git -C "$repo" commit -q -m layout
+
+links() { python3 "$here/check_links.py" --root "$repo"; }
+store() { python3 "$here/check_store.py" --root "$repo" "$@"; }
+commit() { git -C "$repo" add -A && git -C "$repo" commit -q -m "$1"; }
+expect "links: every kind of citation resolves" 0 "0 broken" links
+expect "store: the made-up store is in layout" 0 "0 finding" store
+
+# check_links: a missing run, a missing name, a glob with no match, a script's path, a
+# history path once the README no longer names the commit, a rung's file
+for planted in 'A run: `evidence/g1/20260103T000000Z_ccccccc.json`.' \
+               'By name: `sanitize_20260101T000000Z.json`.' \
+               'Glob: `evidence/g1/studies/ab/ab_planted_*.json`.' \
+               'A rung: [source](phases/01_x/kernel.cu).'; do
+  cp "$repo/README.md" "$tmp/README.md"
+  echo "$planted" >> "$repo/README.md"; commit planted
+  expect "links: planted '$planted'" 1 "1 broken" links
+  cp "$tmp/README.md" "$repo/README.md"; commit mended
+done
+echo 'cat evidence/g1/missing.txt' >> "$repo/ci/x.sh"; commit planted
+expect "links: a script's missing path" 1 "ci/x.sh:2: evidence/g1/missing.txt" links
+git -C "$repo" checkout -q HEAD~1 -- ci/x.sh; commit mended
+cp "$repo/evidence/README.md" "$tmp/ev.md"
+echo '# evidence' > "$repo/evidence/README.md"; commit "no history line"
+expect "links: history not named" 1 "evidence/g1/notes.txt" links
+cp "$tmp/ev.md" "$repo/evidence/README.md"; commit mended
+expect "links: mended" 0 "0 broken" links
+
+# check_store: over a budget, a study beside the runs, a large study uncompressed, a
+# development folder, a bad reference.txt, accepted.txt naming a missing run
+expect "store: evidence over budget" 1 "evidence/ holds" store --evidence-budget 10
+expect "store: tree over budget" 1 "tracked tree holds" store --tree-budget 10
+echo '{}' > "$repo/evidence/g1/sanitize_20260101T000000Z.json"; commit planted
+expect "store: a study beside the runs" 1 "a study goes in evidence/g1/studies/" store
+git -C "$repo" rm -q evidence/g1/sanitize_20260101T000000Z.json; commit mended
+head -c 200000 /dev/zero | tr '\0' ' ' > "$repo/evidence/g1/studies/ab/ab_study_20260105T000000Z.json"; commit planted
+expect "store: a large study uncompressed" 1 "is stored as .json.xz" store
+xz "$repo/evidence/g1/studies/ab/ab_study_20260105T000000Z.json"; commit mended
+expect "store: the large study compressed" 0 "0 finding" store
+mkdir -p "$repo/evidence/g1/development_x/run1"; echo x > "$repo/evidence/g1/development_x/run1/round.sh"; commit planted
+expect "store: a development folder" 1 "development material" store
+git -C "$repo" rm -q -r evidence/g1/development_x; commit mended
+cp "$repo/evidence/g1/reference.txt" "$tmp/ref.txt"
+for bad in "20260101T000000Z_aaaaaaa.json
+20260102T000000Z_bbbbbbb.json" "20260109T000000Z_fffffff.json" "20260101T000000Z_aaaaaaa.partial.json" "../x.json"; do
+  printf '%s\n' "$bad" > "$repo/evidence/g1/reference.txt"; commit planted
+  expect "store: reference.txt '$(echo $bad | head -c 40)'" 1 "reference.txt" store
+done
+cp "$tmp/ref.txt" "$repo/evidence/g1/reference.txt"; commit mended
+echo 20260109T000000Z_fffffff.json >> "$repo/evidence/g1/accepted.txt"; commit planted
+expect "store: accepted.txt names a missing run" 1 "accepted.txt: names 20260109T000000Z_fffffff.json" store
+git -C "$repo" checkout -q HEAD~1 -- evidence/g1/accepted.txt; commit mended
+expect "store: mended" 0 "0 finding" store
+
+[ "$fail" = 0 ] && echo "check_store.sh: $cases cases passed"
+[ "$fail" = 0 ] || exit 1
+# this repository
+python3 "$here/check_store.py" || fail=1
+python3 "$here/check_links.py" || fail=1
+exit "$fail"
