@@ -4,13 +4,15 @@
 CI script names must be there for the reader who follows it.
 
 What is read (tracked files): every markdown file (READMEs, reports/, notes), and the tests
-and scripts (ci/, harness/tests/, harness/fuzz/, Makefile); not the tests' made-up data
-(harness/tests/data/). What counts as a citation:
+and scripts (ci/, harness/tests/, harness/fuzz/, Makefile); not the made-up data of the
+tests (harness/tests/data/, and check_store.sh's made-up repositories). What counts as a
+citation:
   - a markdown link's relative target, [text](path), resolved from the file's folder;
   - in markdown, a backquoted `evidence/...` or `phases/...` path, from the repository's
     root or the file's folder (harness/README.md names harness/evidence/ as `evidence/`);
-  - in code, an evidence/... path (not an #include of the harness's evidence/ stage; code
-    builds phases/ paths of its own, so those are not citations);
+  - in code, an evidence/... path (an #include, or a path that harness/ holds, is the
+    harness's own evidence/ stage; code builds phases/ paths of its own, so those are not
+    citations);
   - in markdown, a backquoted evidence file name on its own, `<stamp>_<commit>.json`,
     `sanitize_<stamp>.json` (anything with a yyyymmddThhmmssZ stamp ending in .json).
 A path with a placeholder or a shell or format variable in it (<gpu>, $slug, %s, {x}) is
@@ -40,7 +42,7 @@ BACKQUOTED = re.compile(r"`([^`\n]+)`")
 HISTORY_LINE = re.compile(r"git show ([0-9a-f]{7,40}):")
 PLACEHOLDER = re.compile(r"[<>{}$%]|\.\.\.|/NN_|/N/")
 CODE_DIRS = ("ci/", "harness/tests/", "harness/fuzz/")
-NOT_READ = ("harness/tests/data/",)
+NOT_READ = ("harness/tests/data/", "ci/checks/check_store.sh")
 CODE_EXT = (".sh", ".py", ".c", ".h", ".mk")
 COMPRESSED = ("", ".xz", ".gz")
 
@@ -151,7 +153,7 @@ def citations(path, text, markdown):
         elif not line.lstrip().startswith("#include"):
             for m in PATH_TOKEN.finditer(line):
                 if m.group(1).startswith("evidence/"):
-                    yield from _path(no, m.group(1), None)
+                    yield from _path(no, m.group(1), "harness")
 
 
 def _path(no, p, here):

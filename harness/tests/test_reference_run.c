@@ -1,5 +1,5 @@
 /* test_reference_run.c: <gpu>/reference.txt, the GPU's reference run
- * (evidence/accepted.h, reference_run_of): one line naming a complete run of that folder,
+ * (harness/evidence/accepted.h, reference_run_of): one line naming a complete run of that folder,
  * anything else refused with the file named. */
 #include <stdarg.h>
 #include <stddef.h>
