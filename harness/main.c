@@ -10,7 +10,7 @@ static const struct {
 } COMMANDS[] = {
     { "list", cmd_list, "implementations found and the shapes each supports" },
     { "run", cmd_run, "check and time implementations on the GPU, write evidence" },
-    { "show", cmd_show, "the ladder table of the newest committed evidence (no GPU needed)" },
+    { "show", cmd_show, "the headline table of each GPU's reference run (no GPU needed)" },
     { "profile", cmd_profile, "Nsight Compute metrics of chosen implementations into evidence" },
     { "gate", cmd_gate, "the ladder gate and the regression gate on evidence" },
     { "compare", cmd_compare, "markdown table of the changes between two evidence files" },

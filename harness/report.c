@@ -4,6 +4,9 @@
  * is there instead (what `make test` runs on the committed evidence). A malformed file
  * is named with its field and left out; the other evidence still reports, and the exit
  * status (2) says that something was left out (when nothing is left, nothing is written).
+ * Each GPU's tables and plots come from its reference run (evidence/<gpu>/reference.txt,
+ * evidence/accepted.h), never simply the newest file; an invalid or dangling reference.txt
+ * is named, the fallback is said on the page, and the exit status is 2.
  * Every path written is under --out: the names evidence puts in them are checked by the
  * evidence validator (core/names.h's rule). */
 #include <math.h>
@@ -26,14 +29,16 @@ static void usage(FILE *f)
         "                         [--phases DIR] [--gnuplot PROGRAM] [--include-partial]\n"
         "                         [--keep-scripts DIR]\n"
         "  writes DIR (default reports/): README.md (the ladder per GPU), phases/<phase>.md,\n"
-        "  plots/*.svg, from every evidence file under --evidence (default evidence/)\n"
+        "  plots/*.svg, from every evidence file under --evidence (default evidence/): each GPU's\n"
+        "  tables and plots from its reference run (<gpu>/reference.txt), the others as history\n"
         "  --check          regenerate into a temporary directory and compare with --out;\n"
         "                   exit 1 when they differ (nothing is written)\n"
         "  --phases DIR     where the phase READMEs are (default phases)\n"
         "  --config FILE    the gate's bounds and rule (default " GATE_CONFIG_DEFAULT ")\n"
         "  --keep-scripts   also keep the gnuplot scripts in this directory\n"
         "exit status: 0 written (or identical), 1 --check found differences, 2 bad input\n"
-        "             (an evidence file was left out, or the config is unreadable)\n");
+        "             (an evidence file was left out, a reference.txt is invalid, or the config\n"
+        "             is unreadable)\n");
 }
 
 static int cmp_run(const void *pa, const void *pb)
@@ -73,11 +78,12 @@ static int write_all(const report_ctx *c)
     for (size_t i = 0; i < c->n_phases; i++)
         if (report_write_phase(c, c->phases[i]) || report_plot_history(c, c->phases[i])) return -1;
     for (size_t i = 0; i < c->n_gpus; i++)
-        if (c->gpus[i].latest && report_plots_gpu(c, &c->gpus[i])) return -1;
-    /* The ladder of the GPU with the newest run, under a fixed name for README.md. */
+        if (c->gpus[i].ref && report_plots_gpu(c, &c->gpus[i])) return -1;
+    /* The ladder of the GPU whose reference run is the newest, under a fixed name for the
+     * top-level README. */
     const report_gpu *newest = NULL;
     for (size_t i = 0; i < c->n_gpus; i++)
-        if (c->gpus[i].latest && (!newest || strcmp(c->gpus[i].latest->base, newest->latest->base) > 0))
+        if (c->gpus[i].ref && (!newest || strcmp(c->gpus[i].ref->base, newest->ref->base) > 0))
             newest = &c->gpus[i];
     if (newest) {
         char name[512];
@@ -266,6 +272,7 @@ static int report_paths(const char *root, const char *out, const char *phases, c
     }
     qsort(runs, n_runs, sizeof *runs, cmp_run);
     if (report_model_build(&c, runs, n_runs)) goto out;
+    for (size_t i = 0; i < c.n_gpus; i++) bad += (size_t)c.gpus[i].ref_bad;
     if (files_temp_beside(out, tmp, sizeof tmp, err, sizeof err)) {
         fprintf(stderr, "attnladder report: %s\n", err);
         tmp[0] = '\0';

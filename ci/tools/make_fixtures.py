@@ -23,7 +23,8 @@ are exactly what each scenario asks for:
   gate/other_gpu.json         ref's numbers on another GPU (bad input for the regression gate)
   gate/partial.json           an interrupted run
   evidence/<gpu>/...          two runs and a partial one of one GPU, one run of another,
-                              accepted.txt: the report's input
+                              accepted.txt (the older run) and reference.txt (the newer):
+                              the report's input
   evidence_bad/<gpu>/...      one good run and one missing results[3].shape.head_dim
   phases/<name>/README.md     phase write-ups with the sections the report reads
 """
@@ -347,6 +348,8 @@ def main():
           make_run(23, "2026-02-15T00:00:00Z", "c" * 40, factors={t06: 5.0}, partial=True))
     with open(os.path.join(d1, "accepted.txt"), "w") as f:
         f.write("20260101T000000Z_aaaaaaa.json\n")
+    with open(os.path.join(d1, "reference.txt"), "w") as f:
+        f.write("20260201T000000Z_bbbbbbb.json\n")
     d2 = os.path.join(ev, OTHER_GPU["slug"])
     write(os.path.join(d2, "20260110T000000Z_ddddddd.json"),
           make_run(24, "2026-01-10T00:00:00Z", "d" * 40, gpu=OTHER_GPU, seqs=full,

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # `make run`: with a GPU, run the ladder (headline shapes and the sweep, PyTorch's
 # backends where torch is present), record profiler metrics, gate the run and regenerate
-# the reports. Without a GPU, say so in one line and show the newest committed evidence.
+# the reports. Without a GPU, say so in one line and show the headline table of each
+# GPU's reference run (evidence/<gpu>/reference.txt) from the committed evidence.
 set -u
 build=${1:-build}
 bin=$build/attnladder
 [ -x "$bin" ] || { echo "run_ladder: $bin is not built" >&2; exit 2; }
 if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "make run: no GPU on this machine; showing the newest committed evidence instead."
+  echo "make run: no GPU on this machine; showing each GPU's committed reference run instead."
   exec "$bin" show
 fi
 BUILD=$build bash ci/workflow/gpu_session.sh ladder; status=$?

@@ -113,3 +113,37 @@ int reference_run_of(const char *gpu_dir, char *name, size_t name_len, char *pat
     }
     return rc;
 }
+
+int reference_choose(const char *root, const char *slug, const char *newest, char *name, size_t name_len,
+                     char *why, size_t why_len, char *err, size_t errlen)
+{
+    char dir[4096], path[4096], e1[1536] = "", e2[1536] = "";
+    snprintf(dir, sizeof dir, "%s/%s", root, slug);
+    int ref = reference_run_of(dir, name, name_len, path, sizeof path, e1, sizeof e1);
+    if (ref == 1) {
+        snprintf(why, why_len, "named by `%s/reference.txt`", dir);
+        return REFERENCE_FROM_FILE;
+    }
+    if (ref < 0) {
+        snprintf(err, errlen, "%s", e1);
+        return -1;
+    }
+    int acc = evidence_accepted(root, slug, name, name_len, path, sizeof path, e2, sizeof e2);
+    if (acc < 0) {
+        snprintf(err, errlen, "%s", e2);
+        return -1;
+    }
+    if (acc == 1) {
+        snprintf(why, why_len, "no `%s/reference.txt` yet: the first run of `accepted.txt` stands in "
+                 "for the reference run", dir);
+        return REFERENCE_FALLBACK_ACCEPTED;
+    }
+    if (newest && newest[0]) {
+        snprintf(name, name_len, "%s", newest);
+        snprintf(why, why_len, "no `%s/reference.txt` or `accepted.txt` yet: the newest complete run "
+                 "stands in for the reference run", dir);
+        return REFERENCE_FALLBACK_NEWEST;
+    }
+    snprintf(err, errlen, "%s: no reference run, no accepted run and no complete run", dir);
+    return REFERENCE_NONE;
+}

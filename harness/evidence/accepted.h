@@ -40,4 +40,20 @@ int evidence_accepted(const char *root, const char *slug, char *name, size_t nam
 int reference_run_of(const char *gpu_dir, char *name, size_t name_len, char *path, size_t path_len,
                      char *err, size_t errlen);
 
+/* Which run stands for a GPU where one must (the reports, `show`), never silently:
+ * the reference run; without reference.txt the first accepted run; without accepted.txt
+ * the run named `newest` (the caller's newest complete run, or NULL). name gets the file
+ * name, why a sentence for people saying which rule chose it. Returns the rule (below);
+ * -1 when reference.txt or accepted.txt is invalid (err: an invalid file is an error, not
+ * a reason to pass it over). Whether the named file exists and reads is the caller's to
+ * check. */
+enum {
+    REFERENCE_NONE = 0,           /* nothing to present: no file names one, newest is NULL */
+    REFERENCE_FROM_FILE,          /* reference.txt */
+    REFERENCE_FALLBACK_ACCEPTED,  /* the first line of accepted.txt */
+    REFERENCE_FALLBACK_NEWEST     /* the newest complete run */
+};
+int reference_choose(const char *root, const char *slug, const char *newest, char *name, size_t name_len,
+                     char *why, size_t why_len, char *err, size_t errlen);
+
 #endif

@@ -6,13 +6,35 @@
 #include <string.h>
 #include "core/shapes.h"
 
+/* A run made with --shape tags the headline shapes "custom": the headline table goes by
+ * the shape, not by the tag. */
+static int is_headline_shape(const attn_shape *s)
+{
+    shape_point h[8];
+    size_t n = shapes_headline(h, sizeof h / sizeof h[0]);
+    for (size_t i = 0; i < n; i++)
+        if (run_same_shape(&h[i].s, s)) return 1;
+    return 0;
+}
+
 void table_print(FILE *f, const run_data *run, const char *tag)
+{
+    table_print_rows(f, run, tag, 0);
+}
+
+void table_print_headline(FILE *f, const run_data *run)
+{
+    table_print_rows(f, run, NULL, 1);
+}
+
+void table_print_rows(FILE *f, const run_data *run, const char *tag, int headline_only)
 {
     fprintf(f, "\n%-22s %-26s %12s %25s %22s %9s %s\n", "implementation", "shape", "median us",
            "95% CI (us)", "ratio to baseline", "TFLOP/s", "check");
     for (size_t i = 0; i < run->n_results; i++) {
         const run_result *r = &run->results[i];
         if (tag && strcmp(r->tag, tag) != 0) continue;
+        if (headline_only && !is_headline_shape(&r->shape)) continue;
         char text[96];
         shape_format(&r->shape, text, sizeof text);
         if (!r->supported) {

@@ -32,18 +32,50 @@ static void find_accepted(const char *root, report_gpu *g)
         if (strcmp(g->runs[i].base, g->accepted_name) == 0) g->accepted = &g->runs[i];
 }
 
+static const run_data *complete_run(const report_gpu *g, const char *name)
+{
+    for (size_t i = 0; i < g->n_runs; i++)
+        if (!g->runs[i].partial && strcmp(g->runs[i].base, name) == 0) return &g->runs[i];
+    return NULL;
+}
+
+/* The run the GPU's tables and plots are built from: its reference run, else the fallback
+ * evidence/accepted.h gives, each time with the sentence that says so; a file that is
+ * invalid, or names a run that is not here, is reported and the newest complete run
+ * stands in (never silently). */
+static void choose_reference(const report_ctx *c, report_gpu *g)
+{
+    const run_data *newest = NULL;
+    for (size_t i = g->n_runs; i-- > 0 && !newest;)
+        if (!g->runs[i].partial) newest = &g->runs[i];
+    char name[256], why[1024], err[1024];
+    int rule = reference_choose(c->evidence_root, g->slug, newest ? newest->base : NULL, name, sizeof name,
+                                why, sizeof why, err, sizeof err);
+    if (rule == REFERENCE_NONE) return;
+    const run_data *r = rule > 0 ? complete_run(g, name) : NULL;
+    if (rule > 0 && !r)
+        snprintf(err, sizeof err, "%s names `%s`, which is not among the readable complete runs of this GPU",
+                 rule == REFERENCE_FROM_FILE ? "reference.txt" : "accepted.txt", name);
+    if (r) {
+        g->ref = r;
+        g->ref_rule = rule;
+        return;
+    }
+    fprintf(stderr, "attnladder report: %s/%s: %s\n", c->evidence_root, g->slug, err);
+    g->ref_bad = 1;
+    snprintf(g->ref_err, sizeof g->ref_err, "%s", err);
+    g->ref = newest;
+    g->ref_rule = REFERENCE_FALLBACK_NEWEST;
+}
+
 static void evaluate_gpu(const report_ctx *c, report_gpu *g)
 {
-    for (size_t i = g->n_runs; i-- > 0;)
-        if (!g->runs[i].partial) {
-            g->latest = &g->runs[i];
-            break;
-        }
-    if (!g->latest) return;
-    g->gate_ok = gate_ladder(c->cfg, g->latest, &g->ladder, g->gate_err, sizeof g->gate_err) == 0;
+    choose_reference(c, g);
+    if (!g->ref) return;
+    g->gate_ok = gate_ladder(c->cfg, g->ref, &g->ladder, g->gate_err, sizeof g->gate_err) == 0;
     find_accepted(c->evidence_root, g);
-    if (g->accepted && g->accepted != g->latest && g->gate_ok)
-        g->reg_state = gate_regression(c->cfg, g->latest, g->accepted, &g->reg, g->reg_err,
+    if (g->accepted && g->accepted != g->ref && g->gate_ok)
+        g->reg_state = gate_regression(c->cfg, g->ref, g->accepted, &g->reg, g->reg_err,
                                        sizeof g->reg_err) == 0 ? 1 : -1;
 }
 

@@ -1,6 +1,7 @@
 /* report/model.h: the report model, the ground the pages (pages.c) and the plots
- * (plots.c) stand on: every run read from the evidence, grouped per GPU with the gate's
- * verdicts on the newest complete run, the phases in ladder order, each rung's
+ * (plots.c) stand on: every run read from the evidence, grouped per GPU with the run that
+ * stands for the GPU (its reference run, evidence/accepted.h) and the gates' verdicts on
+ * it, the phases in ladder order, each rung's
  * neighbours, the physical floor, and the names and colours of the plots. Pages and plots
  * read only this model, the phase READMEs and ci/gate.json, iterated in sorted order, so
  * the output is byte-for-byte reproducible; neither uses the other, and nothing here
@@ -17,7 +18,14 @@ typedef struct {
     const char *slug, *gpu_name;
     run_data *runs;              /* oldest first (file names start with a UTC stamp) */
     size_t n_runs;
-    const run_data *latest;      /* newest complete run, NULL when there is none */
+    const run_data *ref;         /* the run every table and plot of the GPU is built from:
+                                  * its reference run, or the fallback ref_rule says (the
+                                  * page says it too); NULL when there is no complete run */
+    int ref_rule;                /* REFERENCE_* of evidence/accepted.h */
+    int ref_bad;                 /* reference.txt or accepted.txt was invalid, or named a
+                                  * run that is not among the readable ones: the newest
+                                  * complete run stands in, ref_err says why (exit 2) */
+    char ref_err[1024];
     int gate_ok;                 /* ladder gate evaluated (else gate_err says why not) */
     gate_outcome ladder;
     char gate_err[600];
@@ -42,8 +50,9 @@ typedef struct {
 } report_ctx;
 
 /* Builds the model from runs (sorted by GPU slug, then file name; borrowed until
- * report_model_free): one report_gpu per slug, the ladder gate on its newest complete run
- * and the regression gate against its accepted run (accepted.txt under evidence_root),
+ * report_model_free): one report_gpu per slug, its reference run (reference.txt under
+ * evidence_root, or the fallback it names), the ladder gate on that run and the
+ * regression gate against its accepted run (accepted.txt),
  * and the phases of every run, sorted. 0, or -1 when out of memory. */
 int report_model_build(report_ctx *c, run_data *runs, size_t n_runs);
 void report_model_free(report_ctx *c);

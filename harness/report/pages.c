@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/pages.h"
+#include "evidence/accepted.h"
 #include "core/numfmt.h"
 #include "core/text_safe.h"
 #include "report/phase_doc.h"
@@ -52,8 +53,30 @@ static void evidence_link(const run_data *r, int depth, char *buf, size_t len)
     else snprintf(buf, len, "%s%s", depth ? "../../" : "../", r->path);
 }
 
-static void context_paragraph(FILE *f, const run_data *r)
+/* Why this run stands for the GPU, after the run's line: the file that names it, or the
+ * fallback and its reason (evidence/accepted.h), never left unsaid. */
+static void reference_sentence(FILE *f, const report_gpu *g)
 {
+    const run_data *r = g->ref;
+    char dir[2048], err[2200];
+    snprintf(dir, sizeof dir, "%.*s", (int)(r->base - r->path), r->path);   /* "<root>/<slug>/" */
+    const char *up = r->path[0] == '/' ? "" : "../";
+    if (g->ref_bad)
+        fprintf(f, ": **no valid reference run** (%s), so the newest complete run stands in.  \n",
+                cell(g->ref_err, err, sizeof err));
+    else if (g->ref_rule == REFERENCE_FROM_FILE)
+        fprintf(f, ", named by [`reference.txt`](%s%sreference.txt).  \n", up, dir);
+    else if (g->ref_rule == REFERENCE_FALLBACK_ACCEPTED)
+        fprintf(f, ": this GPU has no `reference.txt` yet, so the first run of its [`accepted.txt`](%s%saccepted.txt) "
+                "stands in.  \n", up, dir);
+    else
+        fprintf(f, ": this GPU has neither `reference.txt` nor `accepted.txt` yet, so its newest complete run "
+                "stands in.  \n");
+}
+
+static void context_paragraph(FILE *f, const report_gpu *g)
+{
+    const run_data *r = g->ref;
     const run_context *x = &r->ctx;
     char link[2048], rt[32], drv[32], cublas[32], cudnn[32], b1[32], b2[32], b3[32];
     evidence_link(r, 0, link, sizeof link);
@@ -61,8 +84,10 @@ static void context_paragraph(FILE *f, const run_data *r)
     version_text(drv, sizeof drv, x->cuda_driver, 0);
     version_text(cublas, sizeof cublas, x->cublas, 1);
     version_text(cudnn, sizeof cudnn, x->cudnn, 1);
-    fprintf(f, "Newest complete run: [`%s`](%s), %s, commit `%.12s`%s.  \n", r->base, link,
-            r->created_utc, r->commit, r->dirty ? " (**dirty tree**: uncommitted changes)" : "");
+    fprintf(f, "%s: [`%s`](%s), %s, commit `%.12s`%s", g->ref_rule == REFERENCE_FROM_FILE ? "Reference run"
+            : "Run shown (**not a reference run**)", r->base, link, r->created_utc, r->commit,
+            r->dirty ? " (**dirty tree**: uncommitted changes)" : "");
+    reference_sentence(f, g);
     fprintf(f, "GPU: %s, %ld SMs, compute capability %ld.%ld. Driver %s (CUDA %s), CUDA runtime %s, "
             "cuBLAS %s, cuDNN %s, nvcc %s.  \n", r->gpu_name, x->sm_count, x->cc_major, x->cc_minor,
             x->driver ? x->driver : "-", drv, rt, cublas, cudnn, x->nvcc ? x->nvcc : "-");
@@ -113,7 +138,7 @@ static void resources_cells(const run_data *r, const run_impl *im, const attn_sh
 
 static void ladder_table(FILE *f, const report_ctx *c, const report_gpu *g, const attn_shape *s)
 {
-    const run_data *r = g->latest;
+    const run_data *r = g->ref;
     char text[96];
     run_shape_text(s, text, sizeof text);
     const run_result *first = report_first_rung(c, r, s);
@@ -219,7 +244,7 @@ static void gate_section(FILE *f, const report_ctx *c, const report_gpu *g)
     } else if (!g->accepted) {
         fprintf(f, "Regression gate: the accepted run `%s` is not among the readable evidence of this GPU.\n\n",
                 g->accepted_name);
-    } else if (g->accepted == g->latest) {
+    } else if (g->accepted == g->ref) {
         fprintf(f, "Regression gate: this run is the accepted reference run.\n\n");
     } else if (g->reg_state < 0) {
         char e[700];
@@ -282,15 +307,15 @@ int report_write_readme(const report_ctx *c)
     for (size_t i = 0; i < c->n_gpus; i++) {
         const report_gpu *g = &c->gpus[i];
         fprintf(f, "## %s\n\n", g->gpu_name);
-        if (!g->latest) {
+        if (!g->ref) {
             fprintf(f, "Only partial (interrupted) runs so far.\n\n");
             continue;
         }
-        context_paragraph(f, g->latest);
+        context_paragraph(f, g);
         plot_img(f, "", g->slug, "ladder", "the ladder: median latency per rung against the baseline and the physical floor");
         fprintf(f, "### Ladder\n\n");
         for (size_t h = 0; h < c->cfg->n_headline; h++) ladder_table(f, c, g, &c->cfg->headline[h]);
-        baselines_table(f, c, g->latest);
+        baselines_table(f, c, g->ref);
         gate_section(f, c, g);
         fprintf(f, "### Plots\n\n");
         plot_img(f, "", g->slug, "waterfall", "speedup waterfall over the first rung");
@@ -327,10 +352,10 @@ static void measured_table(FILE *f, const report_ctx *c, const char *phase)
     size_t rows = 0;
     for (size_t i = 0; i < c->n_gpus; i++) {
         const report_gpu *g = &c->gpus[i];
-        if (!g->latest || !run_find_impl(g->latest, phase)) continue;
+        if (!g->ref || !run_find_impl(g->ref, phase)) continue;
         for (size_t h = 0; h < c->cfg->n_headline; h++) {
             const attn_shape *s = &c->cfg->headline[h];
-            const run_result *x = run_find(g->latest, phase, s);
+            const run_result *x = run_find(g->ref, phase, s);
             char text[96], med[32], ci[64], rat[32], rci[64], prev[32], tf[32], v[256], vc[260];
             run_shape_text(s, text, sizeof text);
             if (g->gate_ok) gate_phase_verdict(&g->ladder, phase, s, v, sizeof v);
@@ -341,8 +366,8 @@ static void measured_table(FILE *f, const report_ctx *c, const char *phase)
                 continue;
             }
             double ratio = NAN, lo = NAN, hi = NAN;
-            gate_result_ratio(c->cfg, g->latest, x, &ratio, &lo, &hi);
-            const run_result *p = report_previous_rung(c, g->latest, phase, s);
+            gate_result_ratio(c->cfg, g->ref, x, &ratio, &lo, &hi);
+            const run_result *p = report_previous_rung(c, g->ref, phase, s);
             fprintf(f, "| %s | %s | %s %s | %s %s | %s | %s | %s |\n", g->gpu_name, text,
                     fmt_num(med, sizeof med, x->median_us), fmt_ci(ci, sizeof ci, x->ci_lo_us, x->ci_hi_us),
                     fmt_num(rat, sizeof rat, ratio), fmt_ci(rci, sizeof rci, lo, hi),
@@ -387,9 +412,9 @@ static void profile_tables(FILE *f, const report_ctx *c, const char *phase)
     size_t shown = 0;
     for (size_t i = 0; i < c->n_gpus; i++) {
         const report_gpu *g = &c->gpus[i];
-        if (!g->latest) continue;
-        for (size_t k = 0; k < g->latest->n_profiles; k++) {
-            const run_profile *p = &g->latest->profiles[k];
+        if (!g->ref) continue;
+        for (size_t k = 0; k < g->ref->n_profiles; k++) {
+            const run_profile *p = &g->ref->profiles[k];
             if (strcmp(p->impl, phase) != 0) continue;
             char text[96];
             run_shape_text(&p->shape, text, sizeof text);
@@ -415,7 +440,7 @@ static void profile_tables(FILE *f, const report_ctx *c, const char *phase)
             }
         }
     }
-    if (!shown) fprintf(f, "No profiler metrics in the newest runs (`attnladder profile --into EVIDENCE`).\n\n");
+    if (!shown) fprintf(f, "No profiler metrics for this phase in the GPUs' reference runs (`attnladder profile --into EVIDENCE`).\n\n");
 }
 
 static int cmp_results(const void *pa, const void *pb, void *ctx)
@@ -429,7 +454,7 @@ static void sweep_tables(FILE *f, const report_ctx *c, const char *phase)
 {
     for (size_t i = 0; i < c->n_gpus; i++) {
         const report_gpu *g = &c->gpus[i];
-        const run_data *r = g->latest;
+        const run_data *r = g->ref;
         if (!r || !run_find_impl(r, phase)) continue;
         const run_result **rows = malloc((r->n_results + 1) * sizeof *rows);
         if (!rows) return;
@@ -528,7 +553,7 @@ int report_write_phase(const report_ctx *c, const char *phase)
     quote_section(f, doc.prediction, "Prediction", phase, c->phases_dir);
     fprintf(f, "### Outcome\n\n");
     quote_section(f, doc.outcome, "Outcome", phase, c->phases_dir);
-    fprintf(f, "### Measured at the headline shapes (newest complete run per GPU)\n\n");
+    fprintf(f, "### Measured at the headline shapes (each GPU's reference run)\n\n");
     measured_table(f, c, phase);
     fprintf(f, "## Profiler metrics\n\n");
     profile_tables(f, c, phase);

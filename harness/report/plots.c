@@ -205,7 +205,7 @@ static void num(FILE *f, double x)
 
 static int plot_ladder(const report_ctx *c, const report_gpu *g)
 {
-    const run_data *r = g->latest;
+    const run_data *r = g->ref;
     const gate_config *cfg = c->cfg;
     script s;
     char name[512], title[512], t2[96];
@@ -319,7 +319,7 @@ static void waterfall_panel(FILE *f, const report_ctx *c, const run_data *r, con
 
 static int plot_waterfall(const report_ctx *c, const report_gpu *g)
 {
-    const run_data *r = g->latest;
+    const run_data *r = g->ref;
     script s;
     char name[512], title[512];
     report_plot_name(name, sizeof name, g->slug, "waterfall");
@@ -347,7 +347,7 @@ static int plot_waterfall(const report_ctx *c, const report_gpu *g)
 
 static int plot_roofline(const report_ctx *c, const report_gpu *g)
 {
-    const run_data *r = g->latest;
+    const run_data *r = g->ref;
     script s;
     char name[512], title[512];
     report_plot_name(name, sizeof name, g->slug, "roofline");
@@ -356,7 +356,7 @@ static int plot_roofline(const report_ctx *c, const report_gpu *g)
     FILE *f = s.f;
     double amin = INFINITY, amax = 0, tmax = 0;
     fprintf(f, "set title ");
-    gq(f, "%s: roofline, every timed shape of the newest run", g->gpu_name);
+    gq(f, "%s: roofline, every timed shape of the reference run", g->gpu_name);
     fprintf(f, "\n");
     fprintf(f, "set logscale xy\nset xlabel \"arithmetic intensity (FLOPs per compulsory byte of Q, K, V, O; "
             "log scale)\"\nset ylabel \"achieved TFLOP/s (log scale)\"\nset format x \"%%g\"\nset format y \"%%g\"\n"
@@ -504,7 +504,7 @@ static int seq_panel(FILE *f, const report_ctx *c, const run_data *r, int d, int
 
 static int plot_seq(const report_ctx *c, const report_gpu *g, int d, int tflops)
 {
-    const run_data *r = g->latest;
+    const run_data *r = g->ref;
     script s;
     char name[512], what[32], title[512];
     snprintf(what, sizeof what, "%s-d%d", tflops ? "tflops" : "latency", d);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <jansson.h>
 #include "commands.h"
 #include "core/files.h"
 #include "core/numfmt.h"
@@ -140,9 +141,9 @@ static void reproducible_and_checked(void **st)
         if (!exists(a, want[i])) fail_msg("%s/%s missing", a, want[i]);
     char *readme = read_rel(a, "README.md");
     assert_non_null(readme);
-    /* the newest complete run of each GPU, not the partial one */
-    assert_non_null(strstr(readme, "20260201T000000Z_bbbbbbb.json"));
-    assert_null(strstr(readme, "Newest complete run: [`20260215T000000Z_ccccccc"));
+    /* the run reference.txt names, not the newer partial one */
+    assert_non_null(strstr(readme, "Reference run: [`20260201T000000Z_bbbbbbb.json`]"));
+    assert_null(strstr(readme, "run: [`20260215T000000Z_ccccccc"));
     assert_non_null(strstr(readme, "| [06_tiling](phases/06_tiling.md) | 4.921 [4.897, 4.946] | 0.850"));
     assert_non_null(strstr(readme, "![the ladder"));
     /* the regression gate against accepted.txt's run, with the shape that became unsupported */
@@ -157,7 +158,7 @@ static void reproducible_and_checked(void **st)
     assert_non_null(page);
     assert_non_null(strstr(page, "## Technique\n\n- mma.sync flash attention"));
     assert_non_null(strstr(page, "### Prediction (written before measuring)\n\n06_tiling should be faster"));
-    assert_non_null(strstr(page, "| stall #1: long_scoreboard (cycles per issue) |"));
+    assert_non_null(strstr(page, "| stall #1: long&#95;scoreboard (cycles per issue) |"));
     free(page);
 
     assert_int_equal(report(DATA "evidence", a, 1), EXIT_OK);
@@ -223,6 +224,161 @@ static void malformed_evidence_is_named_and_left_out(void **st)
     free(tmp);
 }
 
+/* A copy of the synthetic evidence under dir/evidence, for tests that add files to it. */
+static void copy_evidence(const char *dir)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cp -r " DATA "evidence '%s/evidence'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void write_rel(const char *dir, const char *rel, const char *text)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Runs report with stderr into dir/stderr; returns the exit status, *msg the messages. */
+static int report_quiet(const char *evidence, const char *out, const char *dir, char **msg)
+{
+    char errpath[512];
+    snprintf(errpath, sizeof errpath, "%s/stderr", dir);
+    fflush(stderr);
+    FILE *saved = stderr;
+    stderr = fopen(errpath, "w");
+    int rc = report(evidence, out, 0);
+    fclose(stderr);
+    stderr = saved;
+    size_t len;
+    *msg = files_read(errpath, &len);
+    return rc;
+}
+
+/* The GPU's section of README.md: from its "## <name>" heading to the next "## ". */
+static char *gpu_section(const char *readme, const char *name)
+{
+    char h[256];
+    snprintf(h, sizeof h, "\n## %s\n", name);
+    const char *a = strstr(readme, h);
+    assert_non_null(a);
+    const char *b = strstr(a + strlen(h), "\n## ");
+    return strndup(a, b ? (size_t)(b - a) : strlen(a));
+}
+
+/* The tables and plots of a GPU come from the run its reference.txt names, not from the
+ * newest one; the newest is history only. Without reference.txt the fallback is said. */
+static void reference_run_not_newest(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *tmp = temp_dir();
+    char ev[512], out[512];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    copy_evidence(tmp);
+    write_rel(ev, "nvidia-test-gpu/reference.txt", "20260101T000000Z_aaaaaaa.json\n");
+    char *msg;
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    char *readme = read_rel(out, "README.md");
+    assert_non_null(readme);
+    char *test_gpu = gpu_section(readme, "NVIDIA Test GPU");
+    assert_non_null(strstr(test_gpu, "Reference run: [`20260101T000000Z_aaaaaaa.json`]"));
+    assert_non_null(strstr(test_gpu, ", named by [`reference.txt`]("));
+    assert_non_null(strstr(test_gpu, "nvidia-test-gpu/reference.txt)."));
+    /* the newer run is in the history list and nowhere above it */
+    const char *hist = strstr(test_gpu, "History: ");
+    assert_non_null(hist);
+    const char *newer = strstr(test_gpu, "20260201T000000Z_bbbbbbb.json");
+    assert_true(newer && newer > hist);
+    free(test_gpu);
+    /* a GPU with neither reference.txt nor accepted.txt: the newest complete run, said so */
+    char *other = gpu_section(readme, "NVIDIA Other GPU");
+    assert_non_null(strstr(other, "Run shown (**not a reference run**): [`20260110T000000Z_ddddddd.json`]"));
+    assert_non_null(strstr(other, ": this GPU has neither `reference.txt` nor `accepted.txt` yet, so its newest "
+                                  "complete run stands in."));
+    free(other);
+    free(readme);
+    /* without reference.txt, the first accepted run, said so */
+    char ref[1024];
+    snprintf(ref, sizeof ref, "%s/nvidia-test-gpu/reference.txt", ev);
+    assert_int_equal(unlink(ref), 0);
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    readme = read_rel(out, "README.md");
+    assert_non_null(strstr(readme, "Run shown (**not a reference run**): [`20260101T000000Z_aaaaaaa.json`]"));
+    assert_non_null(strstr(readme, ": this GPU has no `reference.txt` yet, so the first run of its "
+                                   "[`accepted.txt`]("));
+    free(readme);
+
+    /* an invalid reference.txt (two runs) and a dangling one are named, said on the page,
+     * and make the exit status 2 */
+    write_rel(ev, "nvidia-test-gpu/reference.txt", "20260101T000000Z_aaaaaaa.json\n20260201T000000Z_bbbbbbb.json\n");
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_BAD_INPUT);
+    assert_non_null(strstr(msg, "reference.txt: must hold one line"));
+    free(msg);
+    readme = read_rel(out, "README.md");
+    assert_non_null(strstr(readme, "**no valid reference run**"));
+    free(readme);
+    write_rel(ev, "nvidia-test-gpu/reference.txt", "20250101T000000Z_fffffff.json\n");
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_BAD_INPUT);
+    assert_non_null(strstr(msg, "names `20250101T000000Z_fffffff.json`, which is not among the readable"));
+    free(msg);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
+/* `show` without a file: each GPU's reference run, its headline rows printed even when
+ * the run tagged them "custom" (a run made with --shape does). */
+static void show_prints_reference_rows(void **st)
+{
+    (void)st;
+    char *tmp = temp_dir();
+    char ev[512], run[1024], outpath[512];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    copy_evidence(tmp);
+    write_rel(ev, "nvidia-test-gpu/reference.txt", "20260101T000000Z_aaaaaaa.json\n");
+    snprintf(run, sizeof run, "%s/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json", ev);
+    json_error_t je;
+    json_t *doc = json_load_file(run, 0, &je);
+    assert_non_null(doc);
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(doc, "results"), i, r)
+        json_object_set_new(r, "tag", json_string("custom"));
+    assert_int_equal(json_dump_file(doc, run, JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
+    json_decref(doc);
+    snprintf(outpath, sizeof outpath, "%s/show.txt", tmp);
+    char *argv[] = { "show", "--evidence", ev, NULL };
+    fflush(stdout);
+    FILE *saved = stdout;
+    stdout = fopen(outpath, "w");
+    int rc = cmd_show(3, argv);
+    fclose(stdout);
+    stdout = saved;
+    assert_int_equal(rc, EXIT_OK);
+    size_t len;
+    char *text = files_read(outpath, &len);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "nvidia-test-gpu/20260101T000000Z_aaaaaaa.json"));
+    assert_null(strstr(text, "20260201T000000Z_bbbbbbb.json"));
+    assert_non_null(strstr(text, "chosen: named by "));
+    /* the headline rows, both modes, and no sweep row */
+    assert_non_null(strstr(text, "\n06_tiling              1x8x512x64  "));
+    assert_non_null(strstr(text, "\n06_tiling              1x8x512x64 causal"));
+    assert_null(strstr(text, "128x32x128x64"));
+    /* the other GPU: the fallback, said */
+    assert_non_null(strstr(text, "nvidia-other-gpu/20260110T000000Z_ddddddd.json"));
+    assert_non_null(strstr(text, "chosen: no "));
+    free(text);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 static void no_evidence_yet(void **st)
 {
     (void)st;
@@ -248,6 +404,8 @@ int main(void)
         cmocka_unit_test(phase_readme_sections),
         cmocka_unit_test(reproducible_and_checked),
         cmocka_unit_test(malformed_evidence_is_named_and_left_out),
+        cmocka_unit_test(reference_run_not_newest),
+        cmocka_unit_test(show_prints_reference_rows),
         cmocka_unit_test(no_evidence_yet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
