@@ -1,4 +1,4 @@
-// pieces.cu: rung 07's Hopper pieces, each checked alone on the GPU before the kernel uses
+// pieces.cu: the Hopper pieces this rung builds on, each checked alone on the GPU before the kernel uses
 // them (test-only; `make hopper-pieces`, never part of `make build` or `make run`):
 //   1. a copy-engine tile load into 128-byte-swizzled shared memory completing on an
 //      mbarrier, rows past the tensor's end zero-filled, against the layout rule;

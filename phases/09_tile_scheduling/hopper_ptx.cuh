@@ -1,4 +1,4 @@
-// hopper_ptx.cuh: every Hopper instruction rung 07 uses, wrapped once. Needs sm_90a
+// hopper_ptx.cuh: every Hopper instruction this rung uses, wrapped once. Needs sm_90a
 // (wgmma, setmaxnreg); the includer guards its use with __CUDA_ARCH_FEAT_SM90_ALL.
 //
 // The one layout rule (shared memory of every tile: Q, K, V):
@@ -82,36 +82,21 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
 // stores, so the word is written and read with shared-memory atomics (exch to write, or
 // with 0 to read), which racecheck does not pair as hazards. One lane of each reading warp
 // reads it and passes it on with a shuffle (one atomic per warp, not 32 to one address).
-// Build-time switch, for comparing what racecheck reports (README.md, Correctness):
-// ATTN07_SLOT=1 st.release / ld.acquire (.cta), ATTN07_SLOT=0 plain (volatile) accesses.
-#ifndef ATTN07_SLOT
-#define ATTN07_SLOT 2
-#endif
+// (st.release / ld.acquire at CTA scope and plain accesses each leave racecheck reporting
+// hazards between the two.)
 __device__ __forceinline__ void handout_put(int *p, int v)
 {
-#if ATTN07_SLOT == 2
     asm volatile("{\n .reg .b32 old;\n atom.relaxed.cta.shared::cta.exch.b32 old, [%0], %1;\n}\n"
                  :: "r"(smem_u32(p)), "r"(v) : "memory");
-#elif ATTN07_SLOT == 1
-    asm volatile("st.release.cta.shared::cta.b32 [%0], %1;\n" :: "r"(smem_u32(p)), "r"(v) : "memory");
-#else
-    *reinterpret_cast<volatile int *>(p) = v;
-#endif
 }
 
 // Called by every lane of a warp (converged); returns the word in every lane.
 __device__ __forceinline__ int handout_get(const int *p)
 {
     int v = 0;
-#if ATTN07_SLOT == 2
     if ((threadIdx.x & 31) == 0)
         asm volatile("atom.relaxed.cta.shared::cta.or.b32 %0, [%1], 0;\n" : "=r"(v) : "r"(smem_u32(p)) : "memory");
     v = __shfl_sync(0xffffffffu, v, 0);
-#elif ATTN07_SLOT == 1
-    asm volatile("ld.acquire.cta.shared::cta.b32 %0, [%1];\n" : "=r"(v) : "r"(smem_u32(p)) : "memory");
-#else
-    v = *reinterpret_cast<const volatile int *>(p);
-#endif
     return v;
 }
 
@@ -251,9 +236,8 @@ __device__ __forceinline__ void mma_ss_n128(float (&d)[R], uint64_t a_desc, uint
             : "l"(a_desc), "l"(b_desc), "r"(accumulate));
 }
 
-// The narrow S tiles: the last K/V tile of a shape whose keys do not fill 176 (twelfth
-// round's tiles, thirteenth round) is multiplied with the narrowest of N = 48, 96, 128
-// that covers its keys. The accumulator is the full tile's array (R floats); only its
+// The narrow S tiles: the ragged K/V tile of a shape whose keys do not fill 176-key tiles
+// is multiplied with the narrowest of N = 48, 96, 128 that covers its keys. The accumulator is the full tile's array (R floats); only its
 // first N / 2 are written, the rest keep what they held.
 // D[64 x 48] (+)= A[64 x 16] * B[16 x 48], A and B K-major in shared memory.
 template <bool FRESH = false, int R>
@@ -298,7 +282,7 @@ __device__ __forceinline__ void mma_ss_n96(float (&d)[R], uint64_t a_desc, uint6
 }
 
 // D[64 x 176] (+)= A[64 x 16] * B[16 x 176], A and B K-major in shared memory (the
-// 176-key tiles of the pingpong-176 variant: a valid wgmma N, a multiple of 8 up to 256).
+// 176-key tiles at D = 128: a valid wgmma N, a multiple of 8 up to 256).
 template <bool FRESH = false, int R>
 __device__ __forceinline__ void mma_ss_n176(float (&d)[R], uint64_t a_desc, uint64_t b_desc, int accumulate)
 {
