@@ -138,7 +138,8 @@ static int baselines_present(const gate_config *c, const run_data *a, const run_
 
 static void print_head(FILE *f, const gate_config *c, const run_data *a, const run_data *b)
 {
-    char t1[32], t2[32];
+    char t1[32], t2[32], rule[1024];
+    cell(rule, sizeof rule, c->path);   /* a path from the command line: text, not code */
     fprintf(f, "### attnladder compare: B against A\n\n");
     fprintf(f, "| | evidence | GPU | commit | date |\n| --- | --- | --- | --- | --- |\n");
     run_row(f, "A (reference)", a);
@@ -149,8 +150,8 @@ static void print_head(FILE *f, const gate_config *c, const run_data *a, const r
         fprintf(f, "> **Note:** the runs come from different GPUs; ratios to the baseline can be "
                 "compared, absolute times cannot, and the gate refuses such a pair.\n\n");
     fprintf(f, "Ratio = median latency / median latency of `%s` in the same run; change = "
-            "ratio B / ratio A (above 1: B is slower). Rule of `%s` (%s): **regressed** when "
-            "change > %s", c->baseline, c->path, reg_method_name(c->reg.method),
+            "ratio B / ratio A (above 1: B is slower). Rule of %s (%s): **regressed** when "
+            "change > %s", c->baseline, rule, reg_method_name(c->reg.method),
             fmt_num(t1, sizeof t1, 1 + c->reg.tolerance));
     if (c->reg.method == REG_METHOD_RATIO_CI)
         fprintf(f, " and its %.0f%% bootstrap CI lies above %s", c->reg.ci_level * 100,

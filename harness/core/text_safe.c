@@ -98,8 +98,9 @@ static void emit(sink *k, const char *p, size_t n)
 }
 
 /* ASCII characters markdown (CommonMark, GitHub's tables, mentions and math) or HTML
- * give a meaning anywhere in a line; and those that open a block at a line's start. */
-static const char MD_ANYWHERE[] = "&<>\"'`\\*_[]|~@$#!";
+ * give a meaning anywhere in a line; and those that open a block at a line's start.
+ * '_' is left as it is: names are full of it, and inside a word it emphasises nothing. */
+static const char MD_ANYWHERE[] = "&<>\"'`\\*[]|~@$#!";
 static const char MD_LINE_START[] = "-+=.0123456789";
 
 static void escape_into(sink *k, const char *s, text_ctx ctx)

@@ -28,7 +28,7 @@ int text_only(const char *s, const char *extra);
 
 typedef enum {
     TEXT_TERMINAL,   /* what text_check would refuse becomes '?' */
-    TEXT_MARKDOWN,   /* and & < > " ' ` \ * _ [ ] | ~ @ $ # ! as &#NN;, so no table cell,
+    TEXT_MARKDOWN,   /* and & < > " ' ` \ * [ ] | ~ @ $ # ! as &#NN;, so no table cell,
                         heading, link, emphasis, HTML, mention or math can start; a line's
                         first character also when it could open a block (- + = . digits) */
     TEXT_GNUPLOT,    /* a single-quoted string, quotes included; a ' in it is joined on
