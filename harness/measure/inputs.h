@@ -14,9 +14,20 @@ typedef struct {
 
 size_t inputs_q_elems(const attn_shape *s);    /* B*H*Sq*D */
 size_t inputs_kv_elems(const attn_shape *s);   /* B*H*Skv*D */
+/* Elements drawn from one generator: a tensor is drawn in chunks of this many elements,
+ * chunk 0 from the tensor's own stream (so every tensor up to this size gets the values
+ * it always had) and chunk c from a stream seeded from that stream's seed and c, so the
+ * chunks of the sweep's large tensors are drawn on several threads and the bits do not
+ * depend on how many. */
+#define INPUTS_CHUNK_ELEMS ((size_t)1 << 22)
+
 /* 0, or -1 on allocation failure; q, k, v use independent streams of one seed, so the
- * uniform distribution gives the same values as it always has. */
+ * uniform distribution gives the same values as it always has (up to one chunk). Uses
+ * one thread per online CPU. */
 int inputs_generate(host_inputs *in, const attn_shape *s, uint64_t seed, input_dist dist);
+/* The same bits on nthreads threads (<= 0: one per online CPU). */
+int inputs_generate_threads(host_inputs *in, const attn_shape *s, uint64_t seed, input_dist dist,
+                            int nthreads);
 void inputs_free(host_inputs *in);
 
 #endif

@@ -179,6 +179,48 @@ static void outliers_are_rare_and_large(void **st)
     inputs_free(&in);
 }
 
+/* Tensors past one chunk (INPUTS_CHUNK_ELEMS) are drawn chunk by chunk on several threads:
+ * the bits do not depend on the thread count, the first chunk is the single stream every
+ * smaller tensor gets, and the next chunk is not that stream continued. */
+static void chunked_draw_is_thread_count_free(void **st)
+{
+    (void)st;
+    attn_shape s = { 1, 1, 3 * INPUTS_CHUNK_ELEMS / 128 + 77, 64, 128, 0, 0.125f };
+    attn_shape small = { 1, 1, INPUTS_CHUNK_ELEMS / 128, 64, 128, 0, 0.125f };
+    host_inputs one, many, first;
+    assert_int_equal(inputs_generate_threads(&one, &s, 8, DIST_OUTLIERS, 1), 0);
+    assert_int_equal(inputs_generate_threads(&many, &s, 8, DIST_OUTLIERS, 5), 0);
+    assert_memory_equal(one.q, many.q, one.nq * 2);
+    assert_memory_equal(one.k, many.k, one.nkv * 2);
+    assert_memory_equal(one.v, many.v, one.nkv * 2);
+    assert_int_equal(inputs_generate_threads(&first, &small, 8, DIST_OUTLIERS, 3), 0);
+    assert_memory_equal(first.q, one.q, first.nq * 2);
+    /* the second chunk starts a stream of its own: q drawn as one uniform stream (a
+     * transcription of inputs.c's draw, zeros and 1.0 drawn again) matches the first
+     * chunk and not the second */
+    host_inputs u;
+    assert_int_equal(inputs_generate_threads(&u, &s, 8, DIST_UNIFORM, 2), 0);
+    rng_state m, r;
+    rng_seed(&m, 8);
+    rng_seed(&r, rng_next(&m));
+    size_t same_first = 0, same_second = 0;
+    for (size_t i = 0; i < 2 * INPUTS_CHUNK_ELEMS; i++) {
+        uint16_t h;
+        do {
+            int32_t x = (int32_t)(rng_next(&r) >> 40) - (1 << 23);
+            h = half_from_float((float)x * 0x1.0p-23f);
+        } while ((h & 0x7fffu) == 0 || h == 0x3c00u);
+        if (i < INPUTS_CHUNK_ELEMS) same_first += u.q[i] == h;
+        else same_second += u.q[i] == h;
+    }
+    assert_int_equal(same_first, INPUTS_CHUNK_ELEMS);
+    assert_true(same_second < INPUTS_CHUNK_ELEMS / 100);
+    inputs_free(&u);
+    inputs_free(&one);
+    inputs_free(&many);
+    inputs_free(&first);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -188,6 +230,7 @@ int main(void)
         cmocka_unit_test(uniform_in_range_without_zeros),
         cmocka_unit_test(peaked_keys_grow_along_the_sequence),
         cmocka_unit_test(outliers_are_rare_and_large),
+        cmocka_unit_test(chunked_draw_is_thread_count_free),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
