@@ -16,9 +16,12 @@
 #include "evidence/evidence_file.h"
 #include "measure/loader.h"
 #include "measure/timing.h"
+#include "measure/inputs.h"
 #include "measure/measure_shape.h"
 #include "measure/planted_slowdown.h"
 #include "measure/kernel_resources.h"
+#include "measure/reference_gpu.h"
+#include "measure/resume.h"
 #include "measure/run_options.h"
 #include "core/shapes.h"
 #include "evidence/reader.h"
@@ -119,16 +122,27 @@ static void method_inputs(json_t *method)
 {
     json_t *other = json_array();
     for (int d = 1; d < DIST_COUNT; d++) json_array_append_new(other, json_string(input_dist_name((input_dist)d)));
-    json_object_set_new(method, "inputs", json_pack("{s:s, s:o, s:i, s:b}", "timed", "uniform",
+    json_object_set_new(method, "inputs", json_pack("{s:s, s:o, s:i, s:b, s:I}", "timed", "uniform",
                                                      "checked_also", other, "sample_tile_rows",
-                                                     REF_SAMPLE_TILE, "sampled_needs_baseline", 1));
+                                                     REF_SAMPLE_TILE, "sampled_needs_baseline", 1,
+                                                     "chunk_elems", (json_int_t)INPUTS_CHUNK_ELEMS));
 }
 
 static json_t *impl_json(const loaded_impl *im, const char *arch)
 {
     json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "name", im->ph->name, "title", im->ph->title,
                           "kind", impl_kind_name(im->kind), "path", im->path);
-    json_t *res = resources_for_object(im->path, arch);
+    /* the loaded code's own attributes; the build's ptxas report alone where the driver
+     * cannot say (no fatbinary in the object, an old driver) */
+    char why[512];
+    json_t *res = resources_loaded(im->path, arch, why, sizeof why);
+    if (!res) {
+        res = resources_for_object(im->path, arch);
+        if (res) {
+            json_object_set_new(res, "source", json_string("ptxas report"));
+            json_object_set_new(res, "loaded_why_not", json_string(why));
+        }
+    }
     json_object_set_new(j, "resources", res ? res : json_null());
     return j;
 }
@@ -254,16 +268,135 @@ static json_t *env_overrides_json(void)
     return o;
 }
 
+/* ---- --resume: the partial run's options, file and place ------------------------------- */
+
+static run_opts g_then;          /* the partial run's options (large: kept off the stack) */
+static char **g_then_argv;       /* their strings, which the options point into */
+static size_t g_then_argc;
+
+static void resume_free(void)
+{
+    run_opts_free(&g_then);
+    for (size_t i = 0; i < g_then_argc; i++) free(g_then_argv[i]);
+    free(g_then_argv);
+    g_then_argv = NULL;
+    g_then_argc = 0;
+}
+
+/* Loads the partial run and takes its options (parsed from its argv), with this command's
+ * places (build, evidence, out, device, external). This command's other options, when it
+ * names any, must be the partial run's. 0, or -1 with the reason printed. */
+static int resume_prepare(run_opts **op, json_t **prev_out)
+{
+    run_opts *o = *op;
+    char err[1024], why[1024];
+    json_t *prev = evidence_load(o->resume, err, sizeof err);
+    if (!prev) {
+        fprintf(stderr, "attnladder run --resume: %s\n", err);
+        return -1;
+    }
+    if (!json_is_true(json_object_get(prev, "partial"))) {
+        fprintf(stderr, "attnladder run --resume %s: it is a complete run (\"partial\": false): "
+                "nothing to resume\n", o->resume);
+        json_decref(prev);
+        return -1;
+    }
+    json_t *jargv = json_object_get(json_object_get(prev, "context"), "argv");
+    size_t n = json_array_size(jargv), first = 0;
+    /* the subcommand's argv ("run", options...), also when the program's name leads it */
+    while (first < n && strcmp(json_string_value(json_array_get(jargv, first)) ? json_string_value(json_array_get(jargv, first)) : "", "run"))
+        first++;
+    if (first == n) first = 0;
+    n -= first;
+    g_then_argv = calloc(n + 1, sizeof *g_then_argv);
+    for (size_t i = 0; g_then_argv && i < n; i++) {
+        const char *a = json_string_value(json_array_get(jargv, first + i));
+        g_then_argv[g_then_argc++] = strdup(a ? a : "");
+    }
+    if (!g_then_argv || n < 1 || parse_run_opts((int)n, g_then_argv, &g_then) != 0 || g_then.resume) {
+        fprintf(stderr, "attnladder run --resume %s: its context.argv is not a run's options this "
+                "build parses\n", o->resume);
+        json_decref(prev);
+        return -1;
+    }
+    if (o->n_measuring) {
+        json_t *then = resume_identity(&g_then), *now = resume_identity(o);
+        int differ = resume_options_differ(then, now, why, sizeof why);
+        json_decref(then);
+        json_decref(now);
+        if (differ) {
+            fprintf(stderr, "attnladder run --resume %s: %s; a run is continued with its own options "
+                    "(give none but --build, --evidence, --out, --device, --external)\n", o->resume, why);
+            json_decref(prev);
+            return -1;
+        }
+    }
+    if (resume_points_done(prev, g_then.n_shapes, why, sizeof why) < 0) {
+        fprintf(stderr, "attnladder run --resume %s: %s\n", o->resume, why);
+        json_decref(prev);
+        return -1;
+    }
+    g_then.build_dir = o->build_dir;
+    g_then.evidence_dir = o->evidence_dir;
+    g_then.out_path = o->out_path;
+    g_then.device = o->device;
+    g_then.external = o->external;
+    g_then.resume = o->resume;
+    *op = &g_then;
+    *prev_out = prev;
+    return 0;
+}
+
+/* The partial file's stem: "<dir>/<stem>.partial.json" -> dir and stem. */
+static void partial_stem(const char *path, char *dir, size_t dlen, char *stem, size_t slen)
+{
+    const char *base = strrchr(path, '/');
+    snprintf(dir, dlen, "%.*s", base ? (int)(base - path) : 1, base ? path : ".");
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    const char *suffixes[] = { ".partial.json", ".json" };
+    for (size_t i = 0; i < 2; i++) {
+        size_t k = strlen(suffixes[i]);
+        if (n > k && strcmp(base + n - k, suffixes[i]) == 0) {
+            n -= k;
+            break;
+        }
+    }
+    snprintf(stem, slen, "%.*s", (int)n, base);
+}
+
+static json_t *impl_names(const loaded_impl **sel, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_string(sel[i]->ph->name));
+    return a;
+}
+
+static void stage_add(json_t *stages, const char *name, double t0)
+{
+    double now = time_now_s();
+    json_t *v = json_object_get(stages, name);
+    double x = (json_is_number(v) ? json_number_value(v) : 0) + (now - t0);
+    json_object_set_new(stages, name, json_real(round(x * 1e4) / 1e4));
+}
+
 static int run_main(run_opts *o, int argc, char **argv)
 {
-    double t_start = time_now_s();
+    double t_start = time_now_s(), t_stage = t_start;
     measure_ctx mc = { 0 };   /* its counters go into the evidence even when nothing ran */
+    json_t *prev = NULL, *stages = json_object();
+    if (o->resume && resume_prepare(&o, &prev)) {
+        json_decref(stages);
+        return EXIT_BAD_INPUT;
+    }
 
     char err[1024] = "";
     loaded_impl *all = NULL;
     size_t n_all = 0;
     if (loader_open_all(o->build_dir, &all, &n_all, err, sizeof err)) {
         fprintf(stderr, "attnladder run: %s\n", err);
+        json_decref(prev);
+        json_decref(stages);
         return EXIT_BAD_INPUT;
     }
     const loaded_impl **sel = calloc(n_all + 1, sizeof *sel);
@@ -271,6 +404,8 @@ static int run_main(run_opts *o, int argc, char **argv)
     if (!sel || select_impls(o, all, n_all, sel, &n_sel) || check_shapes(o, sel, n_sel)) {
         free(sel);
         loader_close_all(all, n_all);
+        json_decref(prev);
+        json_decref(stages);
         return EXIT_BAD_INPUT;
     }
     if (!loader_find(all, n_all, o->baseline ? o->baseline : "")) {
@@ -282,21 +417,20 @@ static int run_main(run_opts *o, int argc, char **argv)
         fprintf(stderr, "attnladder run: no GPU: %s (nothing measured, no evidence written)\n", err);
         free(sel);
         loader_close_all(all, n_all);
+        json_decref(prev);
+        json_decref(stages);
         return EXIT_NO_GPU;
     }
     if (device_select(o->device, err, sizeof err)) {
         fprintf(stderr, "attnladder run: --device %d: %s\n", o->device, err);
         free(sel);
         loader_close_all(all, n_all);
+        json_decref(prev);
+        json_decref(stages);
         return EXIT_BAD_INPUT;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
 
-    char iso[32], compact[32], why[256] = "";
+    char iso[32], compact[32], why[1024] = "";
     utc_stamp(iso, sizeof iso, compact, sizeof compact);
     json_t *ctx = json_object();
     json_t *gpu = device_gpu_json();
@@ -312,8 +446,43 @@ static int run_main(run_opts *o, int argc, char **argv)
     if (plant_describe())   /* test builds only: the planted slowdown is part of the record */
         json_object_set_new(ctx, "planted_slowdown", json_string(plant_describe()));
     json_object_set_new(ctx, "env_overrides", env_overrides_json());
+
+    size_t done_before = 0;
+    if (prev) {
+        json_t *names = impl_names(sel, n_sel);
+        long done = -1;
+        int refused = resume_refuse(prev, gpu, json_object_get(ctx, "git"), names, why, sizeof why);
+        json_decref(names);
+        if (!refused && !json_equal(json_object_get(json_object_get(prev, "context"), "env_overrides"),
+                                    json_object_get(ctx, "env_overrides"))) {
+            snprintf(why, sizeof why, "its ATTN* environment overrides differ from this process's");
+            refused = 1;
+        }
+        if (!refused && (done = resume_points_done(prev, o->n_shapes, why, sizeof why)) < 0) refused = 1;
+        if (refused) {
+            fprintf(stderr, "attnladder run --resume %s: %s\n", o->resume, why);
+            json_decref(ctx);
+            json_decref(prev);
+            json_decref(stages);
+            free(sel);
+            loader_close_all(all, n_all);
+            return EXIT_BAD_INPUT;
+        }
+        done_before = (size_t)done;
+        resume_keep(prev, o->shapes, done_before);
+        fprintf(stderr, "resuming %s: %zu of %zu points kept, measuring the other %zu on %s\n", o->resume,
+                done_before, o->n_shapes, o->n_shapes - done_before,
+                json_string_value(json_object_get(gpu, "name")));
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
     json_t *before = device_clocks_json(why, sizeof why);
-    json_object_set_new(ctx, "clocks_before", before ? before : json_null());
+    json_object_set_new(ctx, "clocks_before", before ? json_incref(before) : json_null());
     json_object_set_new(ctx, "nvml", json_string(before ? "ok" : why));
 
     int cc_major = (int)json_integer_value(json_object_get(gpu, "cc_major"));
@@ -323,13 +492,31 @@ static int run_main(run_opts *o, int argc, char **argv)
     json_t *impls = json_array();
     for (size_t i = 0; i < n_sel; i++) json_array_append_new(impls, impl_json(sel[i], arch));
 
+    /* the GPU fp64 reference, unless told to use the CPU's alone */
+    char ref_why[512] = "--no-gpu-ref";
+    ref_gpu *gref = o->no_gpu_ref ? NULL : ref_gpu_open(o->build_dir, ref_why, sizeof ref_why);
+    if (!gref && !o->no_gpu_ref)
+        fprintf(stderr, "attnladder run: no GPU reference (%s): the CPU reference alone\n", ref_why);
+
     /* L2 scrub for cold mode: twice the L2 so nothing of the last launch survives */
     size_t l2 = (size_t)json_integer_value(json_object_get(gpu, "l2_bytes"));
     size_t scrub_bytes = 2 * (l2 ? l2 : ((size_t)64 << 20));
     void *scrub = NULL;
     int exit_code = EXIT_OK;
+    size_t done_now = done_before;
     char watch_why[256] = "not opened";
     json_t *results = json_array(), *input_checks = json_array(), *ceil_json = json_object();
+    json_t *ref_checks = json_array(), *points = json_array();
+    if (prev) {   /* the completed points' rows, kept by resume_keep */
+        static const char *const arrays[] = { "results", "input_checks", "reference_checks" };
+        json_t **into[] = { &results, &input_checks, &ref_checks };
+        for (size_t i = 0; i < 3; i++) {
+            json_t *a = json_object_get(prev, arrays[i]);
+            if (json_is_array(a)) json_array_extend(*into[i], a);
+        }
+    }
+    stage_add(stages, "setup", t_stage);
+    t_stage = time_now_s();
     if (cudaMalloc(&scrub, scrub_bytes) != cudaSuccess) {
         fprintf(stderr, "attnladder run: cannot allocate the %zu-byte L2 scrub buffer\n", scrub_bytes);
         exit_code = EXIT_GATE;
@@ -342,35 +529,53 @@ static int run_main(run_opts *o, int argc, char **argv)
     if (!o->tc.clock.watch) fprintf(stderr, "attnladder run: clocks not read per sample: %s\n", watch_why);
 
     ceilings ce = { 0 };
-    if (o->ceilings) {
-        cudaStream_t cs;
-        cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
-        if (ceilings_measure(cs, &ce, err, sizeof err))
-            fprintf(stderr, "attnladder run: ceilings not measured: %s\n", err);
-        else
-            fprintf(stderr, "ceilings: copy %.0f GB/s, fp16 GEMM %.1f TFLOP/s\n", ce.dram_gbps,
-                    ce.fp16_tflops);
-        cudaStreamDestroy(cs);
+    json_t *prev_ceil = prev ? json_object_get(prev, "ceilings") : NULL;
+    if (prev_ceil) {
+        /* a resumed run keeps the ceilings its first process measured: every derived
+         * figure of the run is a fraction of the same numbers */
+        json_object_update(ceil_json, prev_ceil);
+        ce.dram_gbps = json_is_number(json_object_get(prev_ceil, "dram_gbps")) ? json_number_value(json_object_get(prev_ceil, "dram_gbps")) : 0;
+        ce.fp16_tflops = json_is_number(json_object_get(prev_ceil, "fp16_tflops")) ? json_number_value(json_object_get(prev_ceil, "fp16_tflops")) : 0;
+    } else {
+        if (o->ceilings) {
+            cudaStream_t cs;
+            cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
+            if (ceilings_measure(cs, &ce, err, sizeof err))
+                fprintf(stderr, "attnladder run: ceilings not measured: %s\n", err);
+            else
+                fprintf(stderr, "ceilings: copy %.0f GB/s, fp16 GEMM %.1f TFLOP/s\n", ce.dram_gbps,
+                        ce.fp16_tflops);
+            cudaStreamDestroy(cs);
+        }
+        json_object_set_new(ceil_json, "dram_gbps", ce.dram_gbps > 0 ? json_real(ce.dram_gbps) : json_null());
+        json_object_set_new(ceil_json, "fp16_tflops", ce.fp16_tflops > 0 ? json_real(ce.fp16_tflops) : json_null());
+        json_object_set_new(ceil_json, "copy_bytes", json_integer((json_int_t)ce.copy_bytes));
+        json_object_set_new(ceil_json, "gemm_shape", json_pack("[i,i,i]", ce.gemm_n, ce.gemm_n, ce.gemm_n));
     }
-    json_object_set_new(ceil_json, "dram_gbps", ce.dram_gbps > 0 ? json_real(ce.dram_gbps) : json_null());
-    json_object_set_new(ceil_json, "fp16_tflops", ce.fp16_tflops > 0 ? json_real(ce.fp16_tflops) : json_null());
-    json_object_set_new(ceil_json, "copy_bytes", json_integer((json_int_t)ce.copy_bytes));
-    json_object_set_new(ceil_json, "gemm_shape", json_pack("[i,i,i]", ce.gemm_n, ce.gemm_n, ce.gemm_n));
+    stage_add(stages, "ceilings", t_stage);
+    t_stage = time_now_s();
 
     mc = (measure_ctx){ .impls = sel, .n_impls = n_sel, .baseline = o->baseline, .tc = o->tc,
                        .bounds = compare_default_bounds(), .seed = o->seed,
                        .full_ref_max_flops = o->full_ref_gflop * 1e9,
+                       .cpu_check_max_flops = o->cpu_check_gflop * 1e9, .gpu_ref = gref,
+                       .points = points, .reference_checks = ref_checks,
                        .sample_rows = (size_t)o->sample_rows, .ref_threads = (int)o->ref_threads,
                        .stop = &g_stop, .progress_total = count_measurements(o, n_sel),
                        .fp16_tflops = ce.fp16_tflops, .dram_gbps = ce.dram_gbps, .paired = o->paired };
     memcpy(mc.modes, o->modes, sizeof mc.modes);
     memcpy(mc.sweep_modes, o->sweep_modes, sizeof mc.sweep_modes);
+    if (done_before) {   /* the progress line counts on from the kept points */
+        run_opts head = *o;
+        head.n_shapes = done_before;
+        mc.progress_done = count_measurements(&head, n_sel);
+    }
 
     /* The launch floor: the empty kernel through the same timing code, every mode. */
     const loaded_impl *floor_impl = NULL;
     for (size_t i = 0; i < n_sel; i++)
         if (sel[i]->kind == IMPL_FLOOR) floor_impl = sel[i];
-    if (floor_impl) {
+    if (floor_impl && !(prev_ceil && json_object_get(prev_ceil, "launch_floor"))) {
         json_t *fl = json_object();
         attn_args a = { 0 };
         cudaStreamCreateWithFlags(&a.stream, cudaStreamNonBlocking);
@@ -388,8 +593,10 @@ static int run_main(run_opts *o, int argc, char **argv)
         cudaStreamDestroy(a.stream);
         json_object_set_new(ceil_json, "launch_floor", fl);
     }
+    stage_add(stages, "launch_floor", t_stage);
+    t_stage = time_now_s();
 
-    for (size_t i = 0; i < o->n_shapes && !g_stop; i++) {
+    for (size_t i = done_before; i < o->n_shapes && !g_stop; i++) {
         int f = measure_point(&mc, &o->shapes[i], results, input_checks, err, sizeof err);
         if (f < 0) {
             fprintf(stderr, "attnladder run: stopped: %s\n", err);
@@ -397,24 +604,35 @@ static int run_main(run_opts *o, int argc, char **argv)
             break;
         }
         if (f > 0) exit_code = EXIT_GATE;
+        if (!g_stop) done_now = i + 1;   /* a point the signal cut short is measured again */
     }
+    stage_add(stages, "points", t_stage);
+    t_stage = time_now_s();
     if (o->external && !g_stop && import_external(o->external, impls, results, &mc))
         exit_code = EXIT_GATE;
+    stage_add(stages, "external", t_stage);
     measure_ctx_free(&mc);
 
 write:;
     json_t *after = device_clocks_json(why, sizeof why);
-    json_object_set_new(ctx, "throttled", json_boolean((before && device_clocks_throttled(before)) ||
-                                                       (after && device_clocks_throttled(after))));
+    int throttled = (before && device_clocks_throttled(before)) || (after && device_clocks_throttled(after));
+    json_decref(before);
+    json_object_set_new(ctx, "throttled", json_boolean(throttled));
     json_object_set_new(ctx, "clocks_after", after ? after : json_null());
-    json_t *cost = json_pack("{s:f, s:f, s:I}", "wall_s", time_now_s() - t_start, "gpu_timed_s",
-                             mc.gpu_timed_s, "measurements", (json_int_t)mc.measurements);
+    json_t *cost = json_pack("{s:f, s:f, s:I, s:o, s:o, s:o}", "wall_s", time_now_s() - t_start, "gpu_timed_s",
+                             mc.gpu_timed_s, "measurements", (json_int_t)mc.measurements,
+                             "stages_s", stages, "steps_s", step_times_json(&mc.steps), "points", points);
     json_t *method = method_json(o, scrub_bytes);
     method_inputs(method);
     json_object_set_new(method, "min_gpu_s", json_real(o->tc.min_gpu_s));
     /* derived.ratio is always the separate measurements'; --paired adds derived.paired_ratio */
     json_object_set_new(method, "ratio", json_string("independent"));
     json_object_set_new(method, "paired", json_boolean(o->paired));
+    json_object_set_new(method, "reference", json_pack("{s:s, s:s, s:f, s:f}", "gpu",
+                                                       gref ? ref_gpu_path(gref) : "",
+                                                       "gpu_why_not", gref ? "" : ref_why,
+                                                       "cpu_check_gflop", o->cpu_check_gflop,
+                                                       "agree_max_abs", 1e-9));
     /* the harness never changes a GPU's clocks (locking them is the machine owner's
      * choice, e.g. nvidia-smi -lgc); whether they were held by an applications-clock
      * setting shows as that reason in every sample's clock_events */
@@ -423,19 +641,48 @@ write:;
                                   "why_not", o->tc.clock.watch ? "" : watch_why,
                                   "discard", clock_discard_name(o->tc.clock.discard_mask),
                                   "discard_limit", o->tc.clock.discard_limit, "clocks_locked_by_harness", 0));
-    json_t *doc = json_pack("{s:s, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+    const char *created = iso;
+    json_t *doc_ctx = ctx;
+    if (prev) {
+        /* one run: the first process's context, method and start; this process's clocks
+         * after, every process in resumed.segments */
+        json_t *seg = resume_segment(iso, ctx, done_before, done_now, cost, g_stop != 0);
+        json_t *pctx = json_object_get(prev, "context");
+        json_object_set(pctx, "clocks_after", json_object_get(ctx, "clocks_after"));
+        json_object_set_new(pctx, "throttled", json_boolean(throttled ||
+                                                            json_is_true(json_object_get(pctx, "throttled"))));
+        doc_ctx = json_incref(pctx);
+        json_decref(method);
+        method = json_incref(json_object_get(prev, "method"));
+        created = json_string_value(json_object_get(prev, "created_utc"));
+        cost = resume_merge_cost(json_object_get(prev, "cost"), cost);
+        json_t *tmp = json_object();
+        const char *base = strrchr(o->resume, '/');
+        resume_add_segment(tmp, prev, base ? base + 1 : o->resume, done_before, seg);
+        json_object_set(prev, "resumed", json_object_get(tmp, "resumed"));
+        json_decref(tmp);
+        json_decref(ctx);
+    }
+    json_t *doc = json_pack("{s:s, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:o}",
                             "schema", EVIDENCE_SCHEMA, "schema_version", EVIDENCE_SCHEMA_VERSION,
-                            "partial", g_stop != 0, "created_utc", iso, "context", ctx,
+                            "partial", g_stop != 0, "created_utc", created, "context", doc_ctx,
                             "method", method, "ceilings", ceil_json,
                             "implementations", impls, "results", results,
-                            "input_checks", input_checks, "cost", cost);
-    char path[1024];
-    const char *commit = json_string_value(json_object_get(json_object_get(ctx, "git"), "commit"));
+                            "input_checks", input_checks, "reference_checks", ref_checks,
+                            "cost", cost, "progress", "points", (json_int_t)o->n_shapes,
+                            "done", (json_int_t)done_now, "resumed", prev ? json_incref(json_object_get(prev, "resumed")) : json_null());
+    if (!prev) json_object_del(doc, "resumed");
+    char path[1024], pdir[512] = ".", pstem[256] = "";
+    json_t *doc_gpu = json_object_get(doc_ctx, "gpu");
+    const char *commit = json_string_value(json_object_get(json_object_get(doc_ctx, "git"), "commit"));
+    if (prev) partial_stem(o->resume, pdir, sizeof pdir, pstem, sizeof pstem);
     if (o->out_path)
         snprintf(path, sizeof path, "%s", o->out_path);
+    else if (prev)   /* beside the partial file, under its name: the run it continues */
+        snprintf(path, sizeof path, "%s/%s%s.json", pdir, pstem, g_stop ? ".partial" : "");
     else
         snprintf(path, sizeof path, "%s/%s/%s_%.7s%s.json", o->evidence_dir,
-                 json_string_value(json_object_get(gpu, "slug")), compact, commit ? commit : "unknown",
+                 json_string_value(json_object_get(doc_gpu, "slug")), compact, commit ? commit : "unknown",
                  g_stop ? ".partial" : "");
     if (evidence_validate(doc, err, sizeof err)) {
         fprintf(stderr, "attnladder run: internal error, the evidence does not follow its schema: %s\n", err);
@@ -453,10 +700,19 @@ write:;
             fprintf(stderr, "attnladder run: the evidence written does not read back: %s\n", err);
             exit_code = EXIT_GATE;
         }
+        if (prev && !g_stop && strcmp(path, o->resume) != 0) {
+            /* the partial file's every completed point is in the run now */
+            char partial_path[1024];
+            snprintf(partial_path, sizeof partial_path, "%s/%s.partial.json", pdir, pstem);
+            if (strcmp(partial_path, o->resume) == 0 && unlink(o->resume) == 0)
+                fprintf(stderr, "resumed run complete: %s replaces %s\n", path, o->resume);
+        }
         printf("\nevidence: %s%s\n", path, g_stop ? " (partial: interrupted)" : "");
     }
     json_decref(doc);
+    json_decref(prev);
     if (scrub) cudaFree(scrub);
+    ref_gpu_close(gref);
     clock_watch_close(o->tc.clock.watch);
     o->tc.clock.watch = NULL;
     free(sel);
@@ -472,5 +728,6 @@ int cmd_run(int argc, char **argv)
     if (rc == 0) rc = run_main(&o, argc, argv);
     else rc = rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
     run_opts_free(&o);
+    resume_free();
     return rc;
 }

@@ -38,6 +38,11 @@ expect 2 "exceeds --max-samples" -- run --min-samples 50 --max-samples 10
 expect 2 "needs a value" -- run --shape
 expect 2 "unknown option '--frobnicate'" -- run --frobnicate
 expect 2 "cannot read the build directory" -- run --build "$tmp/missing"
+# --resume continues a partial run only, one that records its progress, with its own options
+d=harness/tests/data/gate
+expect 2 "cannot read" -- run --resume "$tmp/missing.partial.json"
+expect 2 "complete run.*nothing to resume" -- run --resume "$d/ref.json"
+expect 2 "records no progress" -- run --resume "$d/partial.json"
 
 # accepted: one lookup of accepted.txt for gate, report and the workflow's scripts
 mkdir -p "$tmp/acc/gpu-a" "$tmp/acc/gpu-b" "$tmp/acc/gpu-c"

@@ -5,39 +5,69 @@
 # implementation. Everything lands in OUT_DIR (default: evidence/<gpu>/ through the
 # harness's own defaults).
 #   ci/workflow/gpu_session.sh [ladder] [sanitize] [faulty]   (default: all three)
+# RESUME=FILE continues the interrupted run FILE (`run --resume`) instead of starting one.
+# Each step's wall time goes to session_steps.tsv (in OUT_DIR, else the build directory).
 set -u
 build=${BUILD:-build}
 out=${OUT_DIR:-}
 bin=$build/attnladder
 steps=${*:-ladder sanitize faulty}
+timing=${out:-$build}/session_steps.tsv
+mkdir -p "$(dirname "$timing")"
+: > "$timing"
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# step_done NAME START_MS: one line of session_steps.tsv, seconds
+step_done() {
+  local ms=$(( $(now_ms) - $2 ))
+  printf '%s\t%d.%03d\n' "$1" $((ms / 1000)) $((ms % 1000)) >> "$timing"
+  printf 'session: %s took %d.%03d s\n' "$1" $((ms / 1000)) $((ms % 1000)) >&2
+}
+t_session=$(now_ms)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 status=0
 ev_args=(); [ -n "$out" ] && ev_args=(--evidence "$out/ev")
 if [[ " $steps " == *" ladder "* ]]; then
   ext=()
+  t=$(now_ms)
   if python3 ci/tools/torch_sdpa.py --out "$build/torch_sdpa.json" --shapes 1,8,512,512,64,0 \
        1,8,512,512,64,1 4,16,4096,4096,128,0 4,16,4096,4096,128,1 1,16,16384,16384,128,0 \
        1,16,16384,16384,128,1 >&2; then
     [ -s "$build/torch_sdpa.json" ] && ext=(--external "$build/torch_sdpa.json")
   fi
-  # a run stopped by the time limit keeps what it measured as a partial file
-  timeout -s INT "${RUN_TIMEOUT:-3000}" "$bin" run --build "$build" --sweep "${ext[@]}" "${ev_args[@]}" > "$build/run.out"; rc=$?
+  step_done torch_sdpa "$t"
+  # a run stopped by the time limit keeps what it measured as a partial file, which
+  # RESUME=that-file continues
+  what=(--sweep); [ -n "${RESUME:-}" ] && what=(--resume "$RESUME")
+  t=$(now_ms)
+  timeout -s INT "${RUN_TIMEOUT:-3000}" "$bin" run --build "$build" "${what[@]}" "${ext[@]}" "${ev_args[@]}" > "$build/run.out"; rc=$?
+  step_done run "$t"
   cat "$build/run.out"
   file=$(sed -n 's/^evidence: \([^ ]*\).*/\1/p' "$build/run.out")
   [ $rc = 0 ] || status=$rc
-  if [ -n "$file" ]; then
+  if [ -n "$file" ] && grep -q '^evidence: .*(partial' "$build/run.out"; then
+    echo "gpu_session: the run was cut short; continue it with RESUME=$file" >&2
+  elif [ -n "$file" ]; then
     raw=$(mktemp -d)
+    t=$(now_ms)
     "$bin" profile --build "$build" --into "$file" --raw-dir "$raw" \
       --impl "$("$bin" list --build "$build" | awk '$2 == "phase" || $2 == "baseline" {print $1}' | paste -sd,)" \
       --shape 1,8,512,64,0 --shape 1,8,512,64,1 --shape 4,16,4096,128,0
+    step_done profile "$t"
     [ -n "$out" ] && tar czf "$out/ncu_raw.tgz" -C "$raw" .
+    t=$(now_ms)
     "$bin" gate "$file" || status=1
+    step_done gate "$t"
   fi
 fi
 if [[ " $steps " == *" sanitize "* ]]; then
+  t=$(now_ms)
   bash ci/workflow/sanitize.sh "$build" "${out:+$out/ev}" || status=1
+  step_done sanitize "$t"
 fi
 if [[ " $steps " == *" faulty "* ]]; then
+  t=$(now_ms)
   BUILD=$build bash ci/checks/test_faulty_tile.sh "${out:+$out/ev}" || status=1
+  step_done faulty "$t"
 fi
+step_done session "$t_session"
 exit $status

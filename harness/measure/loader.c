@@ -88,6 +88,7 @@ static int list_so(const char *dir, char ***names, size_t *n, int required,
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0) continue;
+        if (strcmp(e->d_name, LOADER_REFERENCE_GPU_FILE) == 0) continue;
         if (*n == cap) {
             cap = cap ? 2 * cap : 16;
             char **grown = realloc(*names, cap * sizeof **names);

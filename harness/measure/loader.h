@@ -10,6 +10,10 @@ typedef enum { IMPL_PHASE, IMPL_BASELINE, IMPL_FLOOR } impl_kind;
  * of attn_phase_entry: it writes no output and is no attention implementation. */
 #define LOADER_FLOOR_SYMBOL "attn_launch_floor_entry"
 
+/* The GPU fp64 reference (kernels/reference_gpu) is built beside the baselines but is no
+ * implementation: loader_open_all leaves this file to measure/reference_gpu.h. */
+#define LOADER_REFERENCE_GPU_FILE "reference_gpu.so"
+
 typedef struct {
     char path[512];
     impl_kind kind;
@@ -25,7 +29,8 @@ int loader_open(const char *path, impl_kind kind, loaded_impl *out, char *err, s
 void loader_close(loaded_impl *impl);
 
 /* Loads every build_dir/phases/NAME.so (kind phase, sorted by name), every
- * build_dir/kernels/NAME.so (baseline; launch_floor.so is the floor). *impls is malloc'd.
+ * build_dir/kernels/NAME.so (baseline; launch_floor.so is the floor; the GPU reference's
+ * object is not loaded). *impls is malloc'd.
  * -1 with err when build_dir or its phases/ directory cannot be read or a .so fails. */
 int loader_open_all(const char *build_dir, loaded_impl **impls, size_t *n,
                     char *err, size_t errlen);

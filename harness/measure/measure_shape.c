@@ -2,6 +2,7 @@
 #include "measure/cuda_check.h"
 #include "measure/measure_shape.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,14 +13,20 @@
 #include "measure/kernel_resources.h"
 #include "measure/paired_ratio.h"
 
+/* The GPU and the CPU fp64 references agree to rounding (different summation orders, the
+ * device's fused multiply-adds and exp): |O| < 1, so differences stay near 1e-15. A
+ * difference above this is a fault of one of them, never rounding. */
+#define REF_AGREE_MAX_ABS 1e-9
+
 static int keep_baseline_timing(measure_ctx *ctx, const attn_shape *s, const time_result *graph);
 
 /* Two sets of output and workspace (o, ws and o2, ws2, the same sizes; the second only
  * with ctx->paired): the interleaved ratio gives the implementation and the baseline one
- * set each, drawn per pair. */
+ * set each, drawn per pair. ref: the GPU reference's every row (NULL: not used). */
 typedef struct {
     void *q, *k, *v, *o, *ws, *o2, *ws2;
     size_t ws_bytes;
+    double *ref;
 } device_bufs;
 
 /* The baseline kept initialised at this shape after its own measurement, for the pairs
@@ -29,6 +36,18 @@ typedef struct {
     void *state;
     size_t ws;
 } kept_baseline;
+
+/* A point's reference for one set of inputs: the CPU rows (every row or a sample) and,
+ * when the GPU reference agreed with them, every row on the device, which every output is
+ * then judged against. */
+typedef struct {
+    size_t *rows;          /* the CPU rows (NULL: every row, in order) */
+    size_t nrows;
+    double *cpu;           /* nrows * head_dim */
+    const double *gpu;     /* device, every row; NULL: judged on the CPU rows */
+    const char *kind;      /* correctness.reference */
+    size_t rows_judged;    /* correctness.rows_checked */
+} point_ref;
 
 /* The same shape always gets the same inputs for a given run seed. */
 static uint64_t shape_seed(uint64_t seed, const attn_shape *s)
@@ -65,11 +84,92 @@ static json_t *unsupported_result(const loaded_impl *im, const shape_point *pt, 
                      shape_json(&pt->s), "tag", pt->tag, "supported", 0, "reason", why);
 }
 
-/* Runs once into the poisoned output (and workspace) and copies the output back. 0, 1 (the implementation
- * failed: reason in why), or -1 (a CUDA failure of the harness itself: err). */
+static void point_ref_free(point_ref *pr)
+{
+    free(pr->rows);
+    free(pr->cpu);
+    memset(pr, 0, sizeof *pr);
+}
+
+/* The CPU rows of inputs `in` (all when affordable, else a sample drawn with
+ * sample_seed), then, when the GPU reference computes the shape and d->ref is there, every
+ * row on the device, checked against the CPU rows: one object in ctx->reference_checks.
+ * 0; 1 when the GPU reference disagreed (the point falls back to the CPU rows); -1 out of
+ * memory or a CUDA failure (err). */
+static int point_ref_build(measure_ctx *ctx, const shape_point *pt, const char *inputs_name,
+                           const host_inputs *in, const device_bufs *d, cudaStream_t stream,
+                           uint64_t sample_seed, point_ref *pr, step_times *st, char *err, size_t errlen)
+{
+    const attn_shape *s = &pt->s;
+    size_t total = ref_total_rows(s), dim = (size_t)s->head_dim;
+    int use_gpu = ctx->gpu_ref && d->ref;
+    double full_max = use_gpu ? ctx->cpu_check_max_flops : ctx->full_ref_max_flops;
+    double t = time_now_s();
+    memset(pr, 0, sizeof *pr);
+    pr->nrows = total;
+    pr->kind = "cpu-fp64";
+    if (ref_row_flops(s, total) > full_max && ctx->sample_rows < total) {
+        pr->rows = malloc(ctx->sample_rows * sizeof *pr->rows);
+        if (!pr->rows) goto oom;
+        pr->nrows = ref_sample_rows(s, ctx->sample_rows, sample_seed, pr->rows);
+        pr->kind = "cpu-fp64-sampled";
+    }
+    pr->rows_judged = pr->nrows;
+    pr->cpu = malloc(pr->nrows * dim * sizeof *pr->cpu);
+    if (!pr->cpu || ref_attention_rows(s, in->q, in->k, in->v, pr->rows, pr->nrows, pr->cpu,
+                                       ctx->ref_threads))
+        goto oom;
+    t = step_add(st, STEP_REF_CPU, t);
+    if (!use_gpu) return 0;
+
+    double *got = malloc(pr->nrows * dim * sizeof *got);
+    if (!got) goto oom;
+    if (ref_gpu_attention(ctx->gpu_ref, s, d->q, d->k, d->v, d->ref, stream, err, errlen) ||
+        ref_gpu_rows(ctx->gpu_ref, s, d->ref, pr->rows, pr->nrows, got, stream, err, errlen)) {
+        free(got);
+        return -1;
+    }
+    double max_abs = 0, d2 = 0, r2 = 0;
+    size_t bad = 0;
+    for (size_t i = 0; i < pr->nrows * dim; i++) {
+        double diff = fabs(got[i] - pr->cpu[i]);
+        if (!isfinite(got[i]) || !(diff <= max_abs || diff > max_abs)) bad++;
+        else if (diff > max_abs) max_abs = diff;
+        d2 += diff * diff;
+        r2 += pr->cpu[i] * pr->cpu[i];
+    }
+    free(got);
+    int agree = bad == 0 && max_abs <= REF_AGREE_MAX_ABS;
+    if (ctx->reference_checks) {
+        json_t *chk = json_pack("{s:o, s:s, s:s, s:s, s:I, s:I, s:f, s:f, s:b}", "shape", shape_json(s),
+                                "tag", pt->tag, "inputs", inputs_name, "cpu", pr->kind,
+                                "rows", (json_int_t)pr->nrows, "nonfinite", (json_int_t)bad,
+                                "max_abs", max_abs, "rel_l2", r2 > 0 ? sqrt(d2) / sqrt(r2) : sqrt(d2),
+                                "pass", agree);
+        json_array_append_new(ctx->reference_checks, chk);
+    }
+    step_add(st, STEP_REF_GPU, t);
+    if (!agree) {
+        char text[96];
+        shape_format(s, text, sizeof text);
+        fprintf(stderr, "attnladder run: the GPU reference differs from the CPU reference at %s "
+                "(%s inputs, max |diff| %.3g over %zu rows): judged on the CPU rows alone\n",
+                text, inputs_name, max_abs, pr->nrows);
+        return 1;
+    }
+    pr->gpu = d->ref;
+    pr->kind = "gpu-fp64";
+    pr->rows_judged = total;
+    return 0;
+oom:
+    snprintf(err, errlen, "out of host memory for the reference");
+    return -1;
+}
+
+/* Runs once into the poisoned output (and workspace), synchronised. 0, 1 (the
+ * implementation failed: reason in why), or -1 (a CUDA failure of the harness itself: err). */
 static int run_for_check(const loaded_impl *im, void *state, const attn_args *a,
-                         const device_bufs *d, uint16_t *host_out, size_t nq,
-                         char *why, size_t whylen, char *err, size_t errlen)
+                         const device_bufs *d, size_t nq, char *why, size_t whylen, char *err, size_t errlen)
 {
     CUDA_OR_GOTO(cudaMemsetAsync(d->o, 0xff, nq * sizeof(uint16_t), a->stream), fail);  /* NaN */
     /* The workspace too: an implementation that reads workspace it did not write then
@@ -86,7 +186,6 @@ static int run_for_check(const loaded_impl *im, void *state, const attn_args *a,
         snprintf(why, whylen, "kernel failed: %s", cudaGetErrorString(e));
         return -1;   /* a sticky error leaves the context unusable: stop the run */
     }
-    CUDA_OR_GOTO(cudaMemcpy(host_out, d->o, nq * sizeof(uint16_t), cudaMemcpyDeviceToHost), fail);
     return 0;
 fail:
     return -1;
@@ -171,19 +270,48 @@ static int full_output_pass(const measure_ctx *ctx, const loaded_impl *im, int s
     return 1;
 }
 
-/* Copies the output of the last timed launch back and checks it again: 1 pass, 0 fail
- * (corr gets after_timing and pass false), -1 CUDA failure (err). */
-static int recheck_after_timing(const measure_ctx *ctx, const loaded_impl *im, const attn_shape *s,
-                                const device_bufs *d, size_t nq, const size_t *rows, size_t nrows, const double *ref,
-                                const uint16_t *base_out, uint16_t *out, json_t *corr,
-                                char *err, size_t errlen)
+/* Judges the output now in d->o against the point's reference: on the device against
+ * the GPU reference's every row, else copied to `out` and compared with the CPU rows (and
+ * with the baseline's output where rows were sampled). *corr gets the correctness object
+ * (naming the reference when `named`); returns 1 pass, 0 fail, -1 CUDA failure (err). */
+static int judge_output(measure_ctx *ctx, const loaded_impl *im, const attn_shape *s, const device_bufs *d,
+                        const point_ref *pr, size_t nq, uint16_t *out, const uint16_t *base_out, int named,
+                        cudaStream_t stream, json_t **corr, step_times *st, char *err, size_t errlen)
+{
+    double t = time_now_s();
+    compare_result c;
+    if (pr->gpu) {
+        if (ref_gpu_compare(ctx->gpu_ref, s, d->o, pr->gpu, ctx->bounds, &c, stream, err, errlen)) return -1;
+        *corr = compare_json(&c, named ? pr->kind : NULL, pr->rows_judged);
+        json_object_set_new(*corr, "pass", json_boolean(c.pass));
+        step_add(st, STEP_COMPARE, t);
+        return c.pass;
+    }
+    CUDA_OR_GOTO(cudaMemcpy(out, d->o, nq * sizeof(uint16_t), cudaMemcpyDeviceToHost), fail);
+    t = step_add(st, STEP_CHECK_RUN, t);
+    c = compare_output(s, out, pr->rows, pr->nrows, pr->cpu, ctx->bounds);
+    *corr = compare_json(&c, named ? pr->kind : NULL, pr->rows_judged);
+    int pass = c.pass && full_output_pass(ctx, im, pr->rows != NULL, s, out, base_out, *corr);
+    json_object_set_new(*corr, "pass", json_boolean(pass));
+    step_add(st, STEP_COMPARE, t);
+    return pass;
+fail:
+    return -1;
+}
+
+/* Checks the output of the last timed launch again: 1 pass, 0 fail (corr gets
+ * after_timing and pass false), -1 CUDA failure (err). */
+static int recheck_after_timing(measure_ctx *ctx, const loaded_impl *im, const attn_shape *s,
+                                const device_bufs *d, size_t nq, const point_ref *pr,
+                                const uint16_t *base_out, uint16_t *out, json_t *corr, cudaStream_t stream,
+                                step_times *st, char *err, size_t errlen)
 {
     CUDA_OR_GOTO(cudaDeviceSynchronize(), fail);
-    CUDA_OR_GOTO(cudaMemcpy(out, d->o, nq * sizeof(uint16_t), cudaMemcpyDeviceToHost), fail);
-    compare_result c = compare_output(s, out, rows, nrows, ref, ctx->bounds);
-    json_t *after = compare_json(&c, NULL, 0);
-    int pass = c.pass && full_output_pass(ctx, im, rows != NULL, s, out, base_out, after);
-    json_object_set_new(after, "pass", json_boolean(pass));
+    json_t *after = NULL;
+    step_times inner = { 0 };
+    int pass = judge_output(ctx, im, s, d, pr, nq, out, base_out, 0, stream, &after, &inner, err, errlen);
+    for (int i = 0; i < STEP_COUNT; i++) st->s[STEP_RECHECK] += inner.s[i];
+    if (pass < 0) return -1;
     json_object_set_new(corr, "after_timing", after);
     if (!pass) json_object_set_new(corr, "pass", json_false());
     return pass;
@@ -191,59 +319,71 @@ fail:
     return -1;
 }
 
+static int upload_inputs(const device_bufs *d, const host_inputs *in, char *err, size_t errlen)
+{
+    CUDA_OR_GOTO(cudaMemcpy(d->q, in->q, in->nq * 2, cudaMemcpyHostToDevice), fail);
+    CUDA_OR_GOTO(cudaMemcpy(d->k, in->k, in->nkv * 2, cudaMemcpyHostToDevice), fail);
+    CUDA_OR_GOTO(cudaMemcpy(d->v, in->v, in->nkv * 2, cudaMemcpyHostToDevice), fail);
+    return 0;
+fail:
+    return -1;
+}
+
 /* Correctness on the point's other input distributions (shape_point.extra_inputs), for
- * every implementation, against the full CPU reference: one object each in `checks`.
- * Untimed. Returns the number of failures, or -1 on a CUDA failure (err). */
+ * every implementation: one object each in `checks`. Against every row: the GPU
+ * reference's where it is loaded, else the CPU's (points too large for the full CPU
+ * reference are then left out). Untimed. Returns the number of failures, or -1 on a CUDA
+ * failure or out of memory (err). */
 static int check_other_inputs(measure_ctx *ctx, const shape_point *pt, device_bufs *d,
                               cudaStream_t stream, json_t *checks, const char *shape_text,
-                              char *err, size_t errlen)
+                              step_times *st, char *err, size_t errlen)
 {
     const attn_shape *s = &pt->s;
     size_t total_rows = ref_total_rows(s);
-    if (ref_row_flops(s, total_rows) > ctx->full_ref_max_flops) return 0;   /* small points only */
+    if (!d->ref && ref_row_flops(s, total_rows) > ctx->full_ref_max_flops) return 0;   /* small points only */
     int failures = 0;
     host_inputs in = { 0 };
-    double *ref = NULL;
+    point_ref pr = { 0 };
     uint16_t *out = NULL;
     for (int dist = 1; dist < DIST_COUNT && !*ctx->stop; dist++) {
         if (!(pt->extra_inputs & (1u << dist))) continue;
         inputs_free(&in);
-        free(ref);
+        point_ref_free(&pr);
         free(out);
-        ref = NULL;
         out = NULL;
-        if (inputs_generate(&in, s, shape_seed(ctx->seed + 2 + (uint64_t)dist, s), (input_dist)dist)) goto oom;
-        ref = malloc(total_rows * (size_t)s->head_dim * sizeof *ref);
+        uint64_t seed = shape_seed(ctx->seed + 2 + (uint64_t)dist, s);
+        if (inputs_generate(&in, s, seed, (input_dist)dist)) goto oom;
         out = malloc(in.nq * sizeof *out);
-        if (!ref || !out || ref_attention_rows(s, in.q, in.k, in.v, NULL, total_rows, ref,
-                                               ctx->ref_threads)) goto oom;
-        CUDA_OR_GOTO(cudaMemcpy(d->q, in.q, in.nq * 2, cudaMemcpyHostToDevice), fail);
-        CUDA_OR_GOTO(cudaMemcpy(d->k, in.k, in.nkv * 2, cudaMemcpyHostToDevice), fail);
-        CUDA_OR_GOTO(cudaMemcpy(d->v, in.v, in.nkv * 2, cudaMemcpyHostToDevice), fail);
+        if (!out) goto oom;
+        if (upload_inputs(d, &in, err, errlen)) goto fail;
+        int rc = point_ref_build(ctx, pt, input_dist_name((input_dist)dist), &in, d, stream, seed + 1, &pr, st,
+                                 err, errlen);
+        if (rc < 0) goto fail;
+        failures += rc;
+        if (!pr.gpu && pr.rows) continue;   /* a sample alone judges nothing without the baseline */
         for (size_t i = 0; i < ctx->n_impls && !*ctx->stop; i++) {
             const loaded_impl *im = ctx->impls[i];
             if (im->kind == IMPL_FLOOR || im->ph->unsupported(s) || im->ph->workspace_bytes(s) > d->ws_bytes)
                 continue;
             void *state = NULL;
             char why[512] = "";
-            json_t *corr;
-            int rc = im->ph->init(&state, s), pass = 0;
+            json_t *corr = NULL;
+            int pass = 0;
+            rc = im->ph->init(&state, s);
             if (rc != 0) {
                 snprintf(why, sizeof why, "init failed (%d): %s", rc, im->ph->error_string(rc));
                 corr = json_pack("{s:b, s:s}", "pass", 0, "error", why);
             } else {
                 size_t ws = im->ph->workspace_bytes(s);
                 attn_args a = { d->q, d->k, d->v, d->o, ws ? d->ws : NULL, stream };
-                rc = run_for_check(im, state, &a, d, out, in.nq, why, sizeof why, err, errlen);
+                rc = run_for_check(im, state, &a, d, in.nq, why, sizeof why, err, errlen);
+                if (rc == 0) {
+                    pass = judge_output(ctx, im, s, d, &pr, in.nq, out, NULL, 1, stream, &corr, st, err, errlen);
+                    if (pass < 0) rc = -1;
+                }
                 im->ph->fini(state);
                 if (rc < 0) goto fail;
-                if (rc == 1) {
-                    corr = json_pack("{s:b, s:s}", "pass", 0, "error", why);
-                } else {
-                    compare_result c = compare_output(s, out, NULL, total_rows, ref, ctx->bounds);
-                    corr = compare_json(&c, "cpu-fp64", total_rows);
-                    pass = c.pass;
-                }
+                if (rc == 1) corr = json_pack("{s:b, s:s}", "pass", 0, "error", why);
             }
             failures += !pass;
             json_array_append_new(checks, json_pack("{s:s, s:o, s:s, s:s, s:o}", "impl", im->ph->name,
@@ -262,9 +402,24 @@ fail:
     failures = -1;
 done:
     inputs_free(&in);
-    free(ref);
+    point_ref_free(&pr);
     free(out);
     return failures;
+}
+
+/* cost.points' object of a point, and its line. */
+static void point_done(measure_ctx *ctx, const shape_point *pt, const char *shape_text, double t0,
+                       const step_times *st)
+{
+    double wall = time_now_s() - t0;
+    step_times_accumulate(&ctx->steps, st);
+    if (ctx->points)
+        json_array_append_new(ctx->points, json_pack("{s:o, s:s, s:f, s:o}", "shape", shape_json(&pt->s),
+                                                     "tag", pt->tag, "wall_s", round(wall * 1e4) / 1e4,
+                                                     "steps_s", step_times_json(st)));
+    char text[512];
+    step_times_text(st, text, sizeof text);
+    fprintf(stderr, "point  %-24s %.2f s (%s)\n", shape_text, wall, text);
 }
 
 int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json_t *checks,
@@ -273,10 +428,11 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
     const attn_shape *s = &pt->s;
     char shape_text[96];
     shape_format(s, shape_text, sizeof shape_text);
+    double t0 = time_now_s(), t = t0;
+    step_times st = { 0 };
     host_inputs in = { 0 };
     device_bufs d = { 0 };
-    size_t *rows = NULL;
-    double *ref = NULL;
+    point_ref pr = { 0 };
     uint16_t *out = NULL, *base_out = NULL;
     cudaStream_t stream = NULL;
     kept_baseline kb = { 0 };
@@ -286,24 +442,16 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
         snprintf(err, errlen, "out of host memory for the inputs of %s", shape_text);
         return -1;
     }
-    /* The reference: every row when affordable, else a deterministic sample. */
-    size_t total_rows = ref_total_rows(s);
-    size_t nrows = total_rows;
-    const char *ref_kind = "cpu-fp64";
-    if (ref_row_flops(s, total_rows) > ctx->full_ref_max_flops && ctx->sample_rows < total_rows) {
-        rows = malloc(ctx->sample_rows * sizeof *rows);
-        if (!rows) goto oom;
-        nrows = ref_sample_rows(s, ctx->sample_rows, shape_seed(ctx->seed + 1, s), rows);
-        ref_kind = "cpu-fp64-sampled";
-    }
-    ref = malloc(nrows * (size_t)s->head_dim * sizeof *ref);
+    t = step_add(&st, STEP_INPUTS, t);
     out = malloc(in.nq * sizeof *out);
-    if (!ref || !out) goto oom;
-    if (ref_attention_rows(s, in.q, in.k, in.v, rows, nrows, ref, ctx->ref_threads)) goto oom;
+    if (!out) goto oom;
 
-    /* A shape whose tensors cannot fit is reported, not fatal: the rest of the run goes on. */
+    /* A shape whose tensors cannot fit is reported, not fatal: the rest of the run goes on.
+     * The GPU reference's every row in doubles comes on top where it fits. */
+    int want_gpu_ref = ctx->gpu_ref && !ref_gpu_unsupported(ctx->gpu_ref, s);
     size_t free_b = 0, total_b = 0,
-           need = ((ctx->paired ? 3 : 2) * in.nq + 2 * in.nkv) * sizeof(uint16_t);   /* + o2 */
+           need = ((ctx->paired ? 3 : 2) * in.nq + 2 * in.nkv) * sizeof(uint16_t),   /* + o2 */
+           ref_bytes = in.nq * sizeof(double);
     CUDA_OR_GOTO(cudaMemGetInfo(&free_b, &total_b), fail);
     if (need > free_b) {
         char why[256];
@@ -322,9 +470,18 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
     CUDA_OR_GOTO(cudaMalloc(&d.v, in.nkv * 2), fail);
     CUDA_OR_GOTO(cudaMalloc(&d.o, in.nq * 2), fail);
     if (ctx->paired) CUDA_OR_GOTO(cudaMalloc(&d.o2, in.nq * 2), fail);
-    CUDA_OR_GOTO(cudaMemcpy(d.q, in.q, in.nq * 2, cudaMemcpyHostToDevice), fail);
-    CUDA_OR_GOTO(cudaMemcpy(d.k, in.k, in.nkv * 2, cudaMemcpyHostToDevice), fail);
-    CUDA_OR_GOTO(cudaMemcpy(d.v, in.v, in.nkv * 2, cudaMemcpyHostToDevice), fail);
+    if (want_gpu_ref && need + ref_bytes <= free_b && cudaMalloc((void **)&d.ref, ref_bytes) != cudaSuccess) {
+        cudaGetLastError();   /* no room: the CPU reference alone */
+        d.ref = NULL;
+    }
+    if (upload_inputs(&d, &in, err, errlen)) goto fail;
+    t = step_add(&st, STEP_DEVICE_MEM, t);
+
+    int rrc = point_ref_build(ctx, pt, "uniform", &in, &d, stream, shape_seed(ctx->seed + 1, s), &pr, &st,
+                              err, errlen);
+    if (rrc < 0) goto fail;
+    failures += rrc;
+    t = time_now_s();
 
     for (size_t i = 0; i < ctx->n_impls && !*ctx->stop; i++) {
         const loaded_impl *im = ctx->impls[i];
@@ -335,6 +492,7 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
             progress(ctx, im->ph->name, shape_text, "unsupported");
             continue;
         }
+        t = time_now_s();
         size_t ws = im->ph->workspace_bytes(s);
         if (ws > d.ws_bytes) {
             if (d.ws) cudaFree(d.ws);
@@ -357,8 +515,10 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
             }
             d.ws_bytes = ws;
         }
+        t = step_add(&st, STEP_DEVICE_MEM, t);
         void *state = NULL;
         int rc = im->ph->init(&state, s);
+        t = step_add(&st, STEP_INIT, t);
         if (rc != 0) {
             char why[512];
             snprintf(why, sizeof why, "init failed (%d): %s", rc, im->ph->error_string(rc));
@@ -373,28 +533,32 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
                                 shape_json(s), "tag", pt->tag, "supported", 1, "reason");
         const char *note = im->ph->error_string(0);
         if (note) json_object_set_new(res, "init_note", json_string(note));
-        rc = run_for_check(im, state, &a, &d, out, in.nq, why, sizeof why, err, errlen);
+        rc = run_for_check(im, state, &a, &d, in.nq, why, sizeof why, err, errlen);
+        t = step_add(&st, STEP_CHECK_RUN, t);
         if (rc < 0) {
             if (!err[0]) snprintf(err, errlen, "%s on %s: %s", im->ph->name, shape_text, why);
             json_decref(res);
             im->ph->fini(state);
             goto fail;
         }
-        json_t *corr;
+        json_t *corr = NULL;
         int pass = 0;
         if (rc == 1) {
             corr = json_pack("{s:b, s:s}", "pass", 0, "error", why);
         } else {
-            compare_result c = compare_output(s, out, rows, nrows, ref, ctx->bounds);
-            corr = compare_json(&c, ref_kind, nrows);
-            pass = c.pass && full_output_pass(ctx, im, rows != NULL, s, out, base_out, corr);
-            json_object_set_new(corr, "pass", json_boolean(pass));
-            if (ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0 && pass && !base_out) {
+            pass = judge_output(ctx, im, s, &d, &pr, in.nq, out, base_out, 1, stream, &corr, &st, err, errlen);
+            if (pass < 0) {
+                json_decref(res);
+                im->ph->fini(state);
+                goto fail;
+            }
+            if (!pr.gpu && ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0 && pass && !base_out) {
                 base_out = out;   /* keep the baseline's output for the others */
                 out = malloc(in.nq * sizeof *out);
                 if (!out) { im->ph->fini(state); json_decref(res); json_decref(corr); goto oom; }
             }
         }
+        t = time_now_s();
         json_object_set_new(res, "correctness", corr);
         char line[640];
         json_t *jr = json_object_get(corr, "rel_l2"), *jm = json_object_get(corr, "max_abs");
@@ -406,7 +570,9 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
         } else {
             json_t *timing = json_object();
             time_result graph = { 0 };
-            if (time_modes(ctx, im, state, &a, pt, timing, &graph, shape_text, err, errlen)) {
+            int trc = time_modes(ctx, im, state, &a, pt, timing, &graph, shape_text, err, errlen);
+            t = step_add(&st, STEP_TIMING, t);
+            if (trc) {
                 time_result_free(&graph);
                 json_decref(timing);
                 json_decref(res);
@@ -416,8 +582,9 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
             json_object_set_new(res, "timing", timing);
             /* The output of the last timed launch: the same inputs must still give the
              * same function (state kept across calls, e.g. split counters, shows here). */
-            int again = recheck_after_timing(ctx, im, s, &d, in.nq, rows, nrows, ref, base_out, out, corr,
+            int again = recheck_after_timing(ctx, im, s, &d, in.nq, &pr, base_out, out, corr, stream, &st,
                                              err, errlen);
+            t = time_now_s();
             if (again < 0) {
                 time_result_free(&graph);
                 json_decref(res);
@@ -448,8 +615,10 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
                                   { d.q, d.k, d.v, d.o2, ws ? d.ws2 : NULL, stream } };
                 timed_impl tb = { kb.ph, kb.state, { d.q, d.k, d.v, d.o2, kb.ws ? d.ws2 : NULL, stream },
                                   { d.q, d.k, d.v, d.o, kb.ws ? d.ws : NULL, stream } };
-                if (paired_measure(ctx, &ti, &tb, ctx->baseline, shape_seed(ctx->seed + 7, s), res, &pairs,
-                                   err, errlen)) {
+                int prc = paired_measure(ctx, &ti, &tb, ctx->baseline, shape_seed(ctx->seed + 7, s), res, &pairs,
+                                         err, errlen);
+                t = step_add(&st, STEP_PAIRED, t);
+                if (prc) {
                     time_result_free(&graph);
                     json_decref(res);
                     im->ph->fini(state);
@@ -466,11 +635,18 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
             interleave_result_free(&pairs);
             time_result_free(&graph);
         }
+        t = time_now_s();
         if (!kept) im->ph->fini(state);   /* the kept baseline is finished with the point */
+        step_add(&st, STEP_INIT, t);
         json_array_append_new(results, res);
     }
     if (pt->extra_inputs && !*ctx->stop) {
-        int f = check_other_inputs(ctx, pt, &d, stream, checks, shape_text, err, errlen);
+        step_times other = { 0 };
+        t = time_now_s();
+        int f = check_other_inputs(ctx, pt, &d, stream, checks, shape_text, &other, err, errlen);
+        double spent = time_now_s() - t;
+        /* the other inputs' own references are theirs too: one bucket */
+        st.s[STEP_OTHER_INPUTS] += spent;
         if (f < 0) goto fail;
         failures += f;
     }
@@ -480,6 +656,7 @@ oom:
 fail:
     failures = -1;
 done:
+    t = time_now_s();
     if (stream) cudaStreamDestroy(stream);
     cudaFree(d.q);
     cudaFree(d.k);
@@ -489,11 +666,13 @@ done:
     cudaFree(d.o2);
     cudaFree(d.ws);
     cudaFree(d.ws2);
-    free(rows);
-    free(ref);
+    cudaFree(d.ref);
+    point_ref_free(&pr);
     free(out);
     free(base_out);
     inputs_free(&in);
+    step_add(&st, STEP_DEVICE_MEM, t);
+    if (failures >= 0) point_done(ctx, pt, shape_text, t0, &st);
     return failures;
 }
 

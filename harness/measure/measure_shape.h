@@ -10,6 +10,8 @@
 #include "measure/loader.h"
 #include "core/shapes.h"
 #include "measure/interleave.h"
+#include "measure/reference_gpu.h"
+#include "measure/step_clock.h"
 #include "measure/timing.h"
 
 /* The baseline's graph-mode samples at one shape: the denominator of every ratio there. */
@@ -28,9 +30,16 @@ typedef struct {
     time_config tc;
     compare_bounds bounds;
     uint64_t seed;
-    double full_ref_max_flops;     /* above this the CPU reference samples rows */
+    double full_ref_max_flops;     /* without the GPU reference: above this the CPU
+                                      reference samples rows */
+    double cpu_check_max_flops;    /* with it: the CPU rows that check it, all up to this */
     size_t sample_rows;
     int ref_threads;
+    ref_gpu *gpu_ref;              /* the GPU fp64 reference, or NULL (CPU reference alone) */
+    step_times steps;              /* where the points' wall time went, summed */
+    json_t *points;                /* cost.points: one object per point measured (or NULL) */
+    json_t *reference_checks;      /* the GPU reference against the CPU rows, per point and
+                                      input distribution (or NULL) */
     volatile sig_atomic_t *stop;   /* set by SIGINT/SIGTERM: finish the point early */
     size_t progress_done, progress_total;   /* for the progress line */
     double fp16_tflops, dram_gbps; /* the run's ceilings (0 when not measured) */
@@ -43,8 +52,9 @@ typedef struct {
 } measure_ctx;
 
 /* Appends one result object per implementation for this point to `results`: the check on
- * uniform inputs (on shapes too large for the full CPU reference: sampled rows plus the
- * baseline's full output), the timing, the check again on the output of the last timed
+ * uniform inputs (with the GPU reference: every row, on the device; without it, on shapes
+ * too large for the full CPU reference: sampled rows plus the baseline's full output), the
+ * timing, the check again on the output of the last timed
  * launch, the derived figures. For the point's other input distributions, one
  * correctness object per implementation goes to `checks`. Returns the number of
  * correctness failures, or -1 on a fatal CUDA error (err). */

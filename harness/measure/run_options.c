@@ -33,9 +33,17 @@ const char RUN_USAGE[] =
     "  --paired              also time every implementation interleaved with the baseline\n"
     "                        (derived.paired_ratio; reported, never gated: interleaving moves\n"
     "                        the baseline out of its power-capped steady state)\n"
-    "  --full-ref-gflop X    full CPU reference up to X GFLOP, sampled rows above (default 40)\n"
+    "  --full-ref-gflop X    without the GPU reference: the CPU reference's every row up to\n"
+    "                        X GFLOP, sampled rows above (default 40)\n"
+    "  --cpu-check-gflop X   with it: the CPU rows that check the GPU reference, every row up\n"
+    "                        to X GFLOP, sampled rows above (default 4)\n"
+    "  --no-gpu-ref          the CPU reference alone (sampled rows plus the baseline's output\n"
+    "                        on large shapes), as before the GPU reference existed\n"
     "  --sample-rows N       rows sampled above that (default 4096: whole heads, a row in every 64-row tile)\n"
-    "  --ref-threads N       CPU reference threads (default: all CPUs)\n";
+    "  --ref-threads N       CPU reference threads (default: all CPUs)\n"
+    "  --resume FILE         continue the interrupted run FILE (*.partial.json) on the same GPU\n"
+    "                        model and build, with its options: the points it completed are\n"
+    "                        kept, the rest measured, one complete run written\n";
 
 /* The whole text is read (no fixed buffer that would drop a bad mode past its end). */
 static int parse_modes(const char *opt, const char *text, int *modes)
@@ -88,6 +96,7 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
     clock_discard_parse("thermal", &o->tc.clock.discard_mask);
     o->seed = 1234;
     o->full_ref_gflop = 40;
+    o->cpu_check_gflop = 4;
     o->sample_rows = 4096;
     o->ref_threads = 0;
     int custom = 0;
@@ -202,6 +211,15 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
             VALUE();
             if (arg_double("run", a, v, 0, 1e6, &d)) return -1;
             o->full_ref_gflop = d;
+        } else if (!strcmp(a, "--cpu-check-gflop")) {
+            VALUE();
+            if (arg_double("run", a, v, 0, 1e6, &d)) return -1;
+            o->cpu_check_gflop = d;
+        } else if (!strcmp(a, "--no-gpu-ref")) {
+            o->no_gpu_ref = 1;
+        } else if (!strcmp(a, "--resume")) {
+            VALUE();
+            o->resume = v;
         } else if (!strcmp(a, "--sample-rows")) {
             VALUE();
             if (arg_long("run", a, v, 1, 1 << 20, &l)) return -1;
@@ -215,6 +233,11 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
             return -1;
         }
 #undef VALUE
+        static const char *const where[] = { "--resume", "--build", "--evidence", "--out", "--device",
+                                             "--external", NULL };
+        int is_where = 0;
+        for (const char *const *w = where; *w && !is_where; w++) is_where = !strcmp(a, *w);
+        o->n_measuring += !is_where;
     }
     if (o->tc.rule.min_samples > o->tc.rule.max_samples) {
         fprintf(stderr, "attnladder run: --min-samples %zu exceeds --max-samples %zu\n",
