@@ -3,6 +3,7 @@
 # backends where torch is present), record profiler metrics, gate the run and regenerate
 # the reports. Without a GPU, say so in one line and show the headline table of each
 # GPU's reference run (evidence/<gpu>/reference.txt) from the committed evidence.
+# RESUME=FILE continues the interrupted run FILE (gpu_session.sh) instead of starting one.
 set -u
 build=${1:-build}
 bin=$build/attnladder
