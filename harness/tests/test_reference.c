@@ -219,6 +219,25 @@ static void threads_and_subsets_are_bit_identical(void **st)
     inputs_free(&in);
 }
 
+/* Rows of one head are computed together, keys in blocks: a row's bits must not depend on
+ * which rows it is grouped with, nor on where a key block ends (Skv past several blocks,
+ * causal with Sq != Skv, rows of two heads in one grab). */
+static void grouped_rows_are_bit_identical(void **st)
+{
+    (void)st;
+    attn_shape s = shape(1, 2, 40, 1300, 128, 1);
+    host_inputs in;
+    assert_int_equal(inputs_generate(&in, &s, 13, DIST_UNIFORM), 0);
+    size_t rows = ref_total_rows(&s);
+    double *all = reference_all(&s, &in, 1), alone[128];
+    for (size_t r = 0; r < rows; r++) {
+        assert_int_equal(ref_attention_rows(&s, in.q, in.k, in.v, &r, 1, alone, 1), 0);
+        assert_memory_equal(alone, all + r * 128, sizeof alone);
+    }
+    free(all);
+    inputs_free(&in);
+}
+
 static void bad_arguments_refused(void **st)
 {
     (void)st;
@@ -334,6 +353,7 @@ int main(void)
         cmocka_unit_test(dominant_score_selects_its_v_row),
         cmocka_unit_test(causal_edges_exact),
         cmocka_unit_test(threads_and_subsets_are_bit_identical),
+        cmocka_unit_test(grouped_rows_are_bit_identical),
         cmocka_unit_test(bad_arguments_refused),
         cmocka_unit_test(flops_count_visible_keys),
         cmocka_unit_test(sampled_rows_properties),

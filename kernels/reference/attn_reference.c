@@ -5,7 +5,8 @@
  * any nthreads. Per row: scores of the visible keys in double, softmax in two passes
  * (max, then exp and sum), then P·V accumulated key by key and divided by the sum.
  * Each thread keeps its current (batch, head)'s K (transposed, so the score loop runs
- * over contiguous keys and vectorizes without reassociation) and V in double. */
+ * over contiguous keys and vectorizes without reassociation) and V in double, and computes
+ * the rows of one head it took together, so that they share each pass over K and V. */
 #include "attn_reference.h"
 
 #include <math.h>
@@ -17,7 +18,8 @@
 #include "core/half.h"
 #include "core/rng.h"
 
-#define ROWS_PER_GRAB 16   /* rows a thread takes at a time: balances causal work */
+#define ROWS_PER_GRAB 16   /* rows a thread takes at a time: balances causal work, and
+                              the rows of one head among them share each pass over K, V */
 
 size_t ref_total_rows(const attn_shape *s)
 {
@@ -58,7 +60,7 @@ typedef struct {
 } ref_job;
 
 typedef struct {
-    double *kt, *vd, *p, *qd;
+    double *kt, *vd, *p, *qd;   /* p: ROWS_PER_GRAB rows of scores, qd: as many rows of q */
     size_t bh;          /* (batch, head) whose K and V are cached; SIZE_MAX: none */
 } ref_scratch;
 
@@ -74,55 +76,79 @@ static void load_head(const ref_job *j, ref_scratch *w, size_t bh)
     w->bh = bh;
 }
 
-static void one_row(const ref_job *j, ref_scratch *w, size_t row, double *o)
+/* Keys per block of the score loop: a block of K^T (dim x KEY_BLOCK doubles) and the
+ * group's scores over it stay in cache while every row of the group takes it. */
+#define KEY_BLOCK 512
+
+/* Rows ids[0, g) of one (batch, head), each into outs[i]. Every row gets exactly the
+ * operations, in the order, it gets alone (its scores summed over d in order, P·V summed
+ * over its keys in order): grouping rows only lets them share each pass over K and V,
+ * which the long sequences' rows were bound by. */
+static void rows_of_head(const ref_job *j, ref_scratch *w, const size_t *ids, size_t g, double *const *outs)
 {
     const attn_shape *s = j->s;
     size_t skv = (size_t)s->seq_kv, dim = (size_t)s->head_dim, sq = (size_t)s->seq_q;
-    size_t bh = row / sq, nk = visible_keys(s, row % sq);
-    if (nk == 0) {
-        memset(o, 0, dim * sizeof *o);
+    size_t bh = ids[0] / sq, nk[ROWS_PER_GRAB], most = 0;
+    double scale = (double)s->scale;
+    for (size_t r = 0; r < g; r++) {
+        nk[r] = visible_keys(s, ids[r] % sq);
+        if (nk[r] > most) most = nk[r];
+    }
+    if (most == 0) {
+        for (size_t r = 0; r < g; r++) memset(outs[r], 0, dim * sizeof *outs[r]);
         return;
     }
     if (w->bh != bh) load_head(j, w, bh);
-    const uint16_t *q = j->q + row * dim;
-    double scale = (double)s->scale;
-    for (size_t d = 0; d < dim; d++) w->qd[d] = g_half[q[d]];
-
-    double *p = w->p;
-    for (size_t n = 0; n < nk; n++) p[n] = 0;
-    for (size_t d = 0; d < dim; d++) {
-        double qv = w->qd[d];
-        const double *kr = w->kt + d * skv;
-        for (size_t n = 0; n < nk; n++) p[n] += qv * kr[n];
+    for (size_t r = 0; r < g; r++) {
+        const uint16_t *q = j->q + ids[r] * dim;
+        for (size_t d = 0; d < dim; d++) w->qd[r * dim + d] = g_half[q[d]];
+        memset(w->p + r * skv, 0, nk[r] * sizeof *w->p);
     }
-    double mx = -INFINITY;
-    for (size_t n = 0; n < nk; n++) {
-        p[n] *= scale;
-        if (p[n] > mx) mx = p[n];
+    for (size_t n0 = 0; n0 < most; n0 += KEY_BLOCK)
+        for (size_t d = 0; d < dim; d++) {
+            const double *kr = w->kt + d * skv;
+            for (size_t r = 0; r < g; r++) {
+                double qv = w->qd[r * dim + d], *p = w->p + r * skv;
+                size_t end = n0 + KEY_BLOCK < nk[r] ? n0 + KEY_BLOCK : nk[r];
+                for (size_t n = n0; n < end; n++) p[n] += qv * kr[n];
+            }
+        }
+    double sum[ROWS_PER_GRAB];
+    for (size_t r = 0; r < g; r++) {
+        double *p = w->p + r * skv, mx = -INFINITY;
+        sum[r] = 0;
+        for (size_t n = 0; n < nk[r]; n++) {
+            p[n] *= scale;
+            if (p[n] > mx) mx = p[n];
+        }
+        for (size_t n = 0; n < nk[r]; n++) {
+            p[n] = exp(p[n] - mx);
+            sum[r] += p[n];
+        }
+        memset(outs[r], 0, dim * sizeof *outs[r]);
     }
-    double sum = 0;
-    for (size_t n = 0; n < nk; n++) {
-        p[n] = exp(p[n] - mx);
-        sum += p[n];
-    }
-    memset(o, 0, dim * sizeof *o);
-    for (size_t n = 0; n < nk; n++) {
-        double pn = p[n];
+    for (size_t n = 0; n < most; n++) {
         const double *vr = w->vd + n * dim;
-        for (size_t d = 0; d < dim; d++) o[d] += pn * vr[d];
+        for (size_t r = 0; r < g; r++) {
+            if (n >= nk[r]) continue;
+            double pn = w->p[r * skv + n], *o = outs[r];
+            for (size_t d = 0; d < dim; d++) o[d] += pn * vr[d];
+        }
     }
-    for (size_t d = 0; d < dim; d++) o[d] /= sum;
+    for (size_t r = 0; r < g; r++)
+        if (nk[r] > 0)
+            for (size_t d = 0; d < dim; d++) outs[r][d] /= sum[r];
 }
 
 static void *worker(void *arg)
 {
     ref_job *j = arg;
-    size_t skv = (size_t)j->s->seq_kv, dim = (size_t)j->s->head_dim;
+    size_t skv = (size_t)j->s->seq_kv, dim = (size_t)j->s->head_dim, sq = (size_t)j->s->seq_q;
     ref_scratch w = { .bh = SIZE_MAX };
     w.kt = malloc(skv * dim * sizeof *w.kt);
     w.vd = malloc(skv * dim * sizeof *w.vd);
-    w.p = malloc(skv * sizeof *w.p);
-    w.qd = malloc(dim * sizeof *w.qd);
+    w.p = malloc(ROWS_PER_GRAB * skv * sizeof *w.p);
+    w.qd = malloc(ROWS_PER_GRAB * dim * sizeof *w.qd);
     void *rc = NULL;
     if (!w.kt || !w.vd || !w.p || !w.qd) {
         rc = (void *)1;
@@ -132,8 +158,17 @@ static void *worker(void *arg)
         size_t first = atomic_fetch_add(&j->next, ROWS_PER_GRAB);
         if (first >= j->nrows) break;
         size_t last = first + ROWS_PER_GRAB < j->nrows ? first + ROWS_PER_GRAB : j->nrows;
-        for (size_t r = first; r < last; r++)
-            one_row(j, &w, j->rows ? j->rows[r] : r, j->out + r * dim);
+        /* the grab's rows in runs of one (batch, head) each */
+        for (size_t r = first; r < last;) {
+            size_t ids[ROWS_PER_GRAB], g = 0;
+            double *outs[ROWS_PER_GRAB];
+            size_t bh = (j->rows ? j->rows[r] : r) / sq;
+            for (; r < last && (j->rows ? j->rows[r] : r) / sq == bh; r++, g++) {
+                ids[g] = j->rows ? j->rows[r] : r;
+                outs[g] = j->out + r * dim;
+            }
+            rows_of_head(j, &w, ids, g, outs);
+        }
     }
 out:
     free(w.kt);
