@@ -3,7 +3,10 @@
  * same inputs and then timed in alternation (measure/interleave.h); the change of each
  * is the median paired quotient head/base with its bootstrap CI, decided by gate/ab.h.
  * Which build is loaded first is drawn from the seed (an instance loaded second can run
- * faster, whatever file it is), and recorded. */
+ * faster, whatever file it is), and recorded. By default each phase is also timed at one
+ * shape of every code path it takes on the standard sweep (gate/code_paths.h: the paths
+ * are read from each build's own init notes). `--judge FILE` decides a recorded
+ * comparison again with this binary's rule, without a GPU (gate/ab_judge.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,8 @@
 #include "core/stats.h"
 #include "evidence/evidence_file.h"
 #include "gate/ab.h"
+#include "gate/ab_judge.h"
+#include "gate/code_paths.h"
 #include "measure/correctness.h"
 #include "measure/cuda_check.h"
 #include "measure/device_info.h"
@@ -26,11 +31,14 @@
 #include "measure/loader.h"
 
 #define AB_MAX_SHAPES 16
+#define AB_MAX_SWEEP 128
 
 typedef struct {
-    const char *base_dir, *head_dir, *out, *names, *order;
+    const char *base_dir, *head_dir, *out, *names, *order, *judge;
     attn_shape shapes[AB_MAX_SHAPES];
     size_t n_shapes;
+    int paths;          /* time one shape of every code path too (the default set only) */
+    int list_paths;     /* print the paths and the shapes chosen; time nothing */
     double tolerance, baseline_tolerance;
     uint64_t seed;
     interleave_config ic;
@@ -39,14 +47,20 @@ typedef struct {
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: attnladder ab --base DIR --head DIR [--impl A,B] [--shape S]... [--headline-only]\n"
+        "usage: attnladder ab --base DIR --head DIR [--impl A,B] [--shape S]... [--headline-only] [--no-paths]\n"
         "                     [--tolerance X] [--baseline-tolerance X] [--min-samples N] [--max-samples N]\n"
         "                     [--min-gpu-seconds S] [--seed N] [--order random|base-first|head-first]\n"
         "                     [--discard thermal|power|none]\n"
         "                     [--out FILE]\n"
+        "       attnladder ab --base DIR --head DIR --list-paths [--impl A,B]\n"
+        "       attnladder ab --judge AB.json [--out FILE]\n"
         "  every implementation both build directories have (phases and baselines), at the\n"
-        "  headline shapes and 4x16x4096x128 (non-causal, causal) unless --shape: checked on\n"
-        "  the same inputs, timed in alternation, the change = median(head_i / base_i)\n"
+        "  headline shapes and 4x16x4096x128 (non-causal, causal) unless --shape, and each\n"
+        "  phase at one shape of every code path it takes on the standard sweep (its init\n"
+        "  note names the path; --no-paths: not): checked on the same inputs, timed in\n"
+        "  alternation, the change = median(head_i / base_i)\n"
+        "  --list-paths     the paths of each phase and the shape that times each; nothing timed\n"
+        "  --judge AB.json  decide a recorded comparison again with this binary's rule (no GPU)\n"
         "  --tolerance X    regressed when the change's 95%% CI lies above 1 + X (default 0.01)\n"
         "  --baseline-tolerance X   the same for baselines (vendor code; default 0.03)\n"
         "exit status: 0 nothing regressed, 1 a regression or a failed check, 2 bad input, 3 no GPU\n");
@@ -62,6 +76,7 @@ static int parse(int argc, char **argv, ab_opts *o)
     o->baseline_tolerance = 0.03;
     o->seed = (uint64_t)time(NULL);
     o->order = "random";
+    o->paths = 1;
     o->ic = (interleave_config){ .min_samples = 30, .max_samples = 2000, .min_gpu_s = 0.25,
                                  .max_seconds = 3.0, .inner_max = 20, .graph_target_us = 2000.0,
                                  .warmup = 5, .clock = { .discard_limit = 0.25 } };
@@ -79,11 +94,17 @@ static int parse(int argc, char **argv, ab_opts *o)
             headline_only = 1;
             continue;
         }
+        if (!strcmp(a, "--no-paths") || !strcmp(a, "--list-paths")) {
+            if (a[2] == 'n') o->paths = 0;
+            else o->list_paths = 1;
+            continue;
+        }
         if (!(v = arg_value("ab", argc, argv, &i))) return -1;
         if (!strcmp(a, "--base")) o->base_dir = v;
         else if (!strcmp(a, "--head")) o->head_dir = v;
         else if (!strcmp(a, "--out")) o->out = v;
         else if (!strcmp(a, "--impl")) o->names = v;
+        else if (!strcmp(a, "--judge")) o->judge = v;
         else if (!strcmp(a, "--discard")) {
             if (clock_discard_parse(v, &o->ic.clock.discard_mask)) {
                 fprintf(stderr, "attnladder ab: --discard '%s'; accepted: thermal, power, none\n", v);
@@ -125,12 +146,24 @@ static int parse(int argc, char **argv, ab_opts *o)
             return -1;
         }
     }
+    if (o->judge) {
+        if (o->base_dir || o->head_dir || o->n_shapes || o->list_paths || o->names) {
+            fprintf(stderr, "attnladder ab: --judge takes only --out and the tolerances\n");
+            return -1;
+        }
+        return 0;
+    }
     if (!o->base_dir || !o->head_dir) {
         fprintf(stderr, "attnladder ab: --base DIR and --head DIR are both needed\n");
         return -1;
     }
     if (o->ic.min_samples > o->ic.max_samples) {
         fprintf(stderr, "attnladder ab: --min-samples exceeds --max-samples\n");
+        return -1;
+    }
+    if (o->n_shapes || headline_only) o->paths = 0;   /* shapes chosen by hand are the set */
+    if (o->list_paths && !o->paths) {
+        fprintf(stderr, "attnladder ab: --list-paths lists the default set's paths: no --shape, --headline-only or --no-paths\n");
         return -1;
     }
     if (!o->n_shapes) {
@@ -207,6 +240,78 @@ done:
     return rc;
 }
 
+/* The index of the probe that times this side's path (fixed first, then chosen). */
+static size_t timed_by(const code_path_probe *p, size_t n, int head, const char *key)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            if ((pass ? p[i].chosen : p[i].fixed) && !strcmp(head ? p[i].head_key : p[i].base_key, key)) return i;
+    return n;
+}
+
+/* One phase's code paths: it is initialised in each build at the gate's fixed shapes and
+ * at every shape of the standard sweep both builds support, each init note read as a path
+ * (gate/code_paths.h), and one shape chosen for every path of either build that no fixed
+ * shape reaches. Writes the added shapes to extra (at most cap), records every path in
+ * *paths_json, prints them when asked, and returns the number added. */
+static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_impl *hi, attn_shape *extra,
+                          size_t cap, json_t **paths_json, int print)
+{
+    shape_point sweep[AB_MAX_SWEEP];
+    size_t ns = shapes_sweep(sweep, AB_MAX_SWEEP), nc = o->n_shapes + (ns < AB_MAX_SWEEP ? ns : AB_MAX_SWEEP);
+    code_path_probe *p = calloc(nc, sizeof *p);
+    attn_shape *at = calloc(nc, sizeof *at);
+    size_t n = 0, added = 0;
+    double cap_work = 0;
+    *paths_json = json_pack("{s:[], s:[]}", "base", "head");
+    if (!p || !at) goto done;
+    for (size_t c = 0; c < nc; c++) {
+        const attn_shape *s = c < o->n_shapes ? &o->shapes[c] : &sweep[c - o->n_shapes].s;
+        if (c < o->n_shapes && shape_flops(s) > cap_work) cap_work = shape_flops(s);
+        if (bi->ph->unsupported(s) || hi->ph->unsupported(s)) continue;
+        int ok = 1;
+        for (int side = 0; side < 2 && ok; side++) {
+            const attn_phase *ph = side ? hi->ph : bi->ph;
+            void *state = NULL;
+            if (ph->init(&state, s)) {
+                ok = 0;   /* a shape this build cannot init here is no path of it */
+                continue;
+            }
+            code_path_of_note(ph->error_string(0), side ? p[n].head_key : p[n].base_key, CODE_PATH_KEY_MAX);
+            ph->fini(state);
+        }
+        if (!ok) continue;
+        p[n].work = shape_flops(s);
+        p[n].fixed = c < o->n_shapes;
+        at[n++] = *s;
+    }
+    code_paths_choose(p, n, cap_work);
+    for (size_t i = 0; i < n; i++)
+        if (p[i].chosen && added < cap) extra[added++] = at[i];
+    for (int side = 0; side < 2; side++) {
+        size_t first[64], m = code_paths_distinct(p, n, side, first, 64);
+        json_t *arr = json_object_get(*paths_json, side ? "head" : "base");
+        if (print)
+            printf("%-22s %zu path(s) in the %s build\n", bi->ph->name, m, side ? "head" : "base");
+        for (size_t k = 0; k < m && k < 64; k++) {
+            const char *key = side ? p[first[k]].head_key : p[first[k]].base_key;
+            size_t by = timed_by(p, n, side, key);
+            char text[96] = "-";
+            if (by < n) shape_format(&at[by], text, sizeof text);
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:s}", "path", key, "shape", text, "by",
+                                                 by < n && p[by].fixed ? "fixed" : "added"));
+            if (print)
+                printf("  %-24s %-6s %s\n", text, by < n && p[by].fixed ? "fixed" : "added", key);
+        }
+    }
+    if (print && !n)
+        printf("%-22s no shape could be initialised in both builds (no GPU here?)\n", bi->ph->name);
+done:
+    free(p);
+    free(at);
+    return added;
+}
+
 static json_t *side_json(const double *x, size_t n)
 {
     json_t *arr = json_array();
@@ -216,8 +321,8 @@ static json_t *side_json(const double *x, size_t n)
 
 /* One implementation at one shape. Appends its row; returns 1 regressed or failed, 0, -1. */
 static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_impl *hi,
-                       const attn_shape *s, cudaStream_t stream, uint64_t seed, json_t *rows,
-                       char *err, size_t errlen)
+                       const attn_shape *s, const char *selected, cudaStream_t stream, uint64_t seed,
+                       json_t *rows, char *err, size_t errlen)
 {
     char text[96], why[512] = "";
     shape_format(s, text, sizeof text);
@@ -253,7 +358,8 @@ static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_imp
                         { d.q, d.k, d.v, d.o1, wh ? d.ws1 : NULL, stream } };
     int ok = check_pair(&base, &head, s, &in, why, sizeof why, err, errlen);
     if (ok < 0) goto done;
-    json_t *row = json_pack("{s:s, s:s, s:b}", "impl", bi->ph->name, "shape", text, "correct", ok);
+    json_t *row = json_pack("{s:s, s:s, s:s, s:s, s:b}", "impl", bi->ph->name, "kind", impl_kind_name(bi->kind),
+                            "shape", text, "selected", selected, "correct", ok);
     /* what each instance says it chose after init (e.g. cuDNN's engine): a difference here
      * is a difference in the work, not in the measurement */
     const char *nb = bi->ph->error_string(0), *nh = hi->ph->error_string(0);
@@ -287,7 +393,8 @@ static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_imp
         goto done;
     }
     ab_change c;
-    if (ab_change_ci(r.a_us, r.b_us, r.n, 2000, seed, 0.95, &c)) {
+    const uint64_t bs_seed = seed & 0x7fffffffffffffffULL;   /* recorded: --judge redraws the same CI */
+    if (ab_change_ci(r.a_us, r.b_us, r.n, 2000, bs_seed, 0.95, &c)) {
         snprintf(err, errlen, "%s at %s: no change computed", bi->ph->name, text);
         json_decref(row);
         goto done;
@@ -295,6 +402,7 @@ static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_imp
     double tol = bi->kind == IMPL_BASELINE ? o->baseline_tolerance : o->tolerance;
     ab_verdict v = ab_decide(&c, tol);
     json_object_set_new(row, "tolerance", json_real(tol));
+    json_object_set_new(row, "bootstrap_seed", json_integer((json_int_t)bs_seed));
     size_t base_first = 0;
     for (size_t i = 0; i < r.n; i++) base_first += r.a_first[i];
     json_object_set_new(row, "change", json_pack("{s:f, s:f, s:f}", "median", c.change, "ci_lo", c.lo, "ci_hi", c.hi));
@@ -325,7 +433,10 @@ int cmd_ab(int argc, char **argv)
     int p = parse(argc, argv, &o);
     if (p) return p > 0 ? EXIT_OK : EXIT_BAD_INPUT;
     char err[1024] = "";
-    if (device_probe(err, sizeof err)) {
+    if (o.judge) return ab_judge_file(o.judge, o.tolerance, o.baseline_tolerance, o.out);
+    /* listing the paths inits the phases, which needs no GPU for a phase that does not ask
+     * for one (the tests' fixtures); timing does */
+    if (!o.list_paths && device_probe(err, sizeof err)) {
         fprintf(stderr, "attnladder ab: no GPU: %s\n", err);
         return EXIT_NO_GPU;
     }
@@ -343,11 +454,24 @@ int cmd_ab(int argc, char **argv)
         loader_close_all(hl, nh);
         return EXIT_BAD_INPUT;
     }
+    if (o.list_paths) {
+        for (size_t i = 0; i < nb; i++) {
+            const loaded_impl *hi = loader_find(hl, nh, bl[i].ph->name);
+            if (bl[i].kind != IMPL_PHASE || !hi || !wanted(&o, bl[i].ph->name)) continue;
+            attn_shape extra[AB_MAX_SWEEP];
+            json_t *pj = NULL;
+            probe_paths(&o, &bl[i], hi, extra, AB_MAX_SWEEP, &pj, 1);
+            json_decref(pj);
+        }
+        loader_close_all(bl, nb);
+        loader_close_all(hl, nh);
+        return EXIT_OK;
+    }
     char watch_why[256] = "";
     o.ic.clock.watch = clock_watch_open(watch_why, sizeof watch_why);
     if (!o.ic.clock.watch) fprintf(stderr, "attnladder ab: clocks not read per pair: %s\n", watch_why);
     cudaStream_t stream = NULL;
-    json_t *rows = json_array();
+    json_t *rows = json_array(), *paths = json_object();
     int rc = EXIT_OK, compared = 0;
     if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
         fprintf(stderr, "attnladder ab: cannot create a stream\n");
@@ -363,8 +487,17 @@ int cmd_ab(int argc, char **argv)
             printf("%-22s only in the base build\n", bi->ph->name);
             continue;
         }
-        for (size_t k = 0; k < o.n_shapes; k++) {
-            int m = measure_one(&o, bi, hi, &o.shapes[k], stream, o.seed + 97 * i + k, rows, err, sizeof err);
+        attn_shape extra[AB_MAX_SWEEP];
+        size_t n_extra = 0;
+        if (o.paths && bi->kind == IMPL_PHASE) {
+            json_t *pj = NULL;
+            n_extra = probe_paths(&o, bi, hi, extra, AB_MAX_SWEEP, &pj, 0);
+            json_object_set_new(paths, bi->ph->name, pj);
+        }
+        for (size_t k = 0; k < o.n_shapes + n_extra; k++) {
+            const attn_shape *s = k < o.n_shapes ? &o.shapes[k] : &extra[k - o.n_shapes];
+            int m = measure_one(&o, bi, hi, s, k < o.n_shapes ? "fixed" : "path", stream, o.seed + 97 * i + k,
+                                rows, err, sizeof err);
             if (m < 0) {
                 fprintf(stderr, "attnladder ab: %s\n", err);
                 rc = EXIT_GATE;
@@ -383,13 +516,13 @@ int cmd_ab(int argc, char **argv)
         rc = EXIT_BAD_INPUT;
     }
     if (o.out) {
-        json_t *doc = json_pack("{s:s, s:i, s:o, s:o, s:o, s:s, s:I, s:f, s:o, s:o, s:o}",
-                                "schema", "attnladder-ab", "schema_version", 1,
+        json_t *doc = json_pack("{s:s, s:i, s:o, s:o, s:o, s:s, s:I, s:f, s:f, s:o, s:o, s:O, s:o}",
+                                "schema", "attnladder-ab", "schema_version", 2,
                                 "gpu", device_gpu_json(), "versions", device_versions_json(),
                                 "builds", json_pack("{s:o, s:o}", "base", device_git_json(o.base_dir),
                                                    "head", device_git_json(o.head_dir)),
                                 "loaded_first", head_first ? "head" : "base", "seed", (json_int_t)o.seed,
-                                "tolerance", o.tolerance,
+                                "tolerance", o.tolerance, "baseline_tolerance", o.baseline_tolerance,
                                 "method", json_pack("{s:I, s:I, s:f, s:f, s:i, s:s}", "min_samples", (json_int_t)o.ic.min_samples,
                                                     "max_samples", (json_int_t)o.ic.max_samples, "min_gpu_s", o.ic.min_gpu_s,
                                                     "max_seconds", o.ic.max_seconds, "warmup", o.ic.warmup,
@@ -398,7 +531,7 @@ int cmd_ab(int argc, char **argv)
                                                          "why_not", watch_why, "discard",
                                                          clock_discard_name(o.ic.clock.discard_mask),
                                                          "discard_limit", o.ic.clock.discard_limit),
-                                "rows", json_incref(rows));
+                                "paths", paths, "rows", json_incref(rows));
         if (evidence_write_atomic(doc, o.out, err, sizeof err)) {
             fprintf(stderr, "attnladder ab: %s\n", err);
             rc = EXIT_BAD_INPUT;
@@ -408,6 +541,7 @@ int cmd_ab(int argc, char **argv)
 out:
     clock_watch_close(o.ic.clock.watch);
     json_decref(rows);
+    json_decref(paths);
     if (stream) cudaStreamDestroy(stream);
     loader_close_all(bl, nb);
     loader_close_all(hl, nh);

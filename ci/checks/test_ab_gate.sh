@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# `attnladder ab` without a GPU (`make test`):
+#  - --list-paths on two fixture builds (harness/tests/fixtures/path_phase.c): every path of
+#    each build is listed with the one shape that times it, the fixed shapes first, a path
+#    only the head takes among them, a rung with one path left at the fixed shapes;
+#  - --judge: recorded pairs decided again by this binary's rule (a +5% pair regressed,
+#    the same pairs unchanged under a 10% tolerance, a baseline at its own tolerance), a
+#    failed check kept, and a tampered file refused with the field named.
+#   ci/checks/test_ab_gate.sh [BUILD]
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+build=${1:-build}
+bin=$build/attnladder
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 cases=0
+note() { echo "test_ab_gate: $*" >&2; fail=1; }
+. ci/checks/expect.sh
+
+# ---- the code paths: the list the gate times ------------------------------------------
+fx=$build/fixtures/paths
+expect "list-paths" 0 "path(s) in the head build" "$bin" ab --base "$fx/base" --head "$fx/head" --list-paths
+cp "$tmp/out.txt" "$tmp/paths.txt"
+echo "test_ab_gate: the paths ab times on the fixture builds:"; sed 's/^/    /' "$tmp/paths.txt"
+python3 - "$tmp/paths.txt" <<'PY' || note "list-paths: $(cat "$tmp/paths.txt")"
+import re, sys
+sides, cur = {}, None
+for line in open(sys.argv[1]):
+    m = re.match(r"(\S+) +(\d+) path\(s\) in the (base|head) build", line)
+    if m:
+        cur = (m[1], m[3]); sides[cur] = {"n": int(m[2]), "rows": []}; continue
+    m = re.match(r"  (\S+(?: causal)?) +(fixed|added) +(.*)", line.rstrip("\n"))
+    if m and cur:
+        sides[cur]["rows"].append(m.groups())
+ok = True
+def need(c, what):
+    global ok
+    if not c: print("  " + what); ok = False
+for (impl, side), v in sides.items():
+    paths = [r[2] for r in v["rows"]]
+    need(len(paths) == v["n"] == len(set(paths)), f"{impl} {side}: {v['n']} paths, rows {paths}")
+need(sides[("01_fixture_one_path", "base")]["rows"] == [("1x8x512x64", "fixed", "one kernel, # tiles")],
+     "a rung with one path is timed at the fixed shapes only")
+base = {r[2]: r for r in sides[("07_fixture_paths", "base")]["rows"]}
+head = {r[2]: r for r in sides[("07_fixture_paths", "head")]["rows"]}
+need(len(base) == 7 and len(head) == 9, f"07: {len(base)} base and {len(head)} head paths, expected 7 and 9")
+need(base.get("3wg: BM=192, # work tiles on # CTAs", ("", ""))[:2] == ("4x32x4096x64", "added"),
+     "the three-warpgroup D=64 path is timed at 4x32x4096x64 (the largest of its shapes within the throughput shape's work)")
+need(all(r[1] == "added" for k, r in head.items() if "ragged keys first" in k) and
+     sum("ragged keys first" in k for k in head) == 2, "the head's new ragged-first paths are timed")
+need(all(r[1] == "fixed" for k, r in base.items() if r[0].startswith(("1x8x512x64", "4x16x4096x128"))),
+     "the fixed shapes count first")
+sys.exit(0 if ok else 1)
+PY
+expect "list-paths with --shape" 2 "default set" "$bin" ab --base "$fx/base" --head "$fx/head" --list-paths --shape 1,8,512,64
+
+# ---- --judge: the binary's rule on recorded pairs ----------------------------------------
+python3 - "$tmp" <<'PY'
+import json, random, sys
+tmp = sys.argv[1]
+r = random.Random(5)
+def row(impl, kind, factor, verdict="unchanged"):
+    base = [100 * (1 + 0.05 * r.random()) for _ in range(60)]
+    head = [b * factor * (1 + 0.002 * (r.random() - 0.5)) for b in base]
+    return {"impl": impl, "kind": kind, "shape": "1x8x512x64", "selected": "fixed", "correct": True,
+            "verdict": verdict, "bootstrap_seed": 7, "base": {"samples_us": base}, "head": {"samples_us": head}}
+doc = {"schema": "attnladder-ab", "schema_version": 2, "seed": 1,
+       "rows": [row("06_tiling", "phase", 1.05), row("sdpa_cudnn", "baseline", 1.02), row("01_scalar", "phase", 1.0)]}
+json.dump(doc, open(f"{tmp}/slow.json", "w"))
+doc["rows"][0]["verdict"] = "failed"; del doc["rows"][0]["base"]
+json.dump(doc, open(f"{tmp}/failed.json", "w"))
+bad = json.loads(open(f"{tmp}/slow.json").read()); bad["rows"][2]["head"]["samples_us"][3] = -1
+json.dump(bad, open(f"{tmp}/bad.json", "w"))
+old = json.loads(open(f"{tmp}/slow.json").read())
+for x in old["rows"]: x.pop("kind"); x.pop("bootstrap_seed")
+json.dump(old, open(f"{tmp}/v1.json", "w"))
+PY
+expect "judge: +5% regressed" 1 "06_tiling .*regressed" "$bin" ab --judge "$tmp/slow.json" --out "$tmp/judged.json"
+grep -q "sdpa_cudnn .*unchanged" "$tmp/out.txt" || note "judge: the baseline's +2% is inside its 3% tolerance: $(grep sdpa "$tmp/out.txt")"
+python3 -c "import json,sys; d=json.load(open('$tmp/judged.json')); sys.exit(d['rows'][0]['verdict'] != 'regressed' or d['rows'][0]['recorded_verdict'] != 'unchanged')" \
+  || note "judge: --out does not hold the new verdict beside the recorded one"
+expect "judge: a looser rule passes the same pairs" 0 "0 regressed" "$bin" ab --judge "$tmp/slow.json" --tolerance 0.1
+expect "judge: a failed check is kept" 1 "06_tiling .*failed (as recorded)" "$bin" ab --judge "$tmp/failed.json"
+expect "judge: a tampered sample" 2 "rows\[2\].head.samples_us\[3\]" "$bin" ab --judge "$tmp/bad.json"
+expect "judge: a file of schema 1 (no kind, no seed)" 1 "06_tiling .*regressed" "$bin" ab --judge "$tmp/v1.json"
+expect "judge: not an ab file" 2 "schema" "$bin" ab --judge harness/tests/data/gate_config.json
+expect "judge: with --base" 2 "takes only" "$bin" ab --judge "$tmp/slow.json" --base x
+[ $fail = 0 ] && echo "test_ab_gate: $cases cases passed"
+exit $fail

@@ -1,0 +1,86 @@
+/* gate/code_paths.c: a rung's code paths from its init notes, and one shape per path
+ * (code_paths.h). */
+#include "gate/code_paths.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* A number attached to one of these names a choice ("bm=128", "pingpong-176", "sm_90a",
+ * "libcudnn.so.9"): it is part of the path. */
+static int attaches(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '=' || c == '-' || c == '.' || c == '/';
+}
+
+void code_path_of_note(const char *note, char *key, size_t len)
+{
+    if (!len) return;
+    size_t o = 0;
+    const char *s = note ? note : "";
+    for (size_t i = 0; s[i] && o + 1 < len;) {
+        if (isdigit((unsigned char)s[i]) && (i == 0 || !attaches(s[i - 1]))) {
+            size_t j = i;
+            while (isdigit((unsigned char)s[j]) || s[j] == '.') j++;
+            if (!attaches(s[j]) || s[j] == '.') {
+                key[o++] = '#';
+                i = j;
+                continue;
+            }
+        }
+        key[o++] = s[i++];
+    }
+    key[o] = '\0';
+}
+
+static const char *side(const code_path_probe *p, int head)
+{
+    return head ? p->head_key : p->base_key;
+}
+
+/* 1 when some probe reached (fixed or chosen) has this side's key */
+static int reached(const code_path_probe *p, size_t n, int head, const char *k)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((p[i].fixed || p[i].chosen) && !strcmp(side(&p[i], head), k)) return 1;
+    return 0;
+}
+
+size_t code_paths_choose(code_path_probe *p, size_t n, double work_cap)
+{
+    size_t added = 0;
+    for (size_t i = 0; i < n; i++) p[i].chosen = 0;
+    for (int head = 0; head <= 1; head++)
+        for (size_t i = 0; i < n; i++) {
+            const char *k = side(&p[i], head);
+            if (reached(p, n, head, k)) continue;
+            /* the largest shape of this path within the cap, else the smallest over it */
+            size_t best = n;
+            for (size_t j = i; j < n; j++) {
+                if (strcmp(side(&p[j], head), k)) continue;
+                if (best == n) {
+                    best = j;
+                    continue;
+                }
+                int in_j = p[j].work <= work_cap, in_b = p[best].work <= work_cap;
+                if ((in_j && !in_b) || (in_j && in_b && p[j].work > p[best].work) ||
+                    (!in_j && !in_b && p[j].work < p[best].work))
+                    best = j;
+            }
+            p[best].chosen = 1;
+            added++;
+        }
+    return added;
+}
+
+size_t code_paths_distinct(const code_path_probe *p, size_t n, int head, size_t *first, size_t cap)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && strcmp(side(&p[j], head), side(&p[i], head))) j++;
+        if (j < i) continue;
+        if (m < cap) first[m] = i;
+        m++;
+    }
+    return m;
+}
