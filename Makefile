@@ -174,6 +174,21 @@ $(BUILD)/testing/planted/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phas
 	@$(call planted_nvcc,$*) 2> $(BUILD)/testing/planted/$*.ptxas.txt \
 	  || { cat $(BUILD)/testing/planted/$*.ptxas.txt >&2; rm -f $@; exit 1; }
 planted-phases: $(PLANTED_SOS) $(BUILD)/testing/planted_wrapper.so
+# make test's check of the same transform: every phase's copy takes the hook and compiles,
+# for the one target the studies run on (sm_90, and a rung's own such as sm_90a) instead
+# of a full build's four: a third of the compile time, the same thing checked.
+PLANT_CHECK_ARCHS := -gencode arch=compute_90,code=sm_90
+PLANT_CHECK_SOS := $(patsubst %,$(BUILD)/testing/planted_check/%.so,$(PHASE_NAMES))
+$(BUILD)/testing/planted_check/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phases/$$*/*.h phases/$$*/*.c) \
+                                     harness/include/attn_phase.h harness/testing/plant_hook.cuh ci/tools/plant_transform.py
+	@mkdir -p $(dir $@)
+	@$(PYTHON) ci/tools/plant_transform.py phases/$* $(BUILD)/testing/plant_check_src/$* > $(BUILD)/testing/planted_check/$*.hooks.txt \
+	  || { cat $(BUILD)/testing/planted_check/$*.hooks.txt; exit 1; }
+	@echo "nvcc  $@ (planted, sm_90)"
+	@$(NVCC) $(subst $(strip $(ARCHS)),$(PLANT_CHECK_ARCHS),$(NVCCFLAGS)) $(NVCCFLAGS_$*) \
+	  -include $(CURDIR)/harness/testing/plant_hook.cuh -Xptxas -v -o $@ $(BUILD)/testing/plant_check_src/$*/*.cu \
+	  $(LDLIBS_$*) 2> $(BUILD)/testing/planted_check/$*.ptxas.txt \
+	  || { cat $(BUILD)/testing/planted_check/$*.ptxas.txt >&2; rm -f $@; exit 1; }
 
 # ---- sanitizers and fuzzing (CPU parts) -------------------------------------------------
 # (gcc's truncation warnings depend on the optimisation level; the -O2 build keeps them)
@@ -237,31 +252,65 @@ fuzz: $(FUZZ_BINS) $(FUZZ_CONSUMER_BINS) fuzz-corpus
 fuzz-long:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=600 FUZZ_CONSUMER_SECONDS=600
 
+# ---- make test: every check, the independent ones side by side ------------------------
+# CI's machine has two cores: the checks run TEST_JOBS at a time, each one's output kept
+# together (-Otarget). A check is a target here with what it reads as prerequisites, so
+# the build, the fuzz targets and the drift results are made once and in parallel. The
+# drift gate over every committed run (the costliest computation, ~100 s of CPU) is done
+# once, into $(BUILD)/drift, and read by test_drift.sh and both study_summary checks.
+TEST_JOBS ?= 2
+# the longest first: make starts prerequisites left to right
+TEST_CHECKS := check-fuzz check-drift check-asan check-planted check-kernels check-unit \
+               check-cli check-study check-report check-freeze check-layers check-lint \
+               check-ab-gate check-scripts
+.PHONY: test-checks $(TEST_CHECKS)
+
 test: deps
-	@$(MAKE) --no-print-directory build
-	@$(MAKE) --no-print-directory unit-tests kernel-checks
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) -Otarget test-checks
+	@echo "make test: all passed"
+test-checks: $(TEST_CHECKS)
+
+check-unit: unit-tests
+check-kernels: kernel-checks
+check-asan:
 	@$(MAKE) --no-print-directory asan-tests
+check-fuzz:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
+check-cli: build
 	@bash ci/checks/test_cli.sh $(BUILD)/attnladder
-	@bash ci/freeze.sh --check
+check-report: $(BUILD)/attnladder
 	@$(BUILD)/attnladder report --check
-	@bash ci/checks/lint_workflow.sh
+check-freeze:
+	@bash ci/freeze.sh --check
 	@bash ci/checks/test_freeze.sh
+check-layers: $(HARNESS_OBJ)
 	@$(PYTHON) ci/checks/check_layers.py --objects $(BUILD)/obj
 	@bash ci/checks/test_layers.sh
+check-lint:
+	@bash ci/checks/lint_workflow.sh
+check-ab-gate: $(BUILD)/attnladder $(PATH_FIXTURES)
+	@bash ci/checks/test_ab_gate.sh $(BUILD)
+check-store:
+	@bash ci/checks/check_store.sh
+check-scripts:
 	@bash ci/checks/test_deps.sh
 	@bash ci/checks/test_pr_comment.sh
 	@$(PYTHON) ci/checks/test_sanitize_verdict.py
 	@$(PYTHON) ci/checks/check_faulty_tile.py $(wildcard evidence/*/studies/faulty/faulty_skip_tile_*.json*)
-	@bash ci/checks/test_drift.sh $(BUILD)/attnladder
-	@$(PYTHON) ci/tools/study_summary.py --check --bin $(BUILD)/attnladder
 	@$(PYTHON) ci/checks/test_plant_transform.py
 	@bash ci/checks/test_study_tools.sh
-	@bash ci/checks/test_study_summary.sh $(BUILD)/attnladder
 	@bash ci/checks/test_sass_loops.sh
-	@bash ci/checks/check_store.sh
-	@$(MAKE) --no-print-directory planted-phases
-	@echo "make test: all passed"
+# the drift gate on every committed run, once (ci/checks/drift_runs.sh)
+DRIFT_INPUTS := $(wildcard evidence/*/accepted.txt evidence/*/2*.json) ci/gate.json ci/checks/drift_runs.sh
+$(BUILD)/drift/index.txt: $(BUILD)/attnladder $(DRIFT_INPUTS)
+	@bash ci/checks/drift_runs.sh $(BUILD)/attnladder $(BUILD)/drift $(TEST_JOBS)
+check-drift: $(BUILD)/drift/index.txt
+	@bash ci/checks/test_drift.sh $(BUILD)/attnladder $(BUILD)/drift
+check-study: $(BUILD)/drift/index.txt
+	@$(PYTHON) ci/tools/study_summary.py --check --bin $(BUILD)/attnladder --drift $(BUILD)/drift
+	@bash ci/checks/test_study_summary.sh $(BUILD)/attnladder $(BUILD)/drift
+check-planted: $(PLANT_CHECK_SOS)
+	@echo "check-planted: $(words $(PLANT_CHECK_SOS)) phases take the planted delay and compile (sm_90)"
 
 # ---- run -----------------------------------------------------------------------------
 # Running installs nothing (a GPU machine, a CI runner, may have no network and no sudo):

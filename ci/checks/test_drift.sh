@@ -7,6 +7,7 @@
 #    same run made 1% slower must pass (the tolerance is the set's, not zero);
 #  - accepted.txt with several runs: the first is THE accepted run, a bad or repeated
 #    line is refused with its line number.
+#   ci/checks/test_drift.sh [BIN] [DRIFT_DIR]   (DRIFT_DIR: ci/checks/drift_runs.sh's output)
 set -u
 bin=${1:-build/attnladder}
 tmp=$(mktemp -d)
@@ -14,16 +15,16 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0 n=0
 note() { echo "test_drift: $*" >&2; fail=1; }
 
-for acc in evidence/*/accepted.txt; do
-  dir=$(dirname "$acc")
-  for run in "$dir"/2*.json; do
-    case "$run" in *.partial.json) continue ;; esac
-    n=$((n + 1))
-    "$bin" gate "$run" --against accepted --json "$tmp/g.json" > "$tmp/g.txt" 2>&1
-    slower=$(python3 -c "import json; d=json.load(open('$tmp/g.json')); print(d['drift']['slower'] if d.get('drift') else 'none')" 2>/dev/null)
-    [ "$slower" = 0 ] || note "$run: drift gate found $slower rows slower than its set (or did not run): $(grep -E 'slower|drift gate' "$tmp/g.txt" | head -3)"
-  done
-done
+# every run's verdict as ci/checks/drift_runs.sh left it (make test computes it once, for
+# this test and for study_summary.py); without a directory, computed here
+drift=${2:-}
+if [ -z "$drift" ]; then drift=$tmp/drift; bash ci/checks/drift_runs.sh "$bin" "$drift" >/dev/null || note "drift_runs.sh failed"; fi
+[ -f "$drift/index.txt" ] || note "$drift/index.txt: no drift results"
+while read -r gpu run _; do
+  n=$((n + 1))
+  slower=$(python3 -c "import json; d=json.load(open('$drift/$gpu/$run')); print(d['drift']['slower'] if d.get('drift') else 'none')" 2>/dev/null)
+  [ "$slower" = 0 ] || note "evidence/$gpu/$run: drift gate found $slower rows slower than its set (or did not run): $(grep -E 'slower|drift gate' "$drift/$gpu/${run%.json}.txt" | head -3)"
+done < "$drift/index.txt"
 
 slug=nvidia-h100-80gb-hbm3
 first=$(grep -v '^#' "evidence/$slug/accepted.txt" | grep . | head -1 | tr -d ' ')

@@ -45,8 +45,11 @@ open(p, "w").write(t[:j] + new + t[row_end:])
 PY
 grep -v "study:begin" ci/README.md > "$tmp/unmarked.md"
 BIN=${1:-build/attnladder}
-expect "--check, edited block" 1 "does not match the evidence" python3 ci/tools/study_summary.py --check --bin "$BIN" --readme "$tmp/edited.md"
-expect "--check, no markers" 2 "has no" python3 ci/tools/study_summary.py --check --bin "$BIN" --readme "$tmp/unmarked.md"
+# the drift gate's results computed once by make test (ci/checks/drift_runs.sh), else here
+DRIFT=${2:-}
+if [ -z "$DRIFT" ]; then DRIFT=$tmp/drift; bash ci/checks/drift_runs.sh "$BIN" "$DRIFT" >/dev/null; fi
+expect "--check, edited block" 1 "does not match the evidence" python3 ci/tools/study_summary.py --check --bin "$BIN" --readme "$tmp/edited.md" --drift "$DRIFT"
+expect "--check, no markers" 2 "has no" python3 ci/tools/study_summary.py --check --bin "$BIN" --readme "$tmp/unmarked.md" --drift "$DRIFT"
 cmp -s "$tmp/unmarked.md" <(grep -v "study:begin" ci/README.md) || note "--check changed the file it checked"
 [ "$fail" = 0 ] && echo "test_study_summary: $cases cases passed"
 exit "$fail"

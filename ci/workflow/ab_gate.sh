@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The GPU workflow's blocking regression gate: the pull request's base commit is built
-# beside the head (a git worktree) and both builds are loaded into one `attnladder ab`
-# process, every implementation they share measured in alternation at the headline and
-# throughput shapes. It sees what the freeze cannot: a flag, toolchain, driver or harness
+# The A/B regression gate by hand: the base commit is built beside the head (a git
+# worktree) and both builds are loaded into one `attnladder ab` process of the BASE's
+# harness (the workflow's judge does the same, ci/workflow/judge.sh: the binary that
+# decides is never the one under test), every implementation they share measured in
+# alternation at the headline and throughput shapes and at one shape of every code path
+# of each rung. It sees what the freeze cannot: a flag, toolchain, driver or harness
 # change that slows a rung. A phase the head adds has no base: ab names it and the ladder
 # gate judges it alone.
 #   ci/workflow/ab_gate.sh BASE_REF [OUT_DIR]     (run in the head's checkout, after make build)
@@ -21,7 +23,7 @@ git worktree add --detach "$base_dir" "$base_ref" >/dev/null 2>&1 \
   || { echo "ab_gate: cannot check out the base $base_ref" | tee "$out/ab.txt" >&2; exit 2; }
 make -C "$base_dir" --no-print-directory build >/dev/null \
   || { echo "ab_gate: the base $base_ref does not build; nothing to compare with" | tee "$out/ab.txt" >&2; exit 2; }
-build/attnladder ab --base "$base_dir/build" --head build --seed "${GITHUB_RUN_ID:-$$}" \
+"$base_dir/build/attnladder" ab --base "$base_dir/build" --head build --seed "${GITHUB_RUN_ID:-$$}" \
   --out "$out/ab.json" > "$out/ab.txt" 2>&1
 status=$?
 cat "$out/ab.txt"

@@ -8,11 +8,15 @@
 # ab_gate.sh, is the one that sees small slowdowns). The comment compares with the first
 # accepted run.
 # Writes OUT_DIR/gate.txt (the table), OUT_DIR/gate.json, and OUT_DIR/compare.md (the
-# pull-request comment). Exit status: the gate's (0 pass, 1 failed, 2 bad input).
+# comparison the comment shows). Exit status: the gate's (0 pass, 1 failed, 2 bad input):
+# a drift past the set's tolerance fails, as a ladder bound does.
+# ATTNLADDER (the binary) and GATE_CONFIG (the configuration, default ci/gate.json): the
+# workflow's judge (judge.sh) runs this from the base's checkout with the base's binary.
 set -u
 out=${1:-out}
 run=${2:-}
 bin=${ATTNLADDER:-build/attnladder}
+config=(--config "${GATE_CONFIG:-ci/gate.json}")
 mkdir -p "$out"
 if [ -z "$run" ]; then
   run=$(git ls-files --others --exclude-standard -- 'evidence/*/*.json' 2>/dev/null \
@@ -39,11 +43,11 @@ else
   printf '### attnladder\n\n`%s` names no run file; nothing was gated.\n' "$accepted_txt" > "$out/compare.md"
   exit 2
 fi
-"$bin" gate "$run" "${against[@]}" --json "$out/gate.json" > "$out/gate.txt" 2>&1
+"$bin" gate "$run" "${against[@]}" "${config[@]}" --json "$out/gate.json" > "$out/gate.txt" 2>&1
 status=$?
 cat "$out/gate.txt"
 if [ -n "$ref" ] && [ "$status" != 2 ]; then
-  "$bin" compare "$ref" "$run" --out "$out/compare.md" || status=2
+  "$bin" compare "$ref" "$run" "${config[@]}" --out "$out/compare.md" || status=2
 else
   { printf '### attnladder: %s\n\n' "$run"
     # shellcheck disable=SC2016

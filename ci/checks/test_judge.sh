@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Pull requests made to talk their way through the gate, each caught (`make test`, no GPU).
+# A throwaway repository holds this tree as the base commit and one pull request per
+# attack; the GPU workflow's job (.github/workflows/gpu.yml) is dry-run on each
+# (ci/checks/workflow_dryrun.py: its steps, conditions and outputs as Actions runs them;
+# the GPU's measurement stood in for by recorded files, the builds by this build's
+# binary), then the comment workflow (pr_comment.yml) with GitHub's API stood in for:
+#   clean   a harmless change: passes, nothing for review;
+#   gate    ci/gate.json loosened (drift floor 90%, every bound x10) with a run 30% slower
+#           on 06_tiling: the base's rules fail it, the pull request's pass it;
+#   ab      harness/gate/ab.c made to pass everything, with pairs 5% slower on 06_tiling:
+#           the base's harness finds the regression, the pull request's does not;
+#   freeze  a frozen rung edited and its manifest rewritten with ci/freeze.sh: the base's
+#           manifests catch it, the pull request's own pass;
+#   marker  a comment planted by someone else with the bot's marker: the result is posted
+#           beside it, the planted comment untouched.
+# Each attack's comment names the judge's verdict first and asks for a maintainer's review.
+#   ci/checks/test_judge.sh [BUILD]      (BUILD/attnladder and BUILD/obj: `make build/attnladder`)
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+root=$PWD
+build=$(cd "${1:-build}" && pwd)
+bin=$build/attnladder
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 cases=0
+note() { echo "test_judge: $*" >&2; fail=1; }
+gpu=nvidia-h100-80gb-hbm3
+run_name=20991231T000000Z_0000000.json
+
+# ---- the base: this tree, committed in a throwaway repository ---------------------------
+git ls-files -co --exclude-standard -z | grep -zv '^build/' | tar --null -T - -cf - | (mkdir -p "$tmp/origin" && tar -xf - -C "$tmp/origin")
+g() { git -C "$tmp/origin" -c user.name=t -c user.email=t@t -c commit.gpgsign=false "$@"; }
+g init -q -b main && g add -A && g commit -qm base || { echo "test_judge: cannot make the base repository" >&2; exit 2; }
+base=$(g rev-parse HEAD)
+
+# ---- the pull requests -----------------------------------------------------------------
+pr() {  # NAME: a branch from the base with the change made by the commands that follow
+  g checkout -q -b "pr-$1" "$base"
+}
+commit() { g add -A && g commit -qm "$1"; }
+pr clean; echo "A typo fixed." >> "$tmp/origin/README.md"; commit "clean"
+pr gate
+python3 - "$tmp/origin/ci/gate.json" <<'PY'
+import json, sys
+p = sys.argv[1]; d = json.load(open(p))
+d["drift"]["floor"] = 0.9
+for b in d["bounds"].values():
+    for k in b: b[k] *= 10
+json.dump(d, open(p, "w"), indent=1)
+PY
+commit "gate: loosened"
+pr ab
+python3 - "$tmp/origin/harness/gate/ab.c" <<'PY'
+import sys
+p = sys.argv[1]; t = open(p).read()
+t = t.replace("    double up = 1.0 + tolerance, down = 1.0 / (1.0 + tolerance);",
+              "    return AB_UNCHANGED;\n    double up = 1.0 + tolerance, down = 1.0 / (1.0 + tolerance);")
+open(p, "w").write(t)
+PY
+commit "ab: always pass"
+pr freeze
+echo "// a comment" >> "$tmp/origin/phases/06_tiling/attention.cu"
+(cd "$tmp/origin" && bash ci/freeze.sh 06_tiling > /dev/null) || note "freeze: ci/freeze.sh 06_tiling failed in the attack's tree"
+commit "06 edited, manifest rewritten"
+g checkout -q --detach "$base"
+
+# ---- the recorded measurements ---------------------------------------------------------
+first=$(grep -v '^#' "evidence/$gpu/accepted.txt" | grep . | head -1 | tr -d ' ')
+python3 - "evidence/$gpu/$first" "$tmp" <<'PY'
+import json, random, sys
+src, tmp = sys.argv[1], sys.argv[2]
+d = json.load(open(src))
+json.dump(d, open(f"{tmp}/run_ok.json", "w"))
+for r in d["results"]:   # 06_tiling at the headline 30% slower, its baseline untouched
+    s = r["shape"]
+    if r["impl"] == "06_tiling" and (s["batch"], s["heads"], s["seq_q"], s["head_dim"]) == (1, 8, 512, 64) and "timing" in r:
+        g = r["timing"]["graph"]
+        g["samples_us"] = [x * 1.3 for x in g["samples_us"]]
+        for k in ("median_us", "ci_lo_us", "ci_hi_us", "mean_us", "min_us", "max_us", "p10_us", "p90_us"):
+            if k in g: g[k] *= 1.3
+json.dump(d, open(f"{tmp}/run_slow.json", "w"))
+rnd = random.Random(3)
+def ab(slow):
+    rows = []
+    for impl in ["01_scalar", "06_tiling", "sdpa_cudnn"]:
+        base = [50 * (1 + 0.05 * rnd.random()) for _ in range(40)]
+        f = 1.05 if (slow and impl == "06_tiling") else 1.0
+        rows.append({"impl": impl, "kind": "baseline" if impl == "sdpa_cudnn" else "phase", "shape": "4x32x4096x64",
+                     "selected": "path", "correct": True, "verdict": "unchanged", "bootstrap_seed": 11,
+                     "base": {"samples_us": base}, "head": {"samples_us": [b * f * (1 + 0.002 * (rnd.random() - .5)) for b in base]}})
+    return {"schema": "attnladder-ab", "schema_version": 2, "seed": 1, "rows": rows}
+json.dump(ab(False), open(f"{tmp}/ab_ok.json", "w"))
+json.dump(ab(True), open(f"{tmp}/ab_slow.json", "w"))
+PY
+
+# actions/checkout stood in for: the throwaway repository at REF, cloned into the step's path
+checkout_cmd() {
+  echo "mkdir -p \"\$CHECKOUT_PATH\" && git clone -q --no-checkout '$tmp/origin' \"\$CHECKOUT_PATH/.clone\" && mv \"\$CHECKOUT_PATH/.clone/.git\" \"\$CHECKOUT_PATH/.git\" && rmdir \"\$CHECKOUT_PATH/.clone\" && git -C \"\$CHECKOUT_PATH\" checkout -q --detach $1"
+}
+
+# ---- the GPU workflow, dry-run on one pull request ---------------------------------------
+dry_gpu() {  # NAME RUN AB: sets $ws, $art, $conclusion
+  local name=$1 run=$2 ab=$3
+  ws=$tmp/ws_$name; art=$tmp/arts_$name
+  g checkout -q --detach "$base"
+  g -c core.hooksPath=/dev/null merge -q --no-ff --no-edit "pr-$name" >/dev/null || note "$name: cannot merge"
+  local merge; merge=$(g rev-parse HEAD)
+  g checkout -q --detach "$base"
+  cat > "$tmp/ctx_$name.json" <<JSON
+{"github": {"event_name": "pull_request", "repository": "o/attnladder", "run_id": "100",
+  "event": {"pull_request": {"number": 7, "head": {"repo": {"full_name": "fork/attnladder"}}}, "before": ""}},
+ "matrix": {"gpu": "$gpu"}}
+JSON
+  # the pull request's build: its own harness (a real build where the attack changed it)
+  local head_build="mkdir -p head/build && cp '$bin' head/build/"
+  if [ "$name" = ab ]; then
+    head_build="mkdir -p head/build && cp -r '$build/obj' head/build/ && touch head/harness/gate/ab.c && make -s -C head build/attnladder >/dev/null"
+  fi
+  python3 ci/checks/workflow_dryrun.py .github/workflows/gpu.yml ladder --workspace "$ws" --context "$tmp/ctx_$name.json" \
+    --artifacts "$art" \
+    --checkout "$(checkout_cmd $merge)" \
+    --replace "Build the judge (the base's harness, phases and baseline)=mkdir -p judge/build && cp '$bin' judge/build/" \
+    --replace "Build the pull request=$head_build" \
+    --replace "Measure (the base's harness; the ladder and the A/B against the base build)=mkdir -p \"\$OUT/ev/$gpu\" && cp '$tmp/$run' \"\$OUT/ev/$gpu/$run_name\" && cp '$tmp/$ab' \"\$OUT/ab.json\"" \
+    > "$tmp/dry_$name.txt" 2>&1
+  conclusion=$([ $? = 0 ] && echo success || echo failure)
+  art=$art/ladder-$gpu-100
+}
+verdict() { python3 -c "import json,sys; d=json.load(open('$art/verdict.json')); print(eval(sys.argv[1]))" "$1" 2>/dev/null; }
+want() {  # NAME WHAT EXPECTED ACTUAL
+  cases=$((cases + 1))
+  [ "$3" = "$4" ] || { note "$1: $2: expected '$3', got '$4'"; tail -25 "$tmp/dry_$1.txt" | sed 's/^/    /' >&2; }
+}
+scenario() {  # NAME RUN AB CONCLUSION GATE AB FREEZE HEAD_GATE HEAD_AB HEAD_FREEZE REVIEW
+  dry_gpu "$1" "$2" "$3"
+  want "$1" "the job" "$4" "$conclusion"
+  want "$1" "the base's checks (gate ab freeze)" "$5 $6 $7" "$(verdict '" ".join(str(d["checks"][k]) for k in ("gate", "ab", "freeze"))')"
+  want "$1" "the pull request's own (gate ab freeze)" "$8 $9 ${10}" "$(verdict '" ".join(str(d["pull_request_own"]["head_" + k]) for k in ("gate", "ab", "freeze"))')"
+  want "$1" "needs review" "${11}" "$(verdict '" ".join(d["needs_review"])')"
+  local first; first=$(head -1 "$art/comment.md" 2>/dev/null | cut -c1-17)
+  want "$1" "the comment's first line" "$([ "$4" = success ] && echo '**Verdict: PASS**' || echo '**Verdict: FAIL**')" "$first"
+}
+#        name   run           ab            job     base: gate ab freeze  head's: gate ab freeze  review
+scenario clean  run_ok.json   ab_ok.json    success  0 0 0                 0 0 0                   ""
+scenario gate   run_slow.json ab_ok.json    failure  1 0 0                 0 0 0                   "ci/gate.json"
+scenario ab     run_ok.json   ab_slow.json  failure  0 1 0                 0 0 0                   "harness/gate/ab.c"
+scenario freeze run_ok.json   ab_ok.json    failure  0 0 1                 0 0 0                   "ci/frozen/06_tiling.sha256"
+grep -q "06_tiling .*regressed" "$tmp/arts_ab/ladder-$gpu-100/comment.md" || note "ab: the comment does not name the regression"
+grep -q "06_tiling" "$tmp/arts_freeze/ladder-$gpu-100/comment.md" || note "freeze: the comment does not name the rung"
+
+# ---- the comment workflow, dry-run after the ab attack's run, with a planted marker -------
+marker="<!-- attnladder-comment gpu=$gpu -->"
+gh_dir=$tmp/gh; mkdir -p "$gh_dir"
+pr_head=$(g rev-parse pr-ab)
+echo "{\"jobs\": [{\"name\": \"ladder on $gpu\", \"conclusion\": \"failure\"}, {\"name\": \"ladder on nvidia-h200\", \"conclusion\": \"skipped\"}, {\"name\": \"make test (CPU)\", \"conclusion\": \"success\"}]}" \
+  > "$gh_dir/repos_o_attnladder_actions_runs_100_jobs.json"
+echo "{\"head\": {\"sha\": \"$pr_head\"}}" > "$gh_dir/repos_o_attnladder_pulls_7.json"
+g diff --name-only "$base" "$pr_head" | python3 -c 'import json,sys; print(json.dumps([{"filename": l.strip()} for l in sys.stdin]))' \
+  > "$gh_dir/repos_o_attnladder_pulls_7_files.json"
+echo "[{\"id\": 5, \"user\": {\"login\": \"mallory\", \"type\": \"User\"}, \"body\": \"$marker\\n**Verdict: PASS**\"}]" \
+  > "$gh_dir/repos_o_attnladder_issues_7_comments.json"
+: > "$gh_dir/calls.log"
+cat > "$tmp/ctx_comment.json" <<JSON
+{"github": {"event_name": "workflow_run", "repository": "o/attnladder", "run_id": "200",
+  "event": {"workflow_run": {"id": 100, "event": "pull_request", "head_sha": "$pr_head"}}}}
+JSON
+PATH="$root/ci/checks/fake:$PATH" FAKE_GH_DIR=$gh_dir GITHUB_REPOSITORY=o/attnladder \
+  python3 ci/checks/workflow_dryrun.py .github/workflows/pr_comment.yml comment --workspace "$tmp/ws_comment" \
+  --context "$tmp/ctx_comment.json" --artifacts "$tmp/arts_ab" \
+  --checkout "$(checkout_cmd $base)" \
+  > "$tmp/dry_comment.txt" 2>&1 || note "marker: the comment job failed: $(tail -5 "$tmp/dry_comment.txt")"
+log=$gh_dir/calls.log
+cases=$((cases + 1))
+grep -q "^POST repos/o/attnladder/issues/7/comments" "$log" || note "marker: the result was not posted beside the planted comment: $(cat "$log")"
+grep -q "^PATCH" "$log" && note "marker: a comment was edited (the planted one?): $(grep PATCH "$log")"
+grep -q "The GPU job failed" "$log" || note "marker: the posted verdict is not the job's"
+grep -q "Needs a maintainer's review.*harness/gate/ab.c" "$log" || note "marker: the review line does not name harness/gate/ab.c"
+grep -q "06_tiling .*regressed" "$log" || note "marker: the posted comment lacks the regression"
+grep -q "nvidia-h200" "$log" && note "marker: a comment was posted for the GPU that left no artifact"
+[ $fail = 0 ] && echo "test_judge: $cases cases passed: the loosened gate.json, ab.c made to pass, the rewritten manifest and the planted marker are each caught; a clean change passes"
+exit $fail
