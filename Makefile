@@ -260,9 +260,9 @@ fuzz-long:
 # once, into $(BUILD)/drift, and read by test_drift.sh and both study_summary checks.
 TEST_JOBS ?= 2
 # the longest first: make starts prerequisites left to right
-TEST_CHECKS := check-fuzz check-drift check-asan check-planted check-kernels check-unit \
-               check-cli check-study check-report check-freeze check-layers check-lint \
-               check-ab-gate check-scripts
+TEST_CHECKS := check-fuzz check-drift check-asan check-planted check-kernels check-judge \
+               check-unit check-cli check-study check-report check-freeze check-layers \
+               check-lint check-ab-gate check-scripts
 .PHONY: test-checks $(TEST_CHECKS)
 
 test: deps
@@ -288,6 +288,11 @@ check-layers: $(HARNESS_OBJ)
 	@bash ci/checks/test_layers.sh
 check-lint:
 	@bash ci/checks/lint_workflow.sh
+	@bash ci/checks/test_workflow_rules.sh
+	@bash ci/checks/test_codeowners.sh
+# the gate against pull requests made to pass it (both workflows dry-run; no GPU)
+check-judge: $(BUILD)/attnladder $(HARNESS_OBJ)
+	@bash ci/checks/test_judge.sh $(BUILD)
 check-ab-gate: $(BUILD)/attnladder $(PATH_FIXTURES)
 	@bash ci/checks/test_ab_gate.sh $(BUILD)
 check-store:
