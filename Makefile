@@ -262,7 +262,7 @@ TEST_JOBS ?= 2
 # the longest first: make starts prerequisites left to right
 TEST_CHECKS := check-fuzz check-drift check-asan check-planted check-kernels check-judge \
                check-unit check-cli check-study check-report check-freeze check-layers \
-               check-lint check-ab-gate check-scripts
+               check-lint check-ab-gate check-store check-scripts
 .PHONY: test-checks $(TEST_CHECKS)
 
 test: deps
