@@ -25,6 +25,8 @@ for env in none failing; do
 done
 expect "ab_planted.py PLANT_BASE=bogus" 2 "PLANT_BASE must be" env PLANT_BASE=bogus python3 ci/tools/ab_planted.py "$tmp/o"
 expect "ab_planted.py SERIES=bogus" 2 "SERIES must name" env SERIES=bogus python3 ci/tools/ab_planted.py "$tmp/o"
+expect "ab_planted.py SERIES=paths without shapes" 2 "PATHS_SHAPES" env SERIES=paths python3 ci/tools/ab_planted.py "$tmp/o"
+expect "ab_planted.py SERIES=paths, a bad shape" 2 "PATHS_SHAPES" env SERIES=paths PATHS_SHAPES="4,32,x,64,0" python3 ci/tools/ab_planted.py "$tmp/o"
 [ -e "$tmp/o" ] && [ -n "$(ls -A "$tmp/o" 2>/dev/null)" ] && note "a tool without a GPU wrote into its output directory: $(ls "$tmp/o")"
 [ "$fail" = 0 ] && echo "test_study_tools: $cases cases passed"
 exit "$fail"

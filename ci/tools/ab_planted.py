@@ -29,6 +29,8 @@ evidence/<gpu>/studies/planted; .json.xz when it is large, ci/tools/evidence_fil
   5.5% at zero at 4x16x4096x128, 07's static two-consumer kernels spill 12-48 bytes in the
   planted build) is in both arms and only the cycles differ; every size is then a change of
   the instrumented rung, which the evidence says in "base")
+  (SERIES=paths PATHS_SHAPES="4,32,4096,64,0 ...": a series at the shapes ab adds for a
+  rung's other code paths, calibrated on the first)
   BUILD=build SERIES="headline throughput" HEADLINE_REPS=3 HEADLINE_REPS_AT_2=12 \
     THROUGHPUT_SIZES="1 2 5" THROUGHPUT_REPS=2 python3 ci/tools/ab_planted.py [OUT]
 """
@@ -94,7 +96,10 @@ def ab(bin_, build, head, impls, shapes, seed, out):
 # so an exit delay is a larger part of each), a one-shape series calibrates it there.
 SERIES = {"headline": ["1,8,512,64,0", "1,8,512,64,1"],
           "headline_causal": ["1,8,512,64,1"],
-          "throughput": ["4,16,4096,128,0", "4,16,4096,128,1"]}
+          "throughput": ["4,16,4096,128,0", "4,16,4096,128,1"],
+          # the shapes `attnladder ab` adds to reach a rung's other code paths
+          # (ab --list-paths), given as PATHS_SHAPES="B,H,S,D,causal ..."
+          "paths": []}
 
 
 def run_series(name, shapes, sizes, reps, reps2, deadline, start, ctx):
@@ -217,6 +222,12 @@ def main():
     if any(s not in SERIES for s in series):
         print(f"ab_planted: SERIES must name some of {', '.join(SERIES)}", file=sys.stderr)
         return 2
+    if "paths" in series:
+        SERIES["paths"] = os.environ.get("PATHS_SHAPES", "").split()
+        if not SERIES["paths"] or not all(re.fullmatch(r"\d{1,5}(,\d{1,5}){3},[01]", s) for s in SERIES["paths"]):
+            print("ab_planted: SERIES=paths needs PATHS_SHAPES=\"B,H,S,D,causal ...\" (ab --list-paths' added shapes)",
+                  file=sys.stderr)
+            return 2
     plant_base = os.environ.get("PLANT_BASE", "unchanged")
     if plant_base not in ("unchanged", "planted0"):
         print("ab_planted: PLANT_BASE must be 'unchanged' (the default) or 'planted0'", file=sys.stderr)
