@@ -38,9 +38,11 @@ for i in range(1, n + 1):
         counts["no_result"] = counts.get("no_result", 0) + 1
         continue
     d = json.load(open(p))
-    rows = [{k: r.get(k) for k in ("impl", "shape", "verdict", "change", "pairs", "base_first", "correct")}
+    # "selected": fixed (the gate's fixed shapes) or path (a shape added to reach a code path)
+    rows = [{k: r.get(k) for k in ("impl", "shape", "selected", "verdict", "change", "pairs", "base_first", "correct")}
             for r in d["rows"]]
-    runs.append({"process": i, "loaded_first": d["loaded_first"], "seed": d["seed"], "rows": rows})
+    runs.append({"process": i, "loaded_first": d["loaded_first"], "seed": d["seed"], "paths": d.get("paths"),
+                 "rows": rows})
     for r in rows:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
         key = f'{r["impl"]} {r["shape"]}'

@@ -110,6 +110,12 @@ if [ -x "$head_bin" ] && [ -n "$run" ]; then
   (cd "$head_dir" && "$head_bin" gate "$run" --against accepted --evidence evidence --config ci/gate.json) \
     > "$out/head_gate.txt" 2>&1; st head_gate $?
 else st head_gate none; fi
-(cd "$head_dir" && bash ci/freeze.sh --check) > "$out/head_freeze.txt" 2>&1; st head_freeze $?
+# the head's own freeze: the same script over the same manifests and tree gives the same
+# answer, so it is run only when the head changed ci/freeze.sh or ci/frozen/
+if git -C "$head_dir" diff --quiet "$base_sha" HEAD -- ci/freeze.sh ci/frozen; then
+  cp "$out/freeze.txt" "$out/head_freeze.txt"; st head_freeze "$(cat "$out/freeze.status")"
+else
+  (cd "$head_dir" && bash ci/freeze.sh --check) > "$out/head_freeze.txt" 2>&1; st head_freeze $?
+fi
 
 python3 ci/workflow/judge_verdict.py "$out" "$base_sha" "$head_sha"
