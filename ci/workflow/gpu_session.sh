@@ -44,7 +44,14 @@ if [[ " $steps " == *" ladder "* ]]; then
   cat "$build/run.out"
   file=$(sed -n 's/^evidence: \([^ ]*\).*/\1/p' "$build/run.out")
   [ $rc = 0 ] || status=$rc
-  if [ -n "$file" ] && grep -q '^evidence: .*(partial' "$build/run.out"; then
+  # a resumed run is written beside its partial file; with OUT_DIR it joins the session's
+  # evidence there (the gpu folder kept), and the profile goes into that copy
+  partial=0; grep -q '^evidence: .*(partial' "$build/run.out" && partial=1
+  if [ -n "${RESUME:-}" ] && [ $partial = 0 ] && [ -n "$out" ] && [ -n "$file" ] && [[ "$file" != "$out"/* ]]; then
+    dest="$out/ev/$(basename "$(dirname "$file")")"
+    mkdir -p "$dest" && cp "$file" "$dest/" && file="$dest/$(basename "$file")"
+  fi
+  if [ -n "$file" ] && [ $partial = 1 ]; then
     echo "gpu_session: the run was cut short; continue it with RESUME=$file" >&2
   elif [ -n "$file" ]; then
     raw=$(mktemp -d)
