@@ -280,6 +280,7 @@ check-cli: build
 	@bash ci/checks/test_cli.sh $(BUILD)/attnladder
 check-report: $(BUILD)/attnladder
 	@$(BUILD)/attnladder report --check
+	@$(PYTHON) ci/checks/test_one_rule.py --bin $(BUILD)/attnladder
 check-freeze:
 	@bash ci/freeze.sh --check
 	@bash ci/checks/test_freeze.sh

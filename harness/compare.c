@@ -1,6 +1,8 @@
 /* compare.c: `attnladder compare A.json B.json`: per-phase, per-shape changes of the
- * ratio to the baseline as markdown, with the regression gate's rule and verdicts. The
- * rows, their changes and verdicts come from gate/regression.h; this file renders them. */
+ * ratio to the baseline as markdown, with the verdicts of the one rule the gate and the
+ * report apply to the same pair (the drift rule with the accepted set's tolerance). The
+ * rows, their changes and verdicts come from gate/regression.h; this file renders them,
+ * and says what a difference between two separate processes can and cannot show. */
 #include "compare.h"
 
 #include <math.h>
@@ -9,6 +11,8 @@
 #include "core/args.h"
 #include "commands.h"
 #include "core/files.h"
+#include "evidence/accepted.h"
+#include "gate/drift_spread.h"
 #include "gate/regression.h"
 #include "core/numfmt.h"
 #include "core/text_safe.h"
@@ -62,30 +66,35 @@ static void row_note(const reg_row *w, const gate_config *c, char *note, size_t 
 
 static void print_row(FILE *f, const reg_row *w, const gate_config *cfg)
 {
-    char shape[96], a1[48], a2[64], b1[48], b2[64], ch[32], lo[32], hi[32], note[200];
+    char shape[96], a1[48], a2[64], b1[48], b2[64], ch[32], lo[32], hi[32], tol[32], note[200];
     run_shape_text(&w->shape, shape, sizeof shape);
     if (w->state != REG_ROW_COMPARED) {
         row_note(w, cfg, note, sizeof note);
-        fprintf(f, "| %s | %s | %s | %s | - | %s |\n", w->impl, shape,
+        fprintf(f, "| %s | %s | %s | %s | - | - | %s |\n", w->impl, shape,
                 w->ref && w->ref->has_ratio ? fmt_num(a1, sizeof a1, w->ref->ratio) : "-",
                 w->now && w->now->has_ratio ? fmt_num(b1, sizeof b1, w->now->ratio) : "-", note);
         return;
     }
     const reg_change *c = &w->change;
-    const char *v = reg_verdict_name(w->verdict);
-    fprintf(f, "| %s | %s | %s %s | %s %s | %s [%s, %s] | %s%s%s |\n", w->impl, shape,
+    /* a judged row shows B's ratio as the rule read it (gate/ratio.h, the run's own
+     * bootstrap); the change's CI comes from resampling all four sample sets */
+    double bn = w->judged ? w->ratio : c->now, blo = w->judged ? w->ratio_lo : c->now_lo,
+           bhi = w->judged ? w->ratio_hi : c->now_hi;
+    int bold = w->judged && w->verdict == DRIFT_SLOWER;
+    fprintf(f, "| %s | %s | %s %s | %s %s | %s [%s, %s] | %s | %s%s%s |\n", w->impl, shape,
             fmt_num(a1, sizeof a1, c->ref), fmt_ci(a2, sizeof a2, c->ref_lo, c->ref_hi),
-            fmt_num(b1, sizeof b1, c->now), fmt_ci(b2, sizeof b2, c->now_lo, c->now_hi),
+            fmt_num(b1, sizeof b1, bn), fmt_ci(b2, sizeof b2, blo, bhi),
             fmt_change(ch, sizeof ch, c->change), fmt_change(lo, sizeof lo, c->lo),
-            fmt_change(hi, sizeof hi, c->hi), w->verdict == REG_REGRESSED ? "**" : "", v,
-            w->verdict == REG_REGRESSED ? "**" : "");
+            fmt_change(hi, sizeof hi, c->hi),
+            w->judged ? fmt_change(tol, sizeof tol, 1 + w->ref_drift.tol) : "-", bold ? "**" : "",
+            w->judged ? drift_verdict_name(w->verdict) : "not judged", bold ? "**" : "");
 }
 
 static void table_head(FILE *f, const gate_config *c)
 {
-    fprintf(f, "| phase | shape | A: ratio to %s [CI] | B: ratio [CI] | change B/A [CI] | verdict |\n",
+    fprintf(f, "| phase | shape | A: ratio to %s [CI] | B: ratio [CI] | change B/A [CI] | tolerance | verdict |\n",
             c->baseline);
-    fprintf(f, "| --- | --- | ---: | ---: | ---: | --- |\n");
+    fprintf(f, "| --- | --- | ---: | ---: | ---: | ---: | --- |\n");
 }
 
 static void run_row(FILE *f, const char *label, const run_data *r)
@@ -114,9 +123,13 @@ static void cost_line(FILE *f, const run_data *a, const run_data *b)
     fprintf(f, "\n\n");
 }
 
-static int notable(const reg_row *w)
+/* The rows the first table shows: a judged row past its tolerance, or a row at a judged
+ * shape that could not be compared (a phase or a shape one run lacks); the rest are in
+ * the full table. */
+static int notable(const gate_config *c, const reg_row *w)
 {
-    return w->state != REG_ROW_COMPARED || w->verdict != REG_UNCHANGED;
+    if (w->state == REG_ROW_COMPARED) return w->judged && w->verdict != DRIFT_WITHIN;
+    return drift_judged_shape(c, &w->shape);
 }
 
 /* Both runs need the baseline timed at the headline shapes. */
@@ -136,10 +149,8 @@ static int baselines_present(const gate_config *c, const run_data *a, const run_
     return 0;
 }
 
-static void print_head(FILE *f, const gate_config *c, const run_data *a, const run_data *b)
+static void print_head(FILE *f, const run_data *a, const run_data *b)
 {
-    char t1[32], t2[32], rule[1024];
-    cell(rule, sizeof rule, c->path);   /* a path from the command line: text, not code */
     fprintf(f, "### attnladder compare: B against A\n\n");
     fprintf(f, "| | evidence | GPU | commit | date |\n| --- | --- | --- | --- | --- |\n");
     run_row(f, "A (reference)", a);
@@ -149,45 +160,55 @@ static void print_head(FILE *f, const gate_config *c, const run_data *a, const r
     if (strcmp(a->slug, b->slug) != 0)
         fprintf(f, "> **Note:** the runs come from different GPUs; ratios to the baseline can be "
                 "compared, absolute times cannot, and the gate refuses such a pair.\n\n");
-    fprintf(f, "Ratio = median latency / median latency of `%s` in the same run; change = "
-            "ratio B / ratio A (above 1: B is slower). Rule of %s (%s): **regressed** when "
-            "change > %s", c->baseline, rule, reg_method_name(c->reg.method),
-            fmt_num(t1, sizeof t1, 1 + c->reg.tolerance));
-    if (c->reg.method == REG_METHOD_RATIO_CI)
-        fprintf(f, " and its %.0f%% bootstrap CI lies above %s", c->reg.ci_level * 100,
-                fmt_num(t2, sizeof t2, 1 + c->reg.tolerance * c->reg.ci_floor_fraction));
-    else if (c->reg.method == REG_METHOD_CI_NONOVERLAP)
-        fprintf(f, " and the two ratios' %.0f%% CIs do not overlap", c->reg.ci_level * 100);
-    fprintf(f, "; improved symmetrically; inconclusive when the estimate crosses the tolerance "
-            "but the CI does not.\n\n");
 }
 
-/* The count line; returns the number of regressed rows. */
+/* The rule, and what it can and cannot say: the reader of a pull-request comment should
+ * not take a between-process difference for a measured slowdown of the change. */
+static void print_rule(FILE *f, const gate_config *c, const drift_spread *sp)
+{
+    char rule[1024], path[600];
+    drift_rule_text(rule, sizeof rule, &c->drift, sp->n_runs, sp->measured);
+    cell(path, sizeof path, c->path);
+    fprintf(f, "Ratio = median latency / median latency of `%s` in the same run; change = ratio B / "
+            "ratio A (above 1: B is slower). Verdicts by %s. Judged (regression.shapes of %s): the "
+            "phases at %s; the other rows are shown, not judged. `attnladder gate B --against A` and "
+            "the report judge this pair by the same rule, row for row.\n\n", c->baseline, rule, path,
+            c->reg.all_shapes ? "every shape both runs timed" : "the headline and throughput shapes");
+    fprintf(f, "What two runs can show: A and B are separate processes, and between processes of "
+            "unchanged code a ratio moves by up to its row's tolerance (the accepted set's own spread, "
+            "never below the floor). A change inside it cannot be told from that; a row past it says "
+            "that B's ratio moved further than the set's processes do, not what moved it (the code, "
+            "the machine, or the baseline's own plan). A smaller slowdown of a change is the A/B gate's "
+            "to find: `attnladder ab` times both builds in one process, pair by pair.\n\n");
+}
+
+/* The count line; returns the number of slower rows. */
 static size_t print_counts(FILE *f, const reg_row *rows, size_t n)
 {
-    size_t count[4] = { 0 }, not_compared = 0;
+    size_t count[4] = { 0 }, not_judged = 0, not_compared = 0;
     for (size_t i = 0; i < n; i++) {
-        if (rows[i].state == REG_ROW_COMPARED) count[rows[i].verdict]++;
-        else not_compared++;
+        if (rows[i].state != REG_ROW_COMPARED) not_compared++;
+        else if (!rows[i].judged) not_judged++;
+        else count[rows[i].verdict]++;
     }
-    fprintf(f, "**%zu regressed, %zu improved, %zu inconclusive, %zu unchanged, %zu not compared.**\n\n",
-            count[REG_REGRESSED], count[REG_IMPROVED], count[REG_INCONCLUSIVE], count[REG_UNCHANGED],
+    fprintf(f, "**%zu slower, %zu faster, %zu unsure, %zu within; %zu shown, not judged; %zu not compared.**\n\n",
+            count[DRIFT_SLOWER], count[DRIFT_FASTER], count[DRIFT_UNSURE], count[DRIFT_WITHIN], not_judged,
             not_compared);
-    return count[REG_REGRESSED];
+    return count[DRIFT_SLOWER];
 }
 
 static void print_tables(FILE *f, const gate_config *c, const reg_row *rows, size_t n,
                          const compare_opts *o)
 {
     size_t n_notable = 0;
-    for (size_t i = 0; i < n; i++) n_notable += notable(&rows[i]);
+    for (size_t i = 0; i < n; i++) n_notable += notable(c, &rows[i]);
     if (n_notable) {
         table_head(f, c);
         for (size_t i = 0; i < n; i++)
-            if (notable(&rows[i])) print_row(f, &rows[i], c);
+            if (notable(c, &rows[i])) print_row(f, &rows[i], c);
         fprintf(f, "\n");
     } else {
-        fprintf(f, "Every compared row is unchanged.\n\n");
+        fprintf(f, "Every judged row is within its tolerance; every judged shape was compared.\n\n");
     }
     if (!o->changed_only && n) {
         fprintf(f, "<details><summary>All %zu rows</summary>\n\n", n);
@@ -198,38 +219,46 @@ static void print_tables(FILE *f, const gate_config *c, const reg_row *rows, siz
 }
 
 int runs_compare_markdown(FILE *f, const gate_config *c, const run_data *a, const run_data *b,
-                          const compare_opts *o, char *err, size_t errlen)
+                          const run_data *set, size_t n_set, const compare_opts *o, char *err, size_t errlen)
 {
     if (baselines_present(c, a, b, err, errlen)) return -1;
+    drift_spread sp;
+    if (drift_spread_of(c, set, n_set, &sp, err, errlen)) return -1;
     selection sel = { c, o };
     reg_row_filter filter = { wanted, &sel, 0 };
     reg_row *rows;
     size_t n;
-    if (reg_rows(c, a, b, &filter, &rows, &n)) {
+    if (reg_rows(c, a, b, &sp, &filter, &rows, &n)) {
+        drift_spread_free(&sp);
         snprintf(err, errlen, "out of memory comparing %s and %s", a->path, b->path);
         return -1;
     }
-    print_head(f, c, a, b);
-    size_t regressed = print_counts(f, rows, n);
+    print_head(f, a, b);
+    size_t slower = print_counts(f, rows, n);
+    print_rule(f, c, &sp);
     print_tables(f, c, rows, n, o);
     free(rows);
-    return (int)regressed;
+    drift_spread_free(&sp);
+    return (int)slower;
 }
 
 int cmd_compare(int argc, char **argv)
 {
-    const char *config = GATE_CONFIG_DEFAULT, *files[2] = { NULL, NULL }, *out = NULL;
+    const char *config = GATE_CONFIG_DEFAULT, *files[2] = { NULL, NULL }, *out = NULL, *root = "evidence";
     compare_opts o = { 0 };
     int nf = 0, include_partial = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            printf("usage: attnladder compare A.json B.json [--config FILE] [--all] [--changed]\n"
-                   "                          [--include-partial] [--out FILE]\n"
+            printf("usage: attnladder compare A.json B.json [--config FILE] [--evidence DIR] [--all]\n"
+                   "                          [--changed] [--include-partial] [--out FILE]\n"
                    "  markdown table of the change of every phase's ratio to the baseline from run A\n"
-                   "  (the reference) to run B, with bootstrap CIs and the regression gate's verdicts\n"
-                   "  --all      also the external baselines    --changed  only rows not unchanged\n"
-                   "  --config   the gate's rule (default " GATE_CONFIG_DEFAULT ")\n"
+                   "  (the reference) to run B, with bootstrap CIs and the verdicts of the drift rule\n"
+                   "  (tolerances from the accepted set DIR/<gpu>/accepted.txt, B left out), the rule\n"
+                   "  `gate B --against A` and the report apply to the same pair\n"
+                   "  --all      also the external baselines    --changed  only rows not within\n"
+                   "  --config   the gate's parameters (default " GATE_CONFIG_DEFAULT ")\n"
+                   "  --evidence the evidence root the accepted set is read from (default evidence)\n"
                    "exit status: 0 written (whatever the verdicts), 2 bad input\n");
             return EXIT_OK;
         } else if (!strcmp(a, "--all")) {
@@ -238,14 +267,15 @@ int cmd_compare(int argc, char **argv)
             o.changed_only = 1;
         } else if (!strcmp(a, "--include-partial")) {
             include_partial = 1;
-        } else if (!strcmp(a, "--config") || !strcmp(a, "--out")) {
+        } else if (!strcmp(a, "--config") || !strcmp(a, "--out") || !strcmp(a, "--evidence")) {
             const char *v = arg_value("compare", argc, argv, &i);
             if (!v) return EXIT_BAD_INPUT;
             if (!strcmp(a, "--config")) config = v;
+            else if (!strcmp(a, "--evidence")) root = v;
             else out = v;
         } else if (a[0] == '-') {
-            fprintf(stderr, "attnladder compare: unknown option '%s'; accepted: --config, --all, "
-                    "--changed, --include-partial, --out, A.json B.json\n", a);
+            fprintf(stderr, "attnladder compare: unknown option '%s'; accepted: --config, --evidence, "
+                    "--all, --changed, --include-partial, --out, A.json B.json\n", a);
             return EXIT_BAD_INPUT;
         } else if (nf == 2) {
             fprintf(stderr, "attnladder compare: takes two evidence files, got a third: '%s'\n", a);
@@ -260,8 +290,8 @@ int cmd_compare(int argc, char **argv)
     }
     char err[1536];
     /* --out is written whole over what is there: never over a run or the config */
-    const char *inputs[] = { files[0], files[1], config };
-    if (out && files_output_file("--out", out, inputs, 3, err, sizeof err)) {
+    const char *inputs[] = { files[0], files[1], config, root };
+    if (out && files_output_file("--out", out, inputs, 4, err, sizeof err)) {
         fprintf(stderr, "attnladder compare: %s\n", err);
         return EXIT_BAD_INPUT;
     }
@@ -270,7 +300,8 @@ int cmd_compare(int argc, char **argv)
         fprintf(stderr, "attnladder compare: %s\n", err);
         return EXIT_BAD_INPUT;
     }
-    run_data a = { 0 }, b = { 0 };
+    run_data a = { 0 }, b = { 0 }, *set = NULL;
+    size_t n_set = 0;
     int rc = EXIT_BAD_INPUT;
     FILE *f = NULL;
     char *text = NULL;
@@ -289,7 +320,10 @@ int cmd_compare(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory");
         goto bad;
     }
-    if (runs_compare_markdown(f, &cfg, &a, &b, &o, err, sizeof err) < 0) goto bad;
+    /* the tolerances: the accepted set of B's GPU without B (a run is never its own
+     * reference); without accepted.txt the floor alone, said in the table's rule line */
+    if (evidence_accepted_open(root, b.slug, b.base, &set, &n_set, err, sizeof err) < 0) goto bad;
+    if (runs_compare_markdown(f, &cfg, &a, &b, set, n_set, &o, err, sizeof err) < 0) goto bad;
     if (fclose(f)) {
         f = NULL;
         snprintf(err, sizeof err, "out of memory");
@@ -309,6 +343,8 @@ done:
     free(text);
     run_close(&a);
     run_close(&b);
+    for (size_t i = 0; i < n_set; i++) run_close(&set[i]);
+    free(set);
     gate_config_free(&cfg);
     return rc;
 }

@@ -1,5 +1,7 @@
-/* gate.c: `attnladder gate`: the ladder gate on one run and, with --against, the
- * regression gate against the accepted reference run of the same GPU.
+/* gate.c: `attnladder gate`: the ladder gate on one run and, with --against, the drift
+ * rule: against the accepted set of the GPU (`--against accepted`, the drift gate), or
+ * against one reference run with the set's tolerances (`--against RUN`, the comparison
+ * compare and the report make of the same pair).
  * Exit 0 pass, 1 a gate failed, 2 bad input (unreadable evidence or config, baseline
  * missing, runs of different GPUs). */
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include "evidence/evidence_file.h"
 #include "gate/config.h"
 #include "gate/drift_gate.h"
+#include "gate/drift_spread.h"
 #include "gate/evaluate.h"
 #include "evidence/reader.h"
 
@@ -22,7 +25,10 @@ static void usage(FILE *f)
         "                       [--config FILE] [--evidence DIR] [--json FILE] [--brief]\n"
         "                       [--include-partial] [--study]\n"
         "  RUN.json            the run to gate (default: the newest complete run under --evidence)\n"
-        "  --against REF.json  also the regression gate against this one run of the same GPU\n"
+        "  --against REF.json  also this run against that one of the same GPU, by the drift\n"
+        "                      rule with the tolerance the accepted set's spread gives\n"
+        "                      (DIR/<gpu>/accepted.txt; the floor alone without it), as\n"
+        "                      compare and the report judge the pair\n"
         "  --against accepted  also the drift gate against the accepted set of runs listed in\n"
         "                      DIR/<gpu>/accepted.txt (tolerance from their spread; blocks\n"
         "                      only a run whose ratio's CI lies past it, slower)\n"
@@ -73,7 +79,7 @@ int cmd_gate(int argc, char **argv)
     }
     char err[1536];
     /* --json is written whole over what is there: never over what the gate reads */
-    int uses_root = !file || (against && !strcmp(against, "accepted"));
+    int uses_root = !file || against;   /* --against RUN reads the accepted set's spread too */
     const char *inputs[] = { file, against && strcmp(against, "accepted") ? against : NULL, config,
                              uses_root ? root : NULL };
     if (json_out && files_output_file("--json", json_out, inputs, 4, err, sizeof err)) {
@@ -89,7 +95,6 @@ int cmd_gate(int argc, char **argv)
     run_data run = { 0 }, ref = { 0 };
     gate_outcome ladder = { 0 }, reg = { 0 };
     int have_ref = 0;
-    static accepted_set set;
     run_data *refs = NULL;
     size_t n_refs = 0;
     drift_outcome drift = { 0 };
@@ -108,24 +113,14 @@ int cmd_gate(int argc, char **argv)
         goto bad;
     }
     if (gate_ladder(&cfg, &run, &ladder, err, sizeof err)) goto bad;
+    /* the accepted set without the run itself (a member is gated against the others): the
+     * reference of --against accepted, the tolerances of --against RUN */
+    int have_set = 0;
+    if (against) {
+        have_set = evidence_accepted_open(root, run.slug, run.base, &refs, &n_refs, err, sizeof err);
+        if (have_set < 0 || (have_set == 0 && !strcmp(against, "accepted"))) goto bad;
+    }
     if (against && !strcmp(against, "accepted")) {
-        if (evidence_accepted_set(root, run.slug, &set, err, sizeof err) != 1) goto bad;
-        refs = calloc(set.n, sizeof *refs);
-        if (!refs) {
-            snprintf(err, sizeof err, "out of memory");
-            goto bad;
-        }
-        for (size_t i = 0; i < set.n; i++) {
-            /* a run is not its own reference: a member of the set is gated against the others */
-            if (!strcmp(set.name[i], run.base)) continue;
-            if (run_open(&refs[n_refs], set.path[i], err, sizeof err)) goto bad;
-            n_refs++;
-            if (refs[n_refs - 1].partial) {
-                snprintf(err, sizeof err, "%.1000s: a partial (interrupted) run cannot be in the accepted set",
-                         set.path[i]);
-                goto bad;
-            }
-        }
         if (gate_drift(&cfg, &run, refs, n_refs, &drift, err, sizeof err)) goto bad;
         have_drift = 1;
     } else if (against) {
@@ -137,7 +132,14 @@ int cmd_gate(int argc, char **argv)
                      "--include-partial", refpath);
             goto bad;
         }
-        if (gate_regression(&cfg, &run, &ref, &reg, err, sizeof err)) goto bad;
+        if (!have_set)
+            fprintf(stderr, "attnladder gate: no %s/%s/accepted.txt: the tolerance of every row is the floor "
+                    "(drift.floor), with no set to measure the spread between processes\n", root, run.slug);
+        drift_spread sp;
+        if (drift_spread_of(&cfg, refs, n_refs, &sp, err, sizeof err)) goto bad;
+        int grc = gate_regression(&cfg, &run, &ref, &sp, &reg, err, sizeof err);
+        drift_spread_free(&sp);
+        if (grc) goto bad;
     }
     if (json_out) {
         json_t *j = gate_json(&cfg, &run, have_ref ? &ref : NULL, &ladder, have_ref ? &reg : NULL);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Measures the regression gate itself on a GPU (test build: make test-switches):
 #  - N A/A comparisons: the same build run N times, each gated against a reference run
-#    of the same build; any "regressed" verdict is a false alarm;
+#    of the same build; any "slower" verdict (the drift rule; "regressed" in studies made
+#    before it) is a false alarm;
 #  - N planted comparisons: the same, with a spin kernel after every timed run of one
-#    phase, calibrated so that phase is SLOWDOWN slower; a "regressed" verdict on that
+#    phase, calibrated so that phase is SLOWDOWN slower; a "slower" verdict on that
 #    phase at the calibrated shape is a detection.
 # Writes <out>/<gpu>/studies/gate_reliability/gate_reliability_<stamp>.json (a study) and prints the counts.
 #   ci/tools/gate_reliability.sh [N] [PHASE] [SLOWDOWN] [OUT_ROOT]
@@ -52,11 +53,12 @@ for kind in ("aa", "planted"):
         if not os.path.exists(p):
             rows.append({"kind": kind, "i": i, "error": "no gate output"}); continue
         v = verdicts(p)
-        regressed = [x for x in v if x[2] == "regressed"]
+        regressed = [x for x in v if x[2] in ("slower", "regressed")]
         if kind == "aa" and regressed: false_alarms += 1
         if kind == "planted" and any(x[0] == phase and x[1] == 0 for x in regressed): detections += 1
         rows.append({"kind": kind, "i": i, "verdicts": [{"phase": a, "causal": b, "verdict": c, "change": d} for a, b, c, d in v]})
-cfg = json.load(open("ci/gate.json"))["regression"]
+g = json.load(open("ci/gate.json"))
+cfg = {"method": "drift", "regression": g.get("regression"), "drift": g.get("drift")}
 gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True).stdout.strip().splitlines()[0]
 slug = re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-")
 stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")

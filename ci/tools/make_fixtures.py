@@ -12,7 +12,7 @@ are exactly what each scenario asks for:
 
   gate/ref.json               the reference run (phases 01..06, sdpa_cudnn, two externals)
   gate/same.json              an A/A run: every median within +-1 % of ref
-  gate/slow.json              05_warp_specialized 20 % slower everywhere -> regressed
+  gate/slow.json              05_warp_specialized 20 % slower everywhere -> slower
   gate/improved.json          05_warp_specialized 20 % faster everywhere -> improved
   gate/borderline.json        05_warp_specialized 6 % slower, 6 % noise, few samples -> inconclusive
   gate/over_bound.json        06_tiling at 1.1x the baseline -> over its 0.95 bound
@@ -20,7 +20,7 @@ are exactly what each scenario asks for:
   gate/missing_phase.json     05_warp_specialized absent
   gate/missing_baseline.json  sdpa_cudnn absent (bad input)
   gate/no_bound.json          an extra phase 07_new that ci/gate.json has no bound for
-  gate/other_gpu.json         ref's numbers on another GPU (bad input for the regression gate)
+  gate/other_gpu.json         ref's numbers on another GPU (bad input for gate --against)
   gate/partial.json           an interrupted run
   evidence/<gpu>/...          two runs and a partial one of one GPU, one run of another,
                               accepted.txt (the older run) and reference.txt (the newer):

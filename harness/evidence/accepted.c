@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/names.h"
 
@@ -112,6 +113,38 @@ int reference_run_of(const char *gpu_dir, char *name, size_t name_len, char *pat
         snprintf(path, path_len, "%s/%s", gpu_dir, s);
     }
     return rc;
+}
+
+int evidence_accepted_open(const char *root, const char *slug, const char *exclude, run_data **runs,
+                           size_t *n, char *err, size_t errlen)
+{
+    static accepted_set set;   /* large; the harness is single-threaded */
+    *runs = NULL;
+    *n = 0;
+    int rc = evidence_accepted_set(root, slug, &set, err, errlen);
+    if (rc != 1) return rc;
+    run_data *r = calloc(set.n + 1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory reading the accepted set of %s", slug);
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < set.n; i++) {
+        if (exclude && !strcmp(set.name[i], exclude)) continue;
+        if (run_open(&r[k], set.path[i], err, errlen)) goto bad;
+        k++;
+        if (r[k - 1].partial) {
+            snprintf(err, errlen, "%.1000s: a partial (interrupted) run cannot be in the accepted set", set.path[i]);
+            goto bad;
+        }
+    }
+    *runs = r;
+    *n = k;
+    return 1;
+bad:
+    for (size_t i = 0; i < k; i++) run_close(&r[i]);
+    free(r);
+    return -1;
 }
 
 int reference_choose(const char *root, const char *slug, const char *newest, char *name, size_t name_len,

@@ -12,6 +12,7 @@
 #ifndef ATTNLADDER_EVIDENCE_ACCEPTED_H
 #define ATTNLADDER_EVIDENCE_ACCEPTED_H
 #include <stddef.h>
+#include "evidence/reader.h"
 
 #define ACCEPTED_MAX 32
 
@@ -39,6 +40,13 @@ int evidence_accepted(const char *root, const char *slug, char *name, size_t nam
  * caller's reader's to find. */
 int reference_run_of(const char *gpu_dir, char *name, size_t name_len, char *path, size_t path_len,
                      char *err, size_t errlen);
+
+/* The runs of slug's accepted set, opened, without the one whose file name is `exclude`
+ * (NULL: none; a run is never its own reference). 1 and *runs, *n (run_close each, then
+ * free the array; *n may be 0); 0 when there is no accepted.txt (err says so); -1 with err
+ * when accepted.txt is invalid or a run of it is unreadable or partial. */
+int evidence_accepted_open(const char *root, const char *slug, const char *exclude, run_data **runs,
+                           size_t *n, char *err, size_t errlen);
 
 /* Which run stands for a GPU where one must (the reports, `show`), never silently:
  * the reference run; without reference.txt the first accepted run; without accepted.txt

@@ -73,11 +73,13 @@ static int run_command(void)
 #elif defined(FUZZ_GATE)
     char json[160];
     snprintf(json, sizeof json, "%s/gate.json", g_dir);
-    char *argv[] = { "gate", g_run, "--against", g_accepted, "--json", json, NULL };
-    return cmd_gate(6, argv);
+    /* --evidence: the accepted set the tolerances come from is the fuzzer's own (none: the
+     * floor), not the 20 committed runs read again on every input */
+    char *argv[] = { "gate", g_run, "--against", g_accepted, "--json", json, "--evidence", g_evroot, NULL };
+    return cmd_gate(8, argv);
 #elif defined(FUZZ_COMPARE)
-    char *argv[] = { "compare", g_accepted, g_run, NULL };
-    return cmd_compare(3, argv);
+    char *argv[] = { "compare", g_accepted, g_run, "--evidence", g_evroot, NULL };
+    return cmd_compare(5, argv);
 #elif defined(FUZZ_REPORT)
     char *argv[] = { "report", "--evidence", g_evroot, "--out", g_out, "--gnuplot", g_gnuplot,
                      "--include-partial", NULL };

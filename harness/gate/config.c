@@ -11,13 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const METHODS[] = { "ratio_ci", "ci_nonoverlap", "point" };
-
-const char *reg_method_name(reg_method m)
-{
-    return (unsigned)m < sizeof METHODS / sizeof METHODS[0] ? METHODS[m] : "?";
-}
-
 /* An optional number in [lo, hi]; absent keeps *out. */
 static int section_number(json_t *obj, const char *section, const char *key, double lo, double hi,
                           double *out, const char *path, char *err, size_t errlen)
@@ -66,27 +59,22 @@ static int read_drift(json_t *d, const char *path, drift_params *p, char *err, s
 static int read_regression(json_t *reg, const char *path, regression_params *p, char *err,
                            size_t errlen)
 {
-    p->method = REG_METHOD_RATIO_CI;
-    p->tolerance = 0.05;
-    p->ci_floor_fraction = 0.5;
     p->ci_level = 0.95;
     p->resamples = 2000;
     p->seed = 1234;
     p->all_shapes = 1;
     if (!reg) return 0;
     if (!json_is_object(reg)) return json_file_fail(err, errlen, path, "regression: not an object");
-    json_t *m = json_object_get(reg, "method");
-    if (m) {
-        size_t k = 0;
-        while (k < 3 && !(json_is_string(m) && strcmp(json_string_value(m), METHODS[k]) == 0)) k++;
-        if (k == 3)
-            return json_file_fail(err, errlen, path, "regression.method: accepted: ratio_ci, ci_nonoverlap, point");
-        p->method = (reg_method)k;
-    }
+    /* a key that no longer decides anything is refused, not silently ignored: a change
+     * between two runs is judged by the drift rule and its tolerance (gate/drift.h) */
+    static const char *const GONE[] = { "method", "tolerance", "ci_floor_fraction" };
+    for (size_t k = 0; k < sizeof GONE / sizeof GONE[0]; k++)
+        if (json_object_get(reg, GONE[k]))
+            return json_file_fail(err, errlen, path, "regression.%s: no longer read; a change between two runs "
+                                  "is judged by the drift rule (drift.k_sigma, drift.floor, and the accepted "
+                                  "set's spread): remove it", GONE[k]);
     double resamples = (double)p->resamples, seed = (double)p->seed;
-    if (opt_number(reg, "tolerance", 0.0, 10.0, &p->tolerance, path, err, errlen) ||
-        opt_number(reg, "ci_floor_fraction", 0.0, 1.0, &p->ci_floor_fraction, path, err, errlen) ||
-        opt_number(reg, "ci_level", 0.5, 0.9999, &p->ci_level, path, err, errlen) ||
+    if (opt_number(reg, "ci_level", 0.5, 0.9999, &p->ci_level, path, err, errlen) ||
         opt_number(reg, "resamples", 100, 1e6, &resamples, path, err, errlen) ||
         opt_number(reg, "seed", 0, 9007199254740992.0, &seed, path, err, errlen))
         return -1;

@@ -1,6 +1,6 @@
 /* gate_config.h: ci/gate.json, the gate's parameters: the baseline the ratios are
- * taken against, the headline shapes, each phase's ladder bound, and the regression
- * rule with its parameters (see harness/gate/README.md for why they have the values they have). */
+ * taken against, the headline shapes, each phase's ladder bound, the drift rule's
+ * parameters and which rows two runs are compared on (see harness/gate/README.md for why they have the values they have). */
 #ifndef ATTNLADDER_GATE_CONFIG_H
 #define ATTNLADDER_GATE_CONFIG_H
 #include <stddef.h>
@@ -12,24 +12,15 @@
 #define GATE_CONFIG_DEFAULT "ci/gate.json"
 #define GATE_MAX_HEADLINE 8
 
-typedef enum {
-    /* change = ratio_new / ratio_ref; regressed when change > 1 + tol and the bootstrap
-     * CI of change lies entirely above 1 + tol * ci_floor_fraction (the default) */
-    REG_METHOD_RATIO_CI = 0,
-    /* asv's rule: change > 1 + tol and the CIs of the two ratios do not overlap */
-    REG_METHOD_CI_NONOVERLAP,
-    /* the point estimate alone: change > 1 + tol (no statistics; for comparison) */
-    REG_METHOD_POINT
-} reg_method;
-
+/* Two runs compared (gate --against RUN, compare, the report's line): the rows judged
+ * and the bootstrap of the change shown beside each verdict. The verdict itself is the
+ * drift rule's (`drift` below, gate/drift.h). */
 typedef struct {
-    reg_method method;
-    double tolerance;            /* relative: 0.05 = 5 % */
-    double ci_floor_fraction;    /* ratio_ci: the CI must clear 1 + tol * this */
     double ci_level;             /* of the bootstrap CIs the gate computes */
     size_t resamples;
     uint64_t seed;
-    int all_shapes;              /* 1: every shape both runs timed; 0: headline only */
+    int all_shapes;              /* 1: every shape both runs timed; 0: the headline and
+                                  * throughput shapes (the drift gate's) */
 } regression_params;
 
 typedef struct {
@@ -57,6 +48,5 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
 void gate_config_free(gate_config *c);
 
 const gate_bound *gate_config_bound(const gate_config *c, const char *phase);
-const char *reg_method_name(reg_method m);
 
 #endif

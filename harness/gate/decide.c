@@ -1,18 +1,6 @@
-/* gate_decide.c: the ladder and regression decisions.
- *
- * Why the default regression rule (REG_METHOD_RATIO_CI) needs two things to block:
- *  - change = ratio_now / ratio_ref > 1 + tol: the slowdown is large enough to matter.
- *    Ratios to the baseline measured in the same run cancel most of what differs
- *    between two runs (clocks, temperature, driver), but not all of it; the tolerance
- *    absorbs the rest, and the A/A runs measure how much that is.
- *  - the bootstrap CI of change lies entirely above 1 + tol/2: the slowdown is not
- *    sampling noise. Requiring the CI to clear only 1 would let a noisy point whose
- *    estimate just crosses the tolerance block a change; requiring it to clear 1 + tol
- *    would miss a true slowdown of a little more than tol about half of the time. The
- *    CIs come from samples within one run each, so they understate run-to-run
- *    variation; half the tolerance is the margin kept for that.
- * Improvements are decided symmetrically, so `compare` can say "improved" with the
- * same confidence. */
+/* gate/decide.c: the ladder decision and the bootstrap of a change between two runs.
+ * A change between two runs is judged by the drift rule (gate/drift.c), the one rule of
+ * the gate, compare and the report; the bootstrapped change is what they show beside it. */
 #include "gate/decide.h"
 
 #include <math.h>
@@ -48,39 +36,4 @@ int gate_change_ci(const double *p_now, size_t n_pn, const double *b_now, size_t
     *out = (reg_change){ point[CH_REF], lo[CH_REF], hi[CH_REF], point[CH_NOW], lo[CH_NOW],
                          hi[CH_NOW], point[CH_CHANGE], lo[CH_CHANGE], hi[CH_CHANGE] };
     return 0;
-}
-
-reg_verdict gate_regression_decide(const regression_params *p, const reg_change *c)
-{
-    double up = 1.0 + p->tolerance, down = 1.0 / up;
-    double up_ci = 1.0 + p->tolerance * p->ci_floor_fraction, down_ci = 1.0 / up_ci;
-    if (!(c->change > 0) || !isfinite(c->change)) return REG_INCONCLUSIVE;
-    int worse = c->change > up, better = c->change < down;
-    if (!worse && !better) return REG_UNCHANGED;
-    int sure;
-    switch (p->method) {
-    case REG_METHOD_POINT:
-        sure = 1;
-        break;
-    case REG_METHOD_CI_NONOVERLAP:
-        sure = worse ? c->now_lo > c->ref_hi : c->now_hi < c->ref_lo;
-        break;
-    case REG_METHOD_RATIO_CI:
-    default:
-        sure = worse ? c->lo > up_ci : c->hi < down_ci;
-        break;
-    }
-    if (!sure) return REG_INCONCLUSIVE;
-    return worse ? REG_REGRESSED : REG_IMPROVED;
-}
-
-const char *reg_verdict_name(reg_verdict v)
-{
-    switch (v) {
-    case REG_UNCHANGED: return "unchanged";
-    case REG_REGRESSED: return "regressed";
-    case REG_IMPROVED: return "improved";
-    case REG_INCONCLUSIVE: return "inconclusive";
-    }
-    return "?";
 }

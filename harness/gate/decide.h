@@ -1,6 +1,6 @@
-/* gate_decide.h: the gate's two decisions as pure functions of the measured numbers and
- * the parameters of ci/gate.json, so they can be unit-tested and tuned from the measured
- * false-alarm rate (A/A runs) and detection power (planted slowdowns). */
+/* gate/decide.h: the ladder decision as a pure function of the measured numbers, and the
+ * bootstrap of a phase's change between two runs that is shown beside the drift rule's
+ * verdict (gate/drift.h decides it). */
 #ifndef ATTNLADDER_GATE_DECIDE_H
 #define ATTNLADDER_GATE_DECIDE_H
 #include <stddef.h>
@@ -24,15 +24,5 @@ typedef struct {
 int gate_change_ci(const double *p_now, size_t n_pn, const double *b_now, size_t n_bn,
                    const double *p_ref, size_t n_pr, const double *b_ref, size_t n_br,
                    size_t resamples, uint64_t seed, double conf, reg_change *out);
-
-typedef enum {
-    REG_UNCHANGED = 0,
-    REG_REGRESSED,        /* blocks the change */
-    REG_IMPROVED,
-    REG_INCONCLUSIVE      /* the point estimate crosses the tolerance but the CI does not */
-} reg_verdict;
-
-reg_verdict gate_regression_decide(const regression_params *p, const reg_change *c);
-const char *reg_verdict_name(reg_verdict v);   /* "unchanged", "regressed", ... */
 
 #endif

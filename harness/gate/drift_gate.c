@@ -3,7 +3,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "gate/evaluate.h"
+#include "gate/drift_spread.h"
+#include "gate/ratio.h"
 
 void drift_outcome_free(drift_outcome *o)
 {
@@ -19,33 +20,37 @@ static int is_new_phase(const run_data *run, size_t upto, const char *name)
     return 1;
 }
 
-/* The ratio of the phase at s in every reference run that timed it, into ratios; their count. */
-static size_t ref_ratios(const gate_config *c, const run_data *refs, size_t n_refs, const char *phase,
-                         const attn_shape *s, double *ratios)
+/* One row: the run's own ratio with its CI against the set's centre and tolerance there.
+ * 1 a row to judge, 0 skipped (no ratio in the run, or none in the set). */
+static int build_row(const gate_config *c, const run_data *run, const drift_spread *sp, const char *phase,
+                     const attn_shape *s, drift_row *row)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < n_refs; i++) {
-        const run_result *r = run_find(&refs[i], phase, s);
-        double x, lo, hi;
-        if (r && r->timed && gate_result_ratio(c, &refs[i], r, &x, &lo, &hi) == 0) ratios[k++] = x;
-    }
-    return k;
-}
-
-/* One row: the run's own ratio with its CI and the reference's centre and spread (its
- * tolerance is settled again once the pooled spread is known). 1 a row to judge, 0 skipped. */
-static int build_row(const gate_config *c, const run_data *run, const run_data *refs, size_t n_refs,
-                     const char *phase, const attn_shape *s, drift_row *row, double *ratios)
-{
-    size_t k = ref_ratios(c, refs, n_refs, phase, s, ratios);
+    const spread_row *ref = drift_spread_find(sp, phase, s);
     const run_result *now = run_find(run, phase, s);
     memset(row, 0, sizeof *row);
     row->phase = phase;
     row->shape = *s;
-    if (k == 0 || !now || !now->timed ||
-        gate_result_ratio(c, run, now, &row->now, &row->now_lo, &row->now_hi))
+    if (!ref || !now || !now->timed || gate_result_ratio(c, run, now, &row->now, &row->now_lo, &row->now_hi))
         return 0;
-    return drift_reference(ratios, k, 0, &c->drift, &row->ref) == 0;
+    row->ref = ref->ref;
+    row->pooled = ref->pooled;
+    row->verdict = drift_decide(&row->ref, row->now, row->now_lo, row->now_hi);
+    return 1;
+}
+
+/* The shapes of a phase's rows: the config's headline and throughput shapes, or with
+ * regression.shapes "all" every shape the run has the phase at. */
+static size_t row_shapes(const gate_config *c, const run_data *run, const char *phase, attn_shape *out)
+{
+    size_t n = 0;
+    if (!c->reg.all_shapes) {
+        for (size_t h = 0; h < c->n_headline; h++) out[n++] = c->headline[h];
+        for (size_t h = 0; h < c->n_throughput; h++) out[n++] = c->throughput[h];
+        return n;
+    }
+    for (size_t i = 0; i < run->n_results; i++)
+        if (!strcmp(run->results[i].impl, phase)) out[n++] = run->results[i].shape;
+    return n;
 }
 
 int gate_drift(const gate_config *c, const run_data *run, const run_data *refs, size_t n_refs,
@@ -60,50 +65,32 @@ int gate_drift(const gate_config *c, const run_data *run, const run_data *refs, 
             return -1;
         }
     o->judged = n_refs >= c->drift.min_runs;
-    size_t n_shapes = c->n_headline + c->n_throughput;
-    size_t cap = run->n_impls * n_shapes + 1;
-    o->rows = calloc(cap, sizeof *o->rows);
-    double *ratios = malloc((n_refs + 1) * sizeof *ratios);
-    if (!o->rows || !ratios) {
-        free(ratios);
+    drift_spread sp;
+    if (drift_spread_of(c, refs, n_refs, &sp, err, errlen)) return -1;
+    size_t cap = run->n_results + 2 * GATE_MAX_HEADLINE + 1;
+    o->rows = calloc(run->n_impls * cap + 1, sizeof *o->rows);
+    attn_shape *shapes = malloc(cap * sizeof *shapes);
+    if (!o->rows || !shapes) {
+        free(shapes);
+        drift_spread_free(&sp);
         snprintf(err, errlen, "out of memory in the drift gate");
         return -1;
     }
     for (size_t p = 0; p < run->n_impls; p++) {
         const run_impl *im = &run->impls[p];
         if (strcmp(im->kind, "phase") != 0 || !is_new_phase(run, p, im->name)) continue;
-        for (size_t h = 0; h < n_shapes; h++) {
-            const attn_shape *s = h < c->n_headline ? &c->headline[h] : &c->throughput[h - c->n_headline];
-            int b = build_row(c, run, refs, n_refs, im->name, s, &o->rows[o->n], ratios);
-            if (b <= 0) {
+        size_t ns = row_shapes(c, run, im->name, shapes);
+        for (size_t h = 0; h < ns; h++) {
+            if (!build_row(c, run, &sp, im->name, &shapes[h], &o->rows[o->n])) {
                 o->skipped++;
                 continue;
             }
+            if (o->judged && o->rows[o->n].verdict == DRIFT_SLOWER) o->slower++;
             o->n++;
         }
     }
-    free(ratios);
-    /* a row's own spread from a few runs may be small by chance: none is taken below the
-     * pooled spread of all phases at its shape (what moves between sessions moves a shape:
-     * the baseline's own speed there) */
-    drift_ref *same = malloc((o->n + 1) * sizeof *same);
-    if (!same) {
-        snprintf(err, errlen, "out of memory in the drift gate");
-        return -1;
-    }
-    for (size_t i = 0; i < o->n; i++) {
-        size_t m = 0;
-        for (size_t j = 0; j < o->n; j++)
-            if (run_same_shape(&o->rows[j].shape, &o->rows[i].shape)) same[m++] = o->rows[j].ref;
-        o->rows[i].pooled = drift_pooled(same, m);
-    }
-    free(same);
-    for (size_t i = 0; i < o->n; i++) {
-        drift_row *row = &o->rows[i];
-        drift_settle(&row->ref, row->pooled, &c->drift);
-        row->verdict = drift_decide(&row->ref, row->now, row->now_lo, row->now_hi);
-        if (o->judged && row->verdict == DRIFT_SLOWER) o->slower++;
-    }
+    free(shapes);
+    drift_spread_free(&sp);
     return 0;
 }
 

@@ -1,4 +1,4 @@
-/* gate_eval.c: the ladder and regression gates over runs (see gate_eval.h). */
+/* gate/evaluate.c: the ladder gate and the comparison with a reference run (evaluate.h). */
 #include "gate/evaluate.h"
 
 #include <math.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 #include "core/numfmt.h"
 #include "core/stats.h"
+#include "gate/drift_spread.h"
 #include "gate/regression.h"
 
 static gate_check *add(gate_outcome *o, check_kind kind, const char *phase, const attn_shape *s,
@@ -72,24 +73,6 @@ static int is_phase_of(const run_data *r, const char *name)
 {
     const run_impl *im = run_find_impl(r, name);
     return im && strcmp(im->kind, "phase") == 0;
-}
-
-int gate_result_ratio(const gate_config *c, const run_data *run, const run_result *res,
-                      double *ratio, double *lo, double *hi)
-{
-    /* Recomputed from both sample sets with the run's own bootstrap seed and count, never
-     * read from derived.ratio: for a file the harness wrote the two agree exactly, and an
-     * edited file is judged on its samples. */
-    if (!res->timed) return -1;
-    /* The pairs of `run --paired` (res->paired_*) never decide: interleaved with a slower,
-     * lower-power rung the baseline leaves the power-capped steady state its own measurement
-     * runs in (H100, 4x16x4096x128: 831-892 us beside 01-06 against 910-925 us alone), so
-     * the paired ratio depends on the partner's power draw; bounds and accepted sets are in
-     * the separate measurements' ratio (ci/README.md, the paired study). */
-    const run_result *b = run_find(run, c->baseline, &res->shape);
-    if (!b || !b->timed) return -1;
-    return stats_ratio_ci(res->samples, res->n_samples, b->samples, b->n_samples,
-                          run->resamples, run->stats_seed, run->ci_level, ratio, lo, hi);
 }
 
 /* Every ratio of a gate needs the baseline at the headline shapes. */
@@ -275,15 +258,22 @@ static int is_the_phase(const run_data *r, const char *impl, void *ctx)
 
 static int change_check(phase_checks *pc, const reg_row *row)
 {
-    char a[48], b[48], d[48], e[48], g[48];
+    char a[48], b[48], d[48], e[48], g[48], t[48];
     const reg_change *ch = &row->change;
-    gate_check *ck = add(pc->o, CHECK_REGRESSION, pc->phase, &row->shape,
-                         row->verdict != REG_REGRESSED, "%s: ratio %s -> %s, change %s [%s, %s]",
-                         reg_verdict_name(row->verdict), fmt_num(a, sizeof a, ch->ref),
-                         fmt_num(b, sizeof b, ch->now), fmt_change(d, sizeof d, ch->change),
-                         fmt_change(e, sizeof e, ch->lo), fmt_change(g, sizeof g, ch->hi));
+    gate_check *ck = add(pc->o, CHECK_REGRESSION, pc->phase, &row->shape, row->verdict != DRIFT_SLOWER,
+                         "%s: ratio %s -> %s [%s, %s], %s (tolerance %s; change %s [%s, %s])",
+                         drift_verdict_name(row->verdict), fmt_num(a, sizeof a, row->ref_drift.center),
+                         fmt_num(b, sizeof b, row->ratio), fmt_num(d, sizeof d, row->ratio_lo),
+                         fmt_num(e, sizeof e, row->ratio_hi),
+                         fmt_change(g, sizeof g, row->ratio / row->ref_drift.center),
+                         fmt_change(t, sizeof t, 1 + row->ref_drift.tol), fmt_change(a, sizeof a, ch->change),
+                         fmt_change(d, sizeof d, ch->lo), fmt_change(e, sizeof e, ch->hi));
     if (!ck) return -1;
     ck->change = *ch;
+    ck->ref_drift = row->ref_drift;
+    ck->now = row->ratio;
+    ck->now_lo = row->ratio_lo;
+    ck->now_hi = row->ratio_hi;
     ck->verdict = row->verdict;
     return 0;
 }
@@ -304,7 +294,8 @@ static int row_check(phase_checks *pc, const reg_row *row)
         return add(pc->o, CHECK_MISSING, pc->phase, s, 0, "missing: timed in the reference run, "
                    "not in this run (%s)", reg_untimed_reason(row->now)) ? 0 : -1;
     case REG_ROW_COMPARED:
-        return change_check(pc, row);
+        if (row->judged) return change_check(pc, row);
+        break;
     case REG_ROW_ONLY_NOW:   /* excluded above */
         return 0;
     case REG_ROW_NO_BASELINE:
@@ -315,7 +306,7 @@ static int row_check(phase_checks *pc, const reg_row *row)
 }
 
 static int regression_phase(const gate_config *c, const run_data *run, const run_data *ref,
-                            const char *phase, gate_outcome *o)
+                            const drift_spread *spread, const char *phase, gate_outcome *o)
 {
     if (!is_phase_of(run, phase))
         return add(o, CHECK_MISSING, phase, NULL, 0, "missing: in the reference run, not in this run")
@@ -324,10 +315,10 @@ static int regression_phase(const gate_config *c, const run_data *run, const run
         return add(o, CHECK_REGRESSION, phase, NULL, 1, "new: not in the reference run, nothing to "
                    "compare") ? 0 : -1;
     phase_checks pc = { c, phase, o };
-    reg_row_filter f = { is_the_phase, &pc, !c->reg.all_shapes };
+    reg_row_filter f = { is_the_phase, &pc, 1 };
     reg_row *rows;
     size_t n;
-    if (reg_rows(c, ref, run, &f, &rows, &n)) return -1;
+    if (reg_rows(c, ref, run, spread, &f, &rows, &n)) return -1;
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) rc = row_check(&pc, &rows[i]);
     free(rows);
@@ -335,8 +326,10 @@ static int regression_phase(const gate_config *c, const run_data *run, const run
 }
 
 int gate_regression(const gate_config *c, const run_data *run, const run_data *ref,
-                    gate_outcome *o, char *err, size_t errlen)
+                    const drift_spread *spread, gate_outcome *o, char *err, size_t errlen)
 {
+    o->set_runs = spread ? spread->n_runs : 0;
+    o->set_measured = spread && spread->measured;
     if (strcmp(run->slug, ref->slug) != 0) {
         snprintf(err, errlen, "%s is a run on '%s' and the reference %s one on '%s': the "
                  "regression gate compares runs of the same GPU (evidence/%s/accepted.txt)",
@@ -347,7 +340,7 @@ int gate_regression(const gate_config *c, const run_data *run, const run_data *r
     size_t n;
     const char **names = phase_names(ref, run, &n);
     int rc = names ? 0 : -1;
-    for (size_t i = 0; i < n && rc == 0; i++) rc = regression_phase(c, run, ref, names[i], o);
+    for (size_t i = 0; i < n && rc == 0; i++) rc = regression_phase(c, run, ref, spread, names[i], o);
     free(names);
     if (rc) snprintf(err, errlen, "out of memory in the regression gate");
     return rc;
@@ -406,7 +399,7 @@ static void run_line(FILE *f, const char *what, const run_data *r)
 
 static int shown(const gate_check *k, int brief)
 {
-    return !brief || !k->pass || (k->kind == CHECK_REGRESSION && k->verdict == REG_INCONCLUSIVE);
+    return !brief || !k->pass || (k->kind == CHECK_REGRESSION && k->verdict == DRIFT_UNSURE);
 }
 
 static void print_head(FILE *f, const gate_outcome *o, int brief)
@@ -439,17 +432,10 @@ void gate_print(FILE *f, const gate_config *c, const run_data *run, const run_da
         failures += ladder->failures;
     }
     if (reg) {
-        run_line(f, "\nregression gate: reference", ref);
-        char t1[32], t2[32];
-        fprintf(f, "  change = ratio now / ratio in the reference (%s rule): regressed when > %s",
-                reg_method_name(c->reg.method), fmt_num(t1, sizeof t1, 1 + c->reg.tolerance));
-        if (c->reg.method == REG_METHOD_RATIO_CI)
-            fprintf(f, " and its %.0f%% CI is above %s\n", c->reg.ci_level * 100,
-                    fmt_num(t2, sizeof t2, 1 + c->reg.tolerance * c->reg.ci_floor_fraction));
-        else if (c->reg.method == REG_METHOD_CI_NONOVERLAP)
-            fprintf(f, " and the two ratios' %.0f%% CIs do not overlap\n", c->reg.ci_level * 100);
-        else
-            fprintf(f, "\n");
+        run_line(f, "\nagainst the reference run", ref);
+        char rule[1024];
+        drift_rule_text(rule, sizeof rule, &c->drift, reg->set_runs, reg->set_measured);
+        fprintf(f, "  %s\n", rule);
         print_head(f, reg, brief);
         for (size_t i = 0; i < reg->n; i++) {
             const gate_check *k = &reg->checks[i];
@@ -492,11 +478,12 @@ static json_t *checks_json(const gate_outcome *o)
                                 "ci_lo", num(k->lo), "ci_hi", num(k->hi), "bound", num(k->bound)));
         if (k->kind == CHECK_REGRESSION && k->has_shape) {
             const reg_change *c = &k->change;
-            json_object_set_new(j, "verdict", json_string(reg_verdict_name(k->verdict)));
-            json_object_set_new(j, "ref", json_pack("{s:o, s:o, s:o}", "ratio", num(c->ref),
-                                                    "ci_lo", num(c->ref_lo), "ci_hi", num(c->ref_hi)));
-            json_object_set_new(j, "now", json_pack("{s:o, s:o, s:o}", "ratio", num(c->now),
-                                                    "ci_lo", num(c->now_lo), "ci_hi", num(c->now_hi)));
+            json_object_set_new(j, "verdict", json_string(drift_verdict_name(k->verdict)));
+            json_object_set_new(j, "ref", json_pack("{s:o, s:o, s:o}", "ratio", num(k->ref_drift.center),
+                                                    "spread", num(k->ref_drift.used_spread),
+                                                    "tolerance", num(k->ref_drift.tol)));
+            json_object_set_new(j, "now", json_pack("{s:o, s:o, s:o}", "ratio", num(k->now),
+                                                    "ci_lo", num(k->now_lo), "ci_hi", num(k->now_hi)));
             json_object_set_new(j, "change", json_pack("{s:o, s:o, s:o}", "median", num(c->change),
                                                        "ci_lo", num(c->lo), "ci_hi", num(c->hi)));
         }
@@ -512,11 +499,12 @@ json_t *gate_json(const gate_config *c, const run_data *run, const run_data *ref
     json_t *j = json_pack("{s:s, s:s, s:s, s:o, s:b, s:I}", "evidence", run->path, "gpu", run->slug,
                           "config", c->path, "against", ref ? json_string(ref->path) : json_null(),
                           "pass", failures == 0, "failures", (json_int_t)failures);
-    json_object_set_new(j, "rule", json_pack("{s:s, s:s, s:f, s:f, s:f, s:I, s:s}", "baseline",
-                        c->baseline, "method", reg_method_name(c->reg.method), "tolerance",
-                        c->reg.tolerance, "ci_floor_fraction", c->reg.ci_floor_fraction,
-                        "ci_level", c->reg.ci_level, "resamples", (json_int_t)c->reg.resamples,
-                        "shapes", c->reg.all_shapes ? "all" : "headline"));
+    json_object_set_new(j, "rule", json_pack("{s:s, s:s, s:f, s:f, s:I, s:b, s:f, s:I, s:s}", "baseline",
+                        c->baseline, "method", "drift", "k_sigma", c->drift.k_sigma, "floor", c->drift.floor,
+                        "set_runs", (json_int_t)(reg ? reg->set_runs : 0), "set_measured",
+                        reg ? reg->set_measured : 0, "ci_level", c->reg.ci_level,
+                        "resamples", (json_int_t)c->reg.resamples,
+                        "shapes", c->reg.all_shapes ? "all" : "headline and throughput"));
     json_object_set_new(j, "ladder", ladder ? checks_json(ladder) : json_null());
     json_object_set_new(j, "regression", reg ? checks_json(reg) : json_null());
     if (reg) json_object_set_new(j, "regression_skipped", json_integer((json_int_t)reg->skipped));

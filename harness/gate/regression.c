@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "gate/ratio.h"
 
 typedef struct {
     reg_row row;
@@ -30,7 +31,7 @@ static void collect(row_list *l, const run_data *from, const run_data *other, in
     for (size_t i = 0; i < from->n_results; i++) {
         const run_result *r = &from->results[i];
         if (!f->wanted(from, r->impl, f->ctx)) continue;
-        if (f->headline_only && !reg_is_headline(c, &r->shape)) continue;
+        if (f->judged_only && !drift_judged_shape(c, &r->shape)) continue;
         if (has_row(l, r->impl, &r->shape)) continue;
         row_item *it = &l->items[l->n++];
         memset(it, 0, sizeof *it);
@@ -54,9 +55,16 @@ static int cmp_item(const void *pa, const void *pb)
 
 static int timed(const run_result *r) { return r && r->timed; }
 
-/* The row's state, and for a comparable row its change and verdict. 0, or -1 when the
- * bootstrap failed. */
-static int settle(reg_row *w, const gate_config *c, const run_data *ref, const run_data *now)
+static int is_phase(const run_data *r, const char *name)
+{
+    const run_impl *im = run_find_impl(r, name);
+    return im && strcmp(im->kind, "phase") == 0;
+}
+
+/* The row's state, and for a comparable row its change and, where judged, its verdict.
+ * 0, or -1 when the bootstrap failed. */
+static int settle(reg_row *w, const gate_config *c, const run_data *ref, const run_data *now,
+                  const drift_spread *spread)
 {
     w->base_ref = run_find(ref, c->baseline, &w->shape);
     w->base_now = run_find(now, c->baseline, &w->shape);
@@ -71,11 +79,20 @@ static int settle(reg_row *w, const gate_config *c, const run_data *ref, const r
                        w->base_ref->samples, w->base_ref->n_samples, c->reg.resamples,
                        c->reg.seed, c->reg.ci_level, &w->change))
         return -1;
-    w->verdict = gate_regression_decide(&c->reg, &w->change);
+    /* the drift rule reads each run's ratio as the drift gate does, so a row judged here
+     * and the same row of the drift gate see the same numbers */
+    double centre, lo, hi;
+    if (!is_phase(ref, w->impl) || !is_phase(now, w->impl) || !drift_judged_shape(c, &w->shape) ||
+        gate_result_ratio(c, ref, w->ref, &centre, &lo, &hi) ||
+        gate_result_ratio(c, now, w->now, &w->ratio, &w->ratio_lo, &w->ratio_hi))
+        return 0;
+    drift_spread_ref(spread, &c->drift, w->impl, &w->shape, centre, &w->ref_drift);
+    w->verdict = drift_decide(&w->ref_drift, w->ratio, w->ratio_lo, w->ratio_hi);
+    w->judged = 1;
     return 0;
 }
 
-int reg_rows(const gate_config *c, const run_data *ref, const run_data *now,
+int reg_rows(const gate_config *c, const run_data *ref, const run_data *now, const drift_spread *spread,
              const reg_row_filter *filter, reg_row **rows, size_t *n)
 {
     *rows = NULL;
@@ -89,7 +106,7 @@ int reg_rows(const gate_config *c, const run_data *ref, const run_data *now,
     int rc = out ? 0 : -1;
     for (size_t i = 0; i < l.n && rc == 0; i++) {
         out[i] = l.items[i].row;
-        rc = settle(&out[i], c, ref, now);
+        rc = settle(&out[i], c, ref, now, spread);
     }
     free(l.items);
     if (rc) {

@@ -1,12 +1,17 @@
 /* regression.h: the rows two runs are compared on, one per (implementation, shape), each
- * with the change of its ratio to the baseline and the regression rule's verdict. The
- * regression gate turns the rows into checks, `compare` into a markdown table; both take
- * them from here so that they judge the same rows alike. */
+ * with the change of its ratio to the baseline and, at a judged row, the drift rule's
+ * verdict (gate/drift.h): the run under test against the reference run's ratio, with the
+ * tolerance the accepted set's spread gives at that row (gate/drift_spread.h). `gate RUN
+ * --against REF` turns the rows into checks, `compare` into a markdown table, the report
+ * into its gate line; all three take them from here so that they judge the same rows
+ * alike. */
 #ifndef ATTNLADDER_GATE_REGRESSION_H
 #define ATTNLADDER_GATE_REGRESSION_H
 #include <stddef.h>
 #include "gate/config.h"
 #include "gate/decide.h"
+#include "gate/drift.h"
+#include "gate/drift_spread.h"
 #include "evidence/reader.h"
 
 typedef enum {
@@ -23,25 +28,31 @@ typedef struct {
     const run_result *ref, *now;             /* the row's results, NULL where absent */
     const run_result *base_ref, *base_now;   /* the baseline at the shape, NULL where absent */
     reg_row_state state;
-    reg_change change;                       /* REG_ROW_COMPARED */
-    reg_verdict verdict;                     /* REG_ROW_COMPARED */
+    reg_change change;                       /* REG_ROW_COMPARED: the bootstrapped change */
+    int judged;                              /* compared, a phase, at a judged shape
+                                              * (drift_judged_shape): the rest are shown */
+    drift_ref ref_drift;                     /* judged: centre the reference's ratio, the
+                                              * set's tolerance */
+    double ratio, ratio_lo, ratio_hi;        /* judged: the run's ratio and CI, as the
+                                              * drift gate reads them (gate/ratio.h) */
+    drift_verdict verdict;                   /* judged */
 } reg_row;
 
 /* Which rows: the implementations `wanted` accepts (asked with the run a result comes
- * from), at every shape either run has, or only at the config's headline shapes. */
+ * from), at every shape either run has, or only at the judged shapes. */
 typedef struct {
     int (*wanted)(const run_data *r, const char *impl, void *ctx);
     void *ctx;
-    int headline_only;
+    int judged_only;
 } reg_row_filter;
 
 /* The rows of ref and now that the filter selects, in order of implementation name,
  * then shape (run_shape_order with the config's headline shapes first), each settled: its
- * state, and the change bootstrapped with the config's rule and its verdict where it has
- * one. A row's results are the first of each run at its (implementation, shape). *rows
- * (the caller frees it) gets *n rows. 0, or -1 when memory ran out or the bootstrap
- * refused the rule's parameters. */
-int reg_rows(const gate_config *c, const run_data *ref, const run_data *now,
+ * state, the change bootstrapped with the config's parameters, and at a judged row the
+ * drift verdict with the tolerance `spread` gives (NULL: the floor alone). A row's results
+ * are the first of each run at its (implementation, shape). *rows (the caller frees it)
+ * gets *n rows. 0, or -1 when memory ran out or the bootstrap refused its parameters. */
+int reg_rows(const gate_config *c, const run_data *ref, const run_data *now, const drift_spread *spread,
              const reg_row_filter *filter, reg_row **rows, size_t *n);
 
 /* Whether s is one of the config's headline shapes. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "core/shapes.h"
 #include "evidence/accepted.h"
+#include "gate/drift_spread.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -68,15 +69,58 @@ static void choose_reference(const report_ctx *c, report_gpu *g)
     g->ref_rule = REFERENCE_FALLBACK_NEWEST;
 }
 
+/* The accepted set among the GPU's runs, ref left out (a run is never its own
+ * reference), as shallow copies for the drift rule; *n of them. NULL when out of memory. */
+static run_data *accepted_runs(const report_ctx *c, report_gpu *g, size_t *n)
+{
+    static accepted_set set;   /* large; the report is single-threaded */
+    char err[1024];
+    *n = 0;
+    run_data *runs = malloc((ACCEPTED_MAX + 1) * sizeof *runs);
+    if (!runs || evidence_accepted_set(c->evidence_root, g->slug, &set, err, sizeof err) != 1) return runs;
+    for (size_t i = 0; i < set.n; i++) {
+        const run_data *r = complete_run(g, set.name[i]);
+        if (!r) g->set_missing++;
+        else if (r != g->ref) runs[(*n)++] = *r;
+    }
+    return runs;
+}
+
+/* The drift rule on the reference run: against the accepted run when it is another run
+ * (the pair compare and `gate --against` judge alike), else against the rest of the set. */
+static void drift_of_reference(const report_ctx *c, report_gpu *g)
+{
+    size_t n;
+    run_data *set = accepted_runs(c, g, &n);
+    if (!set) {
+        g->reg_state = -1;
+        snprintf(g->reg_err, sizeof g->reg_err, "out of memory");
+        return;
+    }
+    g->set_runs = n;
+    if (g->accepted != g->ref) {
+        drift_spread sp;
+        if (drift_spread_of(c->cfg, set, n, &sp, g->reg_err, sizeof g->reg_err)) {
+            g->reg_state = -1;
+        } else {
+            g->reg_state = gate_regression(c->cfg, g->ref, g->accepted, &sp, &g->reg, g->reg_err,
+                                           sizeof g->reg_err) == 0 ? 1 : -1;
+            drift_spread_free(&sp);
+        }
+    } else {
+        g->drift_state = gate_drift(c->cfg, g->ref, set, n, &g->drift, g->reg_err, sizeof g->reg_err) == 0
+                       ? 1 : -1;
+    }
+    free(set);
+}
+
 static void evaluate_gpu(const report_ctx *c, report_gpu *g)
 {
     choose_reference(c, g);
     if (!g->ref) return;
     g->gate_ok = gate_ladder(c->cfg, g->ref, &g->ladder, g->gate_err, sizeof g->gate_err) == 0;
     find_accepted(c->evidence_root, g);
-    if (g->accepted && g->accepted != g->ref && g->gate_ok)
-        g->reg_state = gate_regression(c->cfg, g->ref, g->accepted, &g->reg, g->reg_err,
-                                       sizeof g->reg_err) == 0 ? 1 : -1;
+    if (g->accepted && g->gate_ok) drift_of_reference(c, g);
 }
 
 /* The phases of every run, sorted, each once. */
@@ -127,6 +171,7 @@ void report_model_free(report_ctx *c)
     for (size_t i = 0; c->gpus && i < c->n_gpus; i++) {
         gate_outcome_free(&c->gpus[i].ladder);
         gate_outcome_free(&c->gpus[i].reg);
+        drift_outcome_free(&c->gpus[i].drift);
     }
     free(c->gpus);
     free(c->phases);

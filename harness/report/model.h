@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "gate/config.h"
+#include "gate/drift_gate.h"
 #include "gate/evaluate.h"
 #include "evidence/reader.h"
 
@@ -29,11 +30,19 @@ typedef struct {
     int gate_ok;                 /* ladder gate evaluated (else gate_err says why not) */
     gate_outcome ladder;
     char gate_err[600];
-    const run_data *accepted;    /* the run accepted.txt names, when it is among runs */
+    const run_data *accepted;    /* the run accepted.txt names first, when it is among runs */
+    size_t set_runs;             /* runs of accepted.txt among the readable ones, ref left out:
+                                  * the tolerances of the drift rule */
+    size_t set_missing;          /* runs accepted.txt names that are not among them */
     int reg_state;               /* 0 not run, 1 evaluated, -1 bad input (reg_err) */
-    gate_outcome reg;
+    gate_outcome reg;            /* ref against the accepted run (ref != accepted), by the
+                                  * drift rule: what `gate REF --against ACCEPTED` and
+                                  * `compare ACCEPTED REF` say */
     char reg_err[600];
-    char accepted_name[256];     /* what accepted.txt says ("" when absent) */
+    int drift_state;             /* ref is the accepted run: 1 the drift gate against the rest
+                                  * of the set evaluated, -1 bad input (reg_err), 0 not run */
+    drift_outcome drift;
+    char accepted_name[256];     /* what accepted.txt says first ("" when absent) */
 } report_gpu;
 
 typedef struct {
@@ -51,8 +60,9 @@ typedef struct {
 
 /* Builds the model from runs (sorted by GPU slug, then file name; borrowed until
  * report_model_free): one report_gpu per slug, its reference run (reference.txt under
- * evidence_root, or the fallback it names), the ladder gate on that run and the
- * regression gate against its accepted run (accepted.txt),
+ * evidence_root, or the fallback it names), the ladder gate on that run and the drift
+ * rule against its accepted run (accepted.txt; against the rest of the set when it is that
+ * run),
  * and the phases of every run, sorted. 0, or -1 when out of memory. */
 int report_model_build(report_ctx *c, run_data *runs, size_t n_runs);
 void report_model_free(report_ctx *c);

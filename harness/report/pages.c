@@ -219,6 +219,8 @@ static void baselines_table(FILE *f, const report_ctx *c, const run_data *r)
     fprintf(f, "\n");
 }
 
+static void drift_lines(FILE *f, const report_ctx *c, const report_gpu *g);
+
 static void gate_section(FILE *f, const report_ctx *c, const report_gpu *g)
 {
     fprintf(f, "#### Gate\n\n");
@@ -238,37 +240,61 @@ static void gate_section(FILE *f, const report_ctx *c, const report_gpu *g)
         }
         fprintf(f, "\n");
     }
+    drift_lines(f, c, g);
+}
+
+/* The failed checks of a comparison, one line each. */
+static void failed_checks(FILE *f, const gate_outcome *o)
+{
+    for (size_t i = 0; i < o->n; i++) {
+        const gate_check *k = &o->checks[i];
+        if (k->pass) continue;
+        char text[96] = "", m[1400];
+        if (k->has_shape) run_shape_text(&k->shape, text, sizeof text);
+        fprintf(f, "- %s%s%s: %s\n", k->phase, text[0] ? " at " : "", text, cell(k->message, m, sizeof m));
+    }
+}
+
+/* The drift rule on the reference run: against the accepted run (the pair `compare` and
+ * `gate --against` judge, row for row), or, when it is the accepted run, against the rest
+ * of the set (the drift gate of the workflow). */
+static void drift_lines(FILE *f, const report_ctx *c, const report_gpu *g)
+{
+    char e[1400], missing[160] = "";
+    if (g->set_missing)
+        snprintf(missing, sizeof missing, " (%zu run%s it names %s not among the readable evidence)", g->set_missing,
+                 g->set_missing == 1 ? "" : "s", g->set_missing == 1 ? "is" : "are");
     if (!g->accepted_name[0]) {
-        fprintf(f, "Regression gate: no accepted reference run yet (`%s/%s/accepted.txt`).\n\n",
+        fprintf(f, "Drift: no accepted runs yet (`%s/%s/accepted.txt`), nothing to hold this run against.\n\n",
                 c->evidence_root, g->slug);
     } else if (!g->accepted) {
-        fprintf(f, "Regression gate: the accepted run `%s` is not among the readable evidence of this GPU.\n\n",
+        fprintf(f, "Drift: the accepted run `%s` is not among the readable evidence of this GPU.\n\n",
                 g->accepted_name);
-    } else if (g->accepted == g->ref) {
-        fprintf(f, "Regression gate: this run is the accepted reference run.\n\n");
-    } else if (g->reg_state < 0) {
-        char e[700];
-        fprintf(f, "Regression gate against `%s`: **not evaluated**: %s\n\n", g->accepted_name,
-                cell(g->reg_err, e, sizeof e));
-    } else if (g->reg_state == 0) {
-        fprintf(f, "Regression gate against the accepted run `%s`: not evaluated (the ladder gate "
-                "could not be).\n\n", g->accepted_name);
+    } else if (g->reg_state < 0 || g->drift_state < 0) {
+        fprintf(f, "Drift against the accepted set: **not evaluated**: %s\n\n", cell(g->reg_err, e, sizeof e));
     } else if (g->reg_state > 0) {
         size_t counts[4] = { 0 };
         for (size_t i = 0; i < g->reg.n; i++)
             if (g->reg.checks[i].kind == CHECK_REGRESSION && g->reg.checks[i].has_shape)
                 counts[g->reg.checks[i].verdict]++;
-        fprintf(f, "Regression gate against the accepted run `%s`: **%s** (%zu regressed, %zu improved, "
-                "%zu inconclusive, %zu unchanged).\n", g->accepted_name, g->reg.failures ? "FAIL" : "pass",
-                counts[REG_REGRESSED], counts[REG_IMPROVED], counts[REG_INCONCLUSIVE], counts[REG_UNCHANGED]);
-        for (size_t i = 0; i < g->reg.n; i++) {
-            const gate_check *k = &g->reg.checks[i];
-            if (k->pass) continue;
-            char text[96] = "", m[400];
-            if (k->has_shape) run_shape_text(&k->shape, text, sizeof text);
-            fprintf(f, "- %s%s%s: %s\n", k->phase, text[0] ? " at " : "", text, cell(k->message, m, sizeof m));
-        }
+        fprintf(f, "Drift against the accepted run `%s` (`attnladder gate %s --against %s` and `attnladder compare` "
+                "of the pair judge it row for row alike; tolerances from the other %zu run%s of `accepted.txt`%s): "
+                "**%s** (%zu slower, %zu faster, %zu unsure, %zu within).\n", g->accepted_name, g->ref->base,
+                g->accepted_name, g->set_runs, g->set_runs == 1 ? "" : "s", missing, g->reg.failures ? "FAIL" : "pass",
+                counts[DRIFT_SLOWER], counts[DRIFT_FASTER], counts[DRIFT_UNSURE], counts[DRIFT_WITHIN]);
+        failed_checks(f, &g->reg);
         fprintf(f, "\n");
+    } else if (g->drift_state > 0) {
+        size_t counts[4] = { 0 };
+        for (size_t i = 0; i < g->drift.n; i++) counts[g->drift.rows[i].verdict]++;
+        fprintf(f, "This run is the accepted run. Drift gate against the other %zu run%s of `accepted.txt`%s "
+                "(`attnladder gate %s --against accepted`): **%s** (%zu slower, %zu faster, %zu unsure, %zu "
+                "within).\n\n", g->drift.n_refs, g->drift.n_refs == 1 ? "" : "s", missing, g->ref->base,
+                !g->drift.judged ? "not judged: too few runs" : g->drift.slower ? "FAIL" : "pass",
+                counts[DRIFT_SLOWER], counts[DRIFT_FASTER], counts[DRIFT_UNSURE], counts[DRIFT_WITHIN]);
+    } else {
+        fprintf(f, "Drift against the accepted run `%s`: not evaluated (the ladder gate could not be).\n\n",
+                g->accepted_name);
     }
 }
 

@@ -1,4 +1,5 @@
-/* Gate decisions: the regression rule on synthetic numbers, the four-sample bootstrap,
+/* Gate decisions: the tolerance of a comparison of two runs (the drift rule's, from the
+ * accepted set's spread) on synthetic numbers, the four-sample bootstrap,
  * ci/gate.json parsing, and both gates (and the command's exit status) on the synthetic
  * evidence of harness/tests/data/gate/ (ci/tools/make_fixtures.py says what each file holds). */
 #include <setjmp.h>
@@ -7,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "commands.h"
 #include "gate/config.h"
 #include "gate/decide.h"
+#include "gate/drift_spread.h"
 #include "gate/evaluate.h"
 #include "gate/regression.h"
 #include "evidence/reader.h"
@@ -20,50 +23,47 @@
 #define DATA "harness/tests/data/gate/"
 #define CONFIG "harness/tests/data/gate_config.json"   /* ci/gate.json when the tests were written */
 
-static regression_params default_params(void)
-{
-    regression_params p = { REG_METHOD_RATIO_CI, 0.05, 0.5, 0.95, 2000, 1234, 1 };
-    return p;
-}
-
-static reg_change change(double c, double lo, double hi)
-{
-    reg_change x = { 1.0, 0.99, 1.01, c, c * 0.99, c * 1.01, c, lo, hi };
-    return x;
-}
-
-static void regression_rule(void **st)
+/* The tolerance of a compared row: the accepted set's spread at the row, at least the
+ * spread pooled at its shape, at least the floor; the floor alone when the set is too
+ * small or absent. Then the drift rule decides on the run's ratio CI against the
+ * reference's ratio x (1 + tol). */
+static void pair_rule_tolerance(void **st)
 {
     (void)st;
-    regression_params p = default_params();
-    reg_change same = change(1.0, 0.97, 1.03), slow = change(1.20, 1.15, 1.25);
-    reg_change border = change(1.06, 1.00, 1.12), small_real = change(1.04, 1.03, 1.05);
-    reg_change just = change(1.051, 1.026, 1.08), ci_short = change(1.051, 1.024, 1.08);
-    reg_change fast = change(0.80, 0.77, 0.83);
-    assert_int_equal(gate_regression_decide(&p, &same), REG_UNCHANGED);
-    assert_int_equal(gate_regression_decide(&p, &slow), REG_REGRESSED);
-    assert_int_equal(gate_regression_decide(&p, &border), REG_INCONCLUSIVE);
-    /* a real slowdown under the tolerance does not block */
-    assert_int_equal(gate_regression_decide(&p, &small_real), REG_UNCHANGED);
-    /* the two edges of the default rule: over 1 + tol, CI over 1 + tol / 2 */
-    assert_int_equal(gate_regression_decide(&p, &just), REG_REGRESSED);
-    assert_int_equal(gate_regression_decide(&p, &ci_short), REG_INCONCLUSIVE);
-    assert_int_equal(gate_regression_decide(&p, &fast), REG_IMPROVED);
-    /* the point method ignores the CI; the non-overlap method compares the two ratios' CIs */
-    p.method = REG_METHOD_POINT;
-    assert_int_equal(gate_regression_decide(&p, &border), REG_REGRESSED);
-    p.method = REG_METHOD_CI_NONOVERLAP;
-    assert_int_equal(gate_regression_decide(&p, &slow), REG_REGRESSED);
-    reg_change overlap = slow;
-    overlap.now_lo = 1.005;   /* now's CI reaches into ref's [0.99, 1.01] */
-    assert_int_equal(gate_regression_decide(&p, &overlap), REG_INCONCLUSIVE);
-    /* a wider tolerance lets the same slowdown through */
-    p = default_params();
-    p.tolerance = 0.25;
-    assert_int_equal(gate_regression_decide(&p, &slow), REG_UNCHANGED);
-    reg_change nan = change(0.0 / 0.0, 0, 0);
-    assert_int_equal(gate_regression_decide(&p, &nan), REG_INCONCLUSIVE);
-    assert_string_equal(reg_verdict_name(REG_REGRESSED), "regressed");
+    drift_params p = { 4.0, 0.05, 3 };
+    attn_shape h = { 1, 8, 512, 512, 64, 0, 0 }, t = { 4, 16, 4096, 4096, 128, 0, 0 };
+    attn_shape other = { 2, 8, 1000, 1000, 64, 0, 0 };
+    spread_row rows[2] = {
+        { "06_tiling", h, { 5, 0.65, 0.004, 0, 0 }, 0.003 },
+        { "06_tiling", t, { 5, 1.30, 0.06, 0, 0 }, 0.05 },
+    };
+    drift_spread s = { rows, 2, 5, 1 };
+    drift_ref r;
+    /* a quiet row: the floor */
+    drift_spread_ref(&s, &p, "06_tiling", &h, 0.70, &r);
+    assert_float_equal(r.center, 0.70, 0);
+    assert_float_equal(r.tol, 0.05, 1e-12);
+    assert_int_equal(r.k, 5);
+    /* a noisy row: exp(4 x 0.06) - 1 */
+    drift_spread_ref(&s, &p, "06_tiling", &t, 1.0, &r);
+    assert_float_equal(r.tol, expm1(0.24), 1e-12);
+    assert_int_equal(drift_decide(&r, 1.30, 1.29, 1.31), DRIFT_SLOWER);
+    assert_int_equal(drift_decide(&r, 1.20, 1.19, 1.21), DRIFT_WITHIN);
+    assert_int_equal(drift_decide(&r, 1.30, 1.25, 1.35), DRIFT_UNSURE);
+    assert_int_equal(drift_decide(&r, 0.75, 0.74, 0.76), DRIFT_FASTER);
+    /* a phase the set has no ratio for takes the pooled spread at the shape */
+    drift_spread_ref(&s, &p, "07_new", &t, 1.0, &r);
+    assert_float_equal(r.tol, expm1(4 * 0.05), 1e-12);
+    assert_int_equal(r.k, 0);
+    /* a shape the set never timed, a set too small, no set: the floor alone */
+    drift_spread_ref(&s, &p, "06_tiling", &other, 1.0, &r);
+    assert_float_equal(r.tol, 0.05, 1e-12);
+    s.measured = 0;
+    drift_spread_ref(&s, &p, "06_tiling", &t, 1.0, &r);
+    assert_float_equal(r.tol, 0.05, 1e-12);
+    drift_spread_ref(NULL, &p, "06_tiling", &t, 1.0, &r);
+    assert_float_equal(r.tol, 0.05, 1e-12);
+    assert_string_equal(drift_verdict_name(DRIFT_SLOWER), "slower");
 }
 
 static void ladder_rule(void **st)
@@ -152,7 +152,7 @@ static void config_parsing(void **st)
     assert_int_equal(c.headline[1].causal, 1);
     assert_non_null(gate_config_bound(&c, "06_tiling"));
     assert_null(gate_config_bound(&c, "07_none"));
-    assert_int_equal(c.reg.method, REG_METHOD_RATIO_CI);
+    assert_int_equal(c.reg.all_shapes, 1);
     gate_config_free(&c);
     static const struct { const char *json, *words; } bad[] = {
         { "[]", "not a JSON object" },
@@ -160,10 +160,13 @@ static void config_parsing(void **st)
         { "{\"baseline\": \"b\", \"headline\": [[1,8,512]], \"bounds\": {}}", "headline[0]" },
         { "{\"baseline\": \"b\", \"headline\": [[1,8,512,512,64,0]], \"bounds\": {\"x\": {}}}",
           "bounds.x.ratio_max" },
+        /* the two-run rule's own parameters are gone: a config naming one is refused */
         { "{\"baseline\": \"b\", \"headline\": [[1,8,512,512,64,0]], \"bounds\": {},"
-          " \"regression\": {\"method\": \"vote\"}}", "regression.method" },
+          " \"regression\": {\"method\": \"ratio_ci\"}}", "regression.method: no longer read" },
         { "{\"baseline\": \"b\", \"headline\": [[1,8,512,512,64,0]], \"bounds\": {},"
-          " \"regression\": {\"tolerance\": -1}}", "regression.tolerance" },
+          " \"regression\": {\"tolerance\": 0.05}}", "regression.tolerance: no longer read" },
+        { "{\"baseline\": \"b\", \"headline\": [[1,8,512,512,64,0]], \"bounds\": {},"
+          " \"regression\": {\"ci_level\": 2}}", "regression.ci_level" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         json_t *j = json_loads(bad[i].json, 0, NULL);
@@ -215,7 +218,7 @@ static long gate_file(fixture *f, const char *name, gate_outcome *l, gate_outcom
     run_close(&f->run);
     if (run_open(&f->run, path, err, errlen)) return -1;
     if (gate_ladder(&f->cfg, &f->run, l, err, errlen) == 0 &&
-        gate_regression(&f->cfg, &f->run, &f->ref, r, err, errlen) == 0)
+        gate_regression(&f->cfg, &f->run, &f->ref, NULL, r, err, errlen) == 0)
         return (long)(l->failures + r->failures);
     return -1;
 }
@@ -229,7 +232,7 @@ static size_t count(const gate_outcome *o, check_kind k, const char *phase, int 
     return n;
 }
 
-static size_t verdicts(const gate_outcome *o, reg_verdict v)
+static size_t verdicts(const gate_outcome *o, drift_verdict v)
 {
     size_t n = 0;
     for (size_t i = 0; i < o->n; i++)
@@ -243,17 +246,17 @@ static void passes_on_itself_and_aa(void **st)
     gate_outcome l, r;
     char err[1024];
     assert_int_equal(gate_file(f, "ref.json", &l, &r, err, sizeof err), 0);
-    assert_int_equal(verdicts(&r, REG_UNCHANGED), r.n);
+    assert_int_equal(verdicts(&r, DRIFT_WITHIN), r.n);
     assert_int_equal(count(&l, CHECK_BOUND, NULL, 1), 12);   /* 6 phases x 2 headline shapes */
     gate_outcome_free(&l);
     gate_outcome_free(&r);
     assert_int_equal(gate_file(f, "same.json", &l, &r, err, sizeof err), 0);
-    assert_int_equal(verdicts(&r, REG_REGRESSED), 0);
+    assert_int_equal(verdicts(&r, DRIFT_SLOWER), 0);
     gate_outcome_free(&l);
     gate_outcome_free(&r);
     /* an improvement never fails */
     assert_int_equal(gate_file(f, "improved.json", &l, &r, err, sizeof err), 0);
-    assert_true(verdicts(&r, REG_IMPROVED) > 0);
+    assert_true(verdicts(&r, DRIFT_FASTER) > 0);
     gate_outcome_free(&l);
     gate_outcome_free(&r);
 }
@@ -269,10 +272,13 @@ static void fails_on_planted_slowdown(void **st)
     /* every failure is 05_warp_specialized, at every shape it was timed at */
     assert_int_equal(count(&r, CHECK_REGRESSION, "05_warp_specialized", 0), (size_t)fails);
     assert_int_equal(count(&r, CHECK_REGRESSION, "05_warp_specialized", 1), 0);
+    /* slower: the run's whole ratio CI above the reference's ratio x (1 + the floor, no set) */
     for (size_t i = 0; i < r.n; i++)
         if (!r.checks[i].pass) {
+            assert_int_equal(r.checks[i].verdict, DRIFT_SLOWER);
             assert_float_equal(r.checks[i].change.change, 1.2, 1e-4);
-            assert_true(r.checks[i].change.lo > 1.025);
+            assert_float_equal(r.checks[i].ref_drift.tol, f->cfg.drift.floor, 1e-12);
+            assert_true(r.checks[i].now_lo > r.checks[i].ref_drift.center * (1 + f->cfg.drift.floor));
         }
     gate_outcome_free(&l);
     gate_outcome_free(&r);
@@ -284,8 +290,8 @@ static void borderline_is_inconclusive_not_failed(void **st)
     gate_outcome l, r;
     char err[1024];
     assert_int_equal(gate_file(f, "borderline.json", &l, &r, err, sizeof err), 0);
-    assert_true(verdicts(&r, REG_INCONCLUSIVE) > 0);
-    assert_int_equal(verdicts(&r, REG_REGRESSED), 0);
+    assert_true(verdicts(&r, DRIFT_UNSURE) > 0);
+    assert_int_equal(verdicts(&r, DRIFT_SLOWER), 0);
     gate_outcome_free(&l);
     gate_outcome_free(&r);
 }
@@ -364,8 +370,8 @@ static int any_phase(const run_data *r, const char *impl, void *ctx)
     return im && strcmp(im->kind, "phase") == 0;
 }
 
-/* Rows in order (name, then shape), each shape once; a compared row's change and verdict
- * are the rule's on its four sample sets. */
+/* Rows in order (name, then shape), each shape once; a compared row's change is the
+ * bootstrap of its four sample sets, its verdict the drift rule's on the two runs' ratios. */
 static void check_rows(const fixture *f, const reg_row *rows, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -382,7 +388,14 @@ static void check_rows(const fixture *f, const reg_row *rows, size_t n)
                                         w->base_ref->samples, w->base_ref->n_samples,
                                         f->cfg.reg.resamples, f->cfg.reg.seed, f->cfg.reg.ci_level, &c), 0);
         assert_memory_equal(&c, &w->change, sizeof c);
-        assert_int_equal(w->verdict, gate_regression_decide(&f->cfg.reg, &w->change));
+        assert_true(w->judged);   /* the test config judges every shape */
+        double centre, lo, hi, now, now_lo, now_hi;
+        assert_int_equal(gate_result_ratio(&f->cfg, &f->ref, w->ref, &centre, &lo, &hi), 0);
+        assert_int_equal(gate_result_ratio(&f->cfg, &f->run, w->now, &now, &now_lo, &now_hi), 0);
+        drift_ref want;
+        drift_spread_ref(NULL, &f->cfg.drift, w->impl, &w->shape, centre, &want);
+        assert_memory_equal(&want, &w->ref_drift, sizeof want);
+        assert_int_equal(w->verdict, drift_decide(&want, now, now_lo, now_hi));
     }
 }
 
@@ -394,7 +407,7 @@ static void regression_rows_walk(void **st)
     reg_row *rows;
     size_t n;
     reg_row_filter all = { any_phase, NULL, 0 };
-    assert_int_equal(reg_rows(&f->cfg, &f->ref, &f->run, &all, &rows, &n), 0);
+    assert_int_equal(reg_rows(&f->cfg, &f->ref, &f->run, NULL, &all, &rows, &n), 0);
     assert_true(n > 0);
     check_rows(f, rows, n);
     /* the phase the run lacks: one row per shape of the reference, none compared */
@@ -410,14 +423,16 @@ static void regression_rows_walk(void **st)
     assert_true(only_ref > 0);
     assert_int_equal(only_ref, in_ref);
     free(rows);
-    /* the headline shapes alone */
+    /* the judged shapes alone: with regression.shapes "headline", the headline shapes
+     * (the test config has no throughput shapes) */
     size_t every = n;
-    reg_row_filter headline = { any_phase, NULL, 1 };
-    assert_int_equal(reg_rows(&f->cfg, &f->ref, &f->run, &headline, &rows, &n), 0);
+    f->cfg.reg.all_shapes = 0;
+    reg_row_filter judged = { any_phase, NULL, 1 };
+    assert_int_equal(reg_rows(&f->cfg, &f->ref, &f->run, NULL, &judged, &rows, &n), 0);
     assert_true(n > 0 && n < every);
-    check_rows(f, rows, n);
     for (size_t i = 0; i < n; i++) assert_true(reg_is_headline(&f->cfg, &rows[i].shape));
     free(rows);
+    f->cfg.reg.all_shapes = 1;
 }
 
 static void untimed_reasons_and_baseline_gap(void **st)
@@ -487,24 +502,25 @@ static void command_exit_status_and_json(void **st)
     assert_true(json_is_false(json_object_get(j, "pass")));
     assert_true(json_integer_value(json_object_get(j, "failures")) > 0);
     json_t *reg = json_object_get(j, "regression");
-    size_t i, regressed = 0;
+    size_t i, slower = 0;
     json_t *v;
     json_array_foreach(reg, i, v) {
         const char *verdict = json_string_value(json_object_get(v, "verdict"));
-        if (verdict && !strcmp(verdict, "regressed")) {
-            regressed++;
+        if (verdict && !strcmp(verdict, "slower")) {
+            slower++;
             assert_string_equal(json_string_value(json_object_get(v, "phase")), "05_warp_specialized");
-            assert_true(json_real_value(json_object_get(json_object_get(v, "change"), "ci_lo")) > 1.025);
+            assert_true(json_real_value(json_object_get(json_object_get(v, "change"), "ci_lo")) > 1.1);
         }
     }
-    assert_true(regressed > 0);
+    assert_true(slower > 0);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(j, "rule"), "method")), "drift");
     json_decref(j);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(regression_rule),
+        cmocka_unit_test(pair_rule_tolerance),
         cmocka_unit_test(ladder_rule),
         cmocka_unit_test(change_bootstrap),
         cmocka_unit_test(median_matches_sort),

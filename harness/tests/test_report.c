@@ -146,8 +146,13 @@ static void reproducible_and_checked(void **st)
     assert_null(strstr(readme, "run: [`20260215T000000Z_ccccccc"));
     assert_non_null(strstr(readme, "| [06_tiling](phases/06_tiling.md) | 4.921 [4.897, 4.946] | 0.850"));
     assert_non_null(strstr(readme, "![the ladder"));
-    /* the regression gate against accepted.txt's run, with the shape that became unsupported */
-    assert_non_null(strstr(readme, "Regression gate against the accepted run `20260101T000000Z_aaaaaaa.json`: **FAIL**"));
+    /* the drift rule against accepted.txt's run, failed by the shape that became unsupported */
+    const char *drift = strstr(readme, "Drift against the accepted run `20260101T000000Z_aaaaaaa.json` (`attnladder gate "
+                                       "20260201T000000Z_bbbbbbb.json --against 20260101T000000Z_aaaaaaa.json`");
+    assert_non_null(drift);
+    const char *verdict = strstr(drift, "): **FAIL** (");
+    assert_true(verdict && !memchr(drift, '\n', (size_t)(verdict - drift)));
+    assert_non_null(strstr(verdict, "- 01_scalar at 4x16x4096x128: missing: timed in the reference run, not in this run"));
     free(readme);
     char *svg = read_rel(a, "plots/nvidia-test-gpu-ladder.svg");
     assert_non_null(svg);
@@ -158,7 +163,7 @@ static void reproducible_and_checked(void **st)
     assert_non_null(page);
     assert_non_null(strstr(page, "## Technique\n\n- mma.sync flash attention"));
     assert_non_null(strstr(page, "### Prediction (written before measuring)\n\n06_tiling should be faster"));
-    assert_non_null(strstr(page, "| stall #1: long&#95;scoreboard (cycles per issue) |"));
+    assert_non_null(strstr(page, "| stall #1: long_scoreboard (cycles per issue) |"));
     free(page);
 
     assert_int_equal(report(DATA "evidence", a, 1), EXIT_OK);

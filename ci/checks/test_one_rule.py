@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""test_one_rule.py: `compare`, the gate and the report judge a pair of runs by one rule.
+
+On the committed evidence, for each GPU with an accepted set: A is the first accepted run
+(accepted.txt), B each of the GPU's reference run and its newest complete run. For each
+pair (A, B):
+  - `attnladder compare A B` lists, for every row it judges, a verdict;
+  - `attnladder gate B --against A --json` lists its judged rows (check "regression")
+    with theirs;
+  the two must judge the same rows with the same verdicts, and the number of blocking
+  verdicts must be the number the compare's count line starts with. The report's gate
+  line for the pair must say that count, and FAIL exactly when the gate's pair section
+  has a failed check (a blocking verdict or a row of A missing from B): the committed reports/README.md for B = the reference run, and a report
+  generated into a temporary directory (reference.txt pointed at B) for B = the newest.
+
+  python3 ci/checks/test_one_rule.py [--bin build/attnladder]
+Exit 0 when every pair agrees, 1 with each disagreement named.
+"""
+import argparse, json, os, re, shutil, subprocess, sys, tempfile
+
+VERDICTS = {"regressed", "improved", "inconclusive", "unchanged", "slower", "faster", "unsure", "within"}
+BLOCKING = {"regressed", "slower"}
+
+
+def shape_text(s):
+    sq = str(s["seq_q"]) if s["seq_q"] == s["seq_kv"] else "%d:%d" % (s["seq_q"], s["seq_kv"])
+    t = "%dx%dx%sx%d" % (s["batch"], s["heads"], sq, s["head_dim"])
+    return t + (" causal" if s["causal"] else "")
+
+
+def run_lines(path):
+    with open(path) as f:
+        return [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
+
+
+def compare_rows(binary, a, b):
+    """(rows {(phase, shape): verdict}, the first number of the count line)"""
+    out = subprocess.run([binary, "compare", a, b], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError("compare %s %s: exit %d: %s" % (a, b, out.returncode, out.stderr.strip()))
+    text = out.stdout
+    # the full table (in <details>) holds every row once; without it, the table shown
+    full = text.split("<details>", 1)[1] if "<details>" in text else text
+    rows = {}
+    for ln in full.splitlines():
+        cells = [c.strip() for c in ln.strip().strip("|").split("|")]
+        if len(cells) < 6:
+            continue
+        verdict = cells[-1].replace("*", "").split(" ")[0]
+        if verdict in VERDICTS:
+            rows[(cells[0], cells[1])] = verdict
+    m = re.search(r"^\*\*(\d+) \w+", text, re.M)
+    if not m:
+        raise RuntimeError("compare %s %s: no count line" % (a, b))
+    return rows, int(m.group(1))
+
+
+def gate_rows(binary, a, b, tmp):
+    j = os.path.join(tmp, "gate.json")
+    out = subprocess.run([binary, "gate", b, "--against", a, "--json", j], capture_output=True, text=True)
+    if out.returncode not in (0, 1):
+        raise RuntimeError("gate %s --against %s: exit %d: %s" % (b, a, out.returncode, out.stderr.strip()))
+    d = json.load(open(j))
+    rows, failed = {}, 0
+    for c in d.get("regression") or []:
+        failed += 0 if c.get("pass") else 1   # a blocking verdict, or a row missing from B
+        if c.get("check") == "regression" and c.get("shape"):
+            rows[(c["phase"], shape_text(c["shape"]))] = c.get("verdict")
+    return rows, failed
+
+
+def report_line(readme, gpu_name, accepted):
+    """(pass or FAIL, count) of the GPU's gate line that names the accepted run."""
+    text = open(readme).read()
+    start = text.index("\n## %s\n" % gpu_name)
+    end = text.find("\n## ", start + 1)
+    section = text[start:end if end > 0 else len(text)]
+    pat = re.compile(r"against the accepted run `?%s`?[^\n]*?\*\*(pass|FAIL)\*\* \((\d+) " % re.escape(accepted))
+    m = pat.search(section)
+    if not m:
+        return None
+    return m.group(1), int(m.group(2))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default="build/attnladder")
+    ap.add_argument("--evidence", default="evidence")
+    args = ap.parse_args()
+    problems, pairs = [], 0
+    tmp = tempfile.mkdtemp(prefix="one_rule_")
+    try:
+        gen_ev = os.path.join(tmp, "evidence")
+        shutil.copytree(args.evidence, gen_ev, ignore=shutil.ignore_patterns("studies"))
+        checks = []   # (slug, gpu name, A, B, readme)
+        for slug in sorted(os.listdir(args.evidence)):
+            d = os.path.join(args.evidence, slug)
+            acc = os.path.join(d, "accepted.txt")
+            if not os.path.isfile(acc):
+                continue
+            a = run_lines(acc)[0]
+            runs = sorted(f for f in os.listdir(d) if re.match(r"^\d{8}T\d{6}Z.*\.json$", f) and ".partial." not in f)
+            newest = runs[-1]
+            gpu = json.load(open(os.path.join(d, newest)))["context"]["gpu"]["name"]
+            ref_txt = os.path.join(d, "reference.txt")
+            if os.path.isfile(ref_txt):
+                checks.append((slug, gpu, a, run_lines(ref_txt)[0], "reports/README.md"))
+            with open(os.path.join(gen_ev, slug, "reference.txt"), "w") as f:
+                f.write(newest + "\n")
+            checks.append((slug, gpu, a, newest, os.path.join(tmp, "reports", "README.md")))
+        gen = subprocess.run([args.bin, "report", "--evidence", gen_ev, "--out", os.path.join(tmp, "reports")],
+                             capture_output=True, text=True)
+        if gen.returncode not in (0, 2):
+            problems.append("report on the copy with reference.txt at the newest run: exit %d: %s"
+                            % (gen.returncode, gen.stderr.strip()[-400:]))
+        for slug, gpu, a, b, readme in checks:
+            pa, pb = os.path.join(args.evidence, slug, a), os.path.join(args.evidence, slug, b)
+            pairs += 1
+            name = "%s: A %s, B %s" % (slug, a, b)
+            try:
+                c_rows, c_count = compare_rows(args.bin, pa, pb)
+                g_rows, g_failed = gate_rows(args.bin, pa, pb, tmp)
+            except RuntimeError as e:
+                problems.append("%s: %s" % (name, e))
+                continue
+            if a == b:
+                continue   # the accepted run is the reference: its line is the set's, not a pair's
+            for key in sorted(set(c_rows) | set(g_rows)):
+                if c_rows.get(key) != g_rows.get(key):
+                    problems.append("%s: %s %s: compare says %s, the gate says %s" % (
+                        name, key[0], key[1], c_rows.get(key, "(not judged)"), g_rows.get(key, "(not judged)")))
+            blocking = sum(1 for v in g_rows.values() if v in BLOCKING)
+            if c_count != blocking:
+                problems.append("%s: compare counts %d blocking rows, the gate %d" % (name, c_count, blocking))
+            if os.path.isfile(readme):
+                line = report_line(readme, gpu, a)
+                want = ("FAIL" if g_failed else "pass", blocking)
+                if line is None:
+                    problems.append("%s: %s has no gate line against the accepted run" % (name, readme))
+                elif line != want:
+                    problems.append("%s: the report's gate line says %s (%d), the gate %s (%d)" % (
+                        name, line[0], line[1], want[0], want[1]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for p in problems:
+        print("test_one_rule: " + p, file=sys.stderr)
+    if not pairs:
+        print("test_one_rule: no pair of runs to compare (no accepted.txt under %s)" % args.evidence, file=sys.stderr)
+        return 1
+    if problems:
+        return 1
+    print("test_one_rule: %d pairs, compare, gate and report agree" % pairs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+/* gate/drift_spread.c: the accepted set's spread per row (drift_spread.h). */
+#include "gate/drift_spread.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gate/ratio.h"
+
+int drift_judged_shape(const gate_config *c, const attn_shape *s)
+{
+    if (c->reg.all_shapes) return 1;
+    for (size_t i = 0; i < c->n_headline; i++)
+        if (run_same_shape(s, &c->headline[i])) return 1;
+    for (size_t i = 0; i < c->n_throughput; i++)
+        if (run_same_shape(s, &c->throughput[i])) return 1;
+    return 0;
+}
+
+void drift_spread_free(drift_spread *s)
+{
+    free(s->rows);
+    memset(s, 0, sizeof *s);
+}
+
+const spread_row *drift_spread_find(const drift_spread *s, const char *phase, const attn_shape *shape)
+{
+    for (size_t i = 0; s && i < s->n; i++)
+        if (!strcmp(s->rows[i].phase, phase) && run_same_shape(&s->rows[i].shape, shape)) return &s->rows[i];
+    return NULL;
+}
+
+/* The ratio of the phase at shape in every run of the set that timed it; their count. */
+static size_t set_ratios(const gate_config *c, const run_data *set, size_t n, const char *phase,
+                         const attn_shape *shape, double *ratios)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const run_result *r = run_find(&set[i], phase, shape);
+        double x, lo, hi;
+        if (r && r->timed && gate_result_ratio(c, &set[i], r, &x, &lo, &hi) == 0) ratios[k++] = x;
+    }
+    return k;
+}
+
+int drift_spread_of(const gate_config *c, const run_data *set, size_t n, drift_spread *s, char *err,
+                    size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->n_runs = n;
+    s->measured = n >= c->drift.min_runs;
+    size_t cap = 1;
+    for (size_t i = 0; i < n; i++) cap += set[i].n_results;
+    s->rows = calloc(cap, sizeof *s->rows);
+    double *ratios = malloc((n + 1) * sizeof *ratios);
+    if (!s->rows || !ratios) {
+        free(ratios);
+        drift_spread_free(s);
+        snprintf(err, errlen, "out of memory reading the accepted set's spread");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < set[i].n_results; k++) {
+            const run_result *r = &set[i].results[k];
+            const run_impl *im = run_find_impl(&set[i], r->impl);
+            if (!im || strcmp(im->kind, "phase") || !drift_judged_shape(c, &r->shape) ||
+                drift_spread_find(s, r->impl, &r->shape))
+                continue;
+            size_t m = set_ratios(c, set, n, r->impl, &r->shape, ratios);
+            spread_row *row = &s->rows[s->n];
+            row->phase = r->impl;
+            row->shape = r->shape;
+            if (m && drift_reference(ratios, m, 0, &c->drift, &row->ref) == 0) s->n++;
+        }
+    free(ratios);
+    /* a row's own spread from a few runs may be small by chance: none is taken below the
+     * spread pooled over the phases at its shape (what moves between sessions moves a
+     * shape: the baseline's own speed there) */
+    drift_ref *same = malloc((s->n + 1) * sizeof *same);
+    if (!same) {
+        drift_spread_free(s);
+        snprintf(err, errlen, "out of memory reading the accepted set's spread");
+        return -1;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        size_t m = 0;
+        for (size_t j = 0; j < s->n; j++)
+            if (run_same_shape(&s->rows[j].shape, &s->rows[i].shape)) same[m++] = s->rows[j].ref;
+        s->rows[i].pooled = drift_pooled(same, m);
+    }
+    free(same);
+    for (size_t i = 0; i < s->n; i++) drift_settle(&s->rows[i].ref, s->rows[i].pooled, &c->drift);
+    return 0;
+}
+
+void drift_spread_ref(const drift_spread *s, const drift_params *p, const char *phase, const attn_shape *shape,
+                      double centre, drift_ref *out)
+{
+    memset(out, 0, sizeof *out);
+    out->center = centre;
+    double pooled = 0;
+    if (s && s->measured) {
+        const spread_row *row = drift_spread_find(s, phase, shape);
+        if (row) {
+            out->k = row->ref.k;
+            out->spread = row->ref.spread;
+            pooled = row->pooled;
+        } else {
+            /* a phase the set never timed here: the spread of the others at the shape */
+            for (size_t i = 0; i < s->n && !pooled; i++)
+                if (run_same_shape(&s->rows[i].shape, shape)) pooled = s->rows[i].pooled;
+        }
+    }
+    drift_settle(out, pooled, p);
+}
+
+void drift_rule_text(char *buf, size_t len, const drift_params *p, size_t n_runs, int measured)
+{
+    char spread[400];
+    if (measured)
+        snprintf(spread, sizeof spread, "tol = max(%.0f%%, exp(%.1f x s) - 1), s the spread of the row's ratio "
+                 "between the %zu processes of the accepted set (sd of the logs, at least the spread pooled "
+                 "over the phases at that shape)", p->floor * 100, p->k_sigma, n_runs);
+    else
+        snprintf(spread, sizeof spread, "tol = %.0f%%, the floor alone: the accepted set holds %zu run%s, fewer "
+                 "than the %zu (drift.min_runs) its spread needs", p->floor * 100, n_runs, n_runs == 1 ? "" : "s",
+                 p->min_runs);
+    snprintf(buf, len, "the drift rule: slower when the ratio's 95%% CI lies above the reference's ratio x "
+             "(1 + tol), faster when below it / (1 + tol), unsure when only the point is past; %s", spread);
+}

@@ -1,0 +1,53 @@
+/* gate/drift_spread.h: the drift rule's tolerance at every row, from the accepted set:
+ * how far each phase's ratio at each shape moves between the set's processes (gate/drift.h
+ * says the rule). The drift gate (a run against the set) and every comparison of two
+ * runs (`gate RUN --against REF`, `compare`, the report's line) take their tolerances from
+ * here, so one rule, with one tolerance per row, judges all of them. */
+#ifndef ATTNLADDER_GATE_DRIFT_SPREAD_H
+#define ATTNLADDER_GATE_DRIFT_SPREAD_H
+#include <stddef.h>
+#include "gate/config.h"
+#include "gate/drift.h"
+#include "evidence/reader.h"
+
+typedef struct {
+    const char *phase;   /* borrowed from the set's runs */
+    attn_shape shape;
+    drift_ref ref;       /* k runs with a ratio here, their geometric mean and the sd of
+                          * their logs; tol settled with the pooled spread */
+    double pooled;       /* the spread pooled over the set's phases at this shape */
+} spread_row;
+
+typedef struct {
+    spread_row *rows;
+    size_t n;
+    size_t n_runs;       /* runs in the set */
+    int measured;        /* n_runs >= drift.min_runs: the spread counts; with fewer runs a
+                          * comparison of two runs takes the floor alone */
+} drift_spread;
+
+/* Whether two runs are compared at shape s: every shape with regression.shapes "all",
+ * else the headline and throughput shapes of the config (the drift gate's). */
+int drift_judged_shape(const gate_config *c, const attn_shape *s);
+
+/* The rows of a set (n runs, NULL when n is 0) at the judged shapes: every phase of any
+ * run of the set with a ratio there. 0, or -1 with err (out of memory). */
+int drift_spread_of(const gate_config *c, const run_data *set, size_t n, drift_spread *s, char *err,
+                    size_t errlen);
+void drift_spread_free(drift_spread *s);
+
+/* The set's row at (phase, shape), or NULL. */
+const spread_row *drift_spread_find(const drift_spread *s, const char *phase, const attn_shape *shape);
+
+/* The reference of one compared row: centre (the reference run's ratio) with the set's
+ * tolerance at (phase, shape): its spread, at least the spread pooled over the phases at
+ * the shape, at least the floor; only the floor when the set is not `measured` or s is
+ * NULL. */
+void drift_spread_ref(const drift_spread *s, const drift_params *p, const char *phase, const attn_shape *shape,
+                      double centre, drift_ref *out);
+
+/* The rule of a comparison of two runs in one sentence, for every place that prints a
+ * verdict of it (plain text, no markup): n_runs and measured as in drift_spread. */
+void drift_rule_text(char *buf, size_t len, const drift_params *p, size_t n_runs, int measured);
+
+#endif
