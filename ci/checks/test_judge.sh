@@ -23,6 +23,8 @@ build=$(cd "${1:-build}" && pwd)
 bin=$build/attnladder
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# the makes below are the throwaway repository's own, not jobs of a make that runs this test
+unset MAKEFLAGS MFLAGS MAKELEVEL
 fail=0 cases=0
 note() { echo "test_judge: $*" >&2; fail=1; }
 gpu=nvidia-h100-80gb-hbm3
