@@ -99,11 +99,18 @@ static int parse(int argc, char **argv, ab_opts *o)
             else o->list_paths = 1;
             continue;
         }
+        static const char *const with_value[] = { "--base", "--head", "--out", "--impl", "--judge", "--discard",
+            "--order", "--shape", "--tolerance", "--baseline-tolerance", "--min-samples", "--max-samples",
+            "--min-gpu-seconds", "--seed", NULL };
+        if (!arg_known("ab", a, with_value, "see --help")) return -1;
         if (!(v = arg_value("ab", argc, argv, &i))) return -1;
         if (!strcmp(a, "--base")) o->base_dir = v;
         else if (!strcmp(a, "--head")) o->head_dir = v;
         else if (!strcmp(a, "--out")) o->out = v;
-        else if (!strcmp(a, "--impl")) o->names = v;
+        else if (!strcmp(a, "--impl")) {
+            if (arg_list("ab", a, v, "implementation names")) return -1;
+            o->names = v;
+        }
         else if (!strcmp(a, "--judge")) o->judge = v;
         else if (!strcmp(a, "--discard")) {
             if (clock_discard_parse(v, &o->ic.clock.discard_mask)) {

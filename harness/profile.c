@@ -3,13 +3,17 @@
  * (`profile --target`), which runs the implementation once to warm up and once inside
  * cudaProfilerStart/Stop, so ncu (--profile-from-start off) sees exactly one run().
  * The metrics go into an existing evidence file (--into), rewritten atomically. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include "core/args.h"
+#include "core/files.h"
 #include "commands.h"
 #include "evidence/evidence_file.h"
 #include "evidence/reader.h"
@@ -45,7 +49,7 @@ static const char *const KEEP[] = {
  * gets the second, shorter list. */
 #define STALL(r) "smsp__average_warps_issue_stalled_" r "_per_issue_active.ratio,"
 static const char NCU_METRICS_FULL[] =
-    "--metrics gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"
+    "gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"
     "sm__maximum_warps_per_active_cycle_pct,launch__registers_per_thread,"
     "launch__shared_mem_per_block_static,launch__shared_mem_per_block_dynamic,"
     "launch__grid_size,launch__block_size,"
@@ -60,7 +64,7 @@ static const char NCU_METRICS_FULL[] =
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
 static const char NCU_METRICS_SHORT[] =
-    "--metrics gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"
+    "gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"
     "launch__registers_per_thread,launch__grid_size,launch__block_size,"
     "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
@@ -130,23 +134,55 @@ done:
 
 /* ---- the driver ---------------------------------------------------------------------- */
 
-static char *slurp_command(const char *cmd)
+/* Runs argv[0] with argv (no shell: nothing in a path or a name is read as a command)
+ * and returns what it wrote to stdout and stderr, at most 256 MiB; *status its exit
+ * status (-1 when it could not run or was killed). NULL when it could not be started. */
+static char *run_capture(char *const argv[], int *status)
 {
-    FILE *f = popen(cmd, "r");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += got;
-        if (cap - len < 4096) {
-            char *grown = realloc(buf, cap * 2);
-            if (!grown) { free(buf); buf = NULL; break; }
-            buf = grown;
-            cap *= 2;
-        }
+    *status = -1;
+    int fds[2];
+    if (pipe(fds)) return NULL;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return NULL;
     }
-    pclose(f);
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+        dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t cap = 1 << 16, len = 0, max = (size_t)256 << 20;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (buf && cap - len < 4096 && cap < max) {
+            char *grown = realloc(buf, cap * 2);
+            if (!grown) {
+                free(buf);
+                buf = NULL;
+            } else {
+                buf = grown;
+                cap *= 2;
+            }
+        }
+        char sink[4096];
+        int keep = buf && cap - len > 1;
+        ssize_t got = read(fds[0], keep ? buf + len : sink, keep ? cap - len - 1 : sizeof sink);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        if (keep) len += (size_t)got;   /* past the cap the rest is drained, not kept */
+    }
+    close(fds[0]);
+    int wst = 0;
+    while (waitpid(pid, &wst, 0) < 0 && errno == EINTR) {}
+    if (WIFEXITED(wst)) *status = WEXITSTATUS(wst);
     if (buf) buf[len] = '\0';
     return buf;
 }
@@ -188,21 +224,23 @@ static json_t *top_stalls(json_t *metrics)
 static void save_raw(const char *dir, const char *impl, const char *shape, int attempt,
                      const char *text)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/ncu_%s_%s_%d.csv", dir, impl, shape, attempt);
-    for (char *p = path + strlen(dir) + 1; *p; p++)
+    char name[512], *path = NULL;
+    snprintf(name, sizeof name, "ncu_%s_%s_%d.csv", impl, shape, attempt);   /* names and digits: short */
+    for (char *p = name; *p; p++)
         if (*p == ',') *p = '-';
-    FILE *f = fopen(path, "w");
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
+    if (asprintf(&path, "%s/%s", dir, name) < 0) return;
+    size_t len = strlen(text);
+    if (files_write(path, text, len)) fprintf(stderr, "attnladder profile: --raw-dir: %s not kept\n", path);
+    free(path);
 }
 
 static int ncu_available(const char *ncu)
 {
-    char cmd[1100];
-    snprintf(cmd, sizeof cmd, "%s --version >/dev/null 2>&1", ncu);
-    return system(cmd) == 0;
+    char *argv[] = { (char *)ncu, "--version", NULL };
+    int status;
+    char *out = run_capture(argv, &status);
+    free(out);
+    return out && status == 0;
 }
 
 int cmd_profile(int argc, char **argv)
@@ -220,10 +258,20 @@ int cmd_profile(int argc, char **argv)
                    "implementations: every phase\n");
             return EXIT_OK;
         }
+        static const char *const with_value[] = { "--build", "--into", "--ncu", "--raw-dir", "--impl",
+                                                  "--shape", NULL };
+        if (!arg_known("profile", a, with_value, "--into, --impl, --shape, --ncu, --build, --raw-dir"))
+            return EXIT_BAD_INPUT;
         if (!(v = arg_value("profile", argc, argv, &i))) return EXIT_BAD_INPUT;
         if (!strcmp(a, "--build")) build = v;
         else if (!strcmp(a, "--into")) into = v;
-        else if (!strcmp(a, "--ncu")) ncu = v;
+        else if (!strcmp(a, "--ncu")) {
+            if (!v[0]) {
+                fprintf(stderr, "attnladder profile: --ncu '': give the program\n");
+                return EXIT_BAD_INPUT;
+            }
+            ncu = v;
+        }
         else if (!strcmp(a, "--raw-dir")) raw_dir = v;
         else if (!strcmp(a, "--impl")) {
             if (arg_list("profile", a, v, "implementation names")) return EXIT_BAD_INPUT;
@@ -259,6 +307,11 @@ int cmd_profile(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     char err[1024];
+    /* rewritten in place: a link or a device there would be replaced, not written through */
+    if (files_output_file("--into", into, NULL, 0, err, sizeof err)) {
+        fprintf(stderr, "attnladder profile: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
     json_t *doc = evidence_load(into, err, sizeof err);
     if (!doc) {
         fprintf(stderr, "attnladder profile: %s\n", err);
@@ -295,13 +348,14 @@ int cmd_profile(int argc, char **argv)
     for (size_t i = 0; !names && i < n_all && n_chosen < MAX_ITEMS; i++)
         if (all[i].kind == IMPL_PHASE) chosen[n_chosen++] = all[i].ph->name;
     if (!ncu_available(ncu)) {
-        printf("profile: ncu not found ('%s'); no profiler metrics recorded\n", ncu);
+        fprintf(stderr, "attnladder profile: --ncu '%s': cannot run it (install Nsight Compute, or name it "
+                "with --ncu); no profiler metrics recorded\n", ncu);
         free(names_copy);
         loader_close_all(all, n_all);
         json_decref(doc);
-        return EXIT_OK;
+        return EXIT_BAD_INPUT;
     }
-    char self[1024];
+    char self[4096];
     ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
     self[sl > 0 ? sl : 0] = '\0';
     json_t *prof = json_object_get(doc, "profile");
@@ -312,7 +366,7 @@ int cmd_profile(int argc, char **argv)
     for (size_t i = 0; i < n_chosen; i++)
         for (size_t s = 0; s < n_shapes; s++) {
             const attn_shape *sh = &shapes[s];
-            char shape_arg[96], text[96], cmd[4096];
+            char shape_arg[96], text[96];
             snprintf(shape_arg, sizeof shape_arg, "%d,%d,%d,%d,%d,%d", sh->batch, sh->heads,
                      sh->seq_q, sh->seq_kv, sh->head_dim, sh->causal);
             shape_format(sh, text, sizeof text);
@@ -320,11 +374,12 @@ int cmd_profile(int argc, char **argv)
             if (ph->unsupported(sh)) continue;
             json_t *kernels = NULL;
             for (int attempt = 0; attempt < 2 && !kernels; attempt++) {
-                snprintf(cmd, sizeof cmd, "%s --csv --page raw --profile-from-start off %s "
-                         "'%s' profile --target --build '%s' --impl '%s' --shape %s 2>&1", ncu,
-                         attempt == 0 ? NCU_METRICS_FULL : NCU_METRICS_SHORT, self, build,
-                         chosen[i], shape_arg);
-                char *outp = slurp_command(cmd);
+                char *args[] = { (char *)ncu, "--csv", "--page", "raw", "--profile-from-start", "off",
+                                 "--metrics", (char *)(attempt == 0 ? NCU_METRICS_FULL : NCU_METRICS_SHORT),
+                                 self, "profile", "--target", "--build", (char *)build, "--impl",
+                                 (char *)chosen[i], "--shape", shape_arg, NULL };
+                int status;
+                char *outp = run_capture(args, &status);
                 if (outp && raw_dir) save_raw(raw_dir, chosen[i], shape_arg, attempt, outp);
                 if (outp) kernels = ncu_parse_raw_csv(outp, KEEP);
                 if (!kernels || json_array_size(kernels) == 0) {

@@ -70,9 +70,9 @@ d = json.load(open(sys.argv[1]))
 d["context"]["gpu"]["name"] = 'H100 `touch ' + sys.argv[3] + '/PWNED` "q" \\ @x'
 json.dump(d, open(sys.argv[2], "w"), indent=1)
 PY
-if command -v gnuplot >/dev/null 2>&1; then
-  expect 0 "report: .*README.md" -- report --evidence "$tmp/gq" --out "$tmp/rep-gq"
-fi
+# a GPU name is a label of known characters: refused before it reaches a plot (and plots
+# quote every string they are given anyway: test_hostile.sh)
+expect 2 "context.gpu.name: .* is not of the form" -- report --evidence "$tmp/gq" --out "$tmp/rep-gq"
 
 # the gate's config comes from the pull request too: a baseline that is no safe name is
 # refused before it reaches a plot script (and plots quote what they are given anyway)

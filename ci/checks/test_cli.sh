@@ -47,6 +47,7 @@ expect 2 "records no progress" -- run --resume "$d/partial.json"
 # accepted: one lookup of accepted.txt for gate, report and the workflow's scripts
 mkdir -p "$tmp/acc/gpu-a" "$tmp/acc/gpu-b" "$tmp/acc/gpu-c"
 echo " 20260101T000000Z_aaaaaaa.json " > "$tmp/acc/gpu-a/accepted.txt"
+touch "$tmp/acc/gpu-a/20260101T000000Z_aaaaaaa.json"   # accepted names a run that is there
 echo "../../etc/passwd" > "$tmp/acc/gpu-b/accepted.txt"
 expect 0 "acc/gpu-a/20260101T000000Z_aaaaaaa.json" -- accepted gpu-a --evidence "$tmp/acc"
 expect 2 "must hold the file name of one complete run" -- accepted gpu-b --evidence "$tmp/acc"

@@ -42,6 +42,12 @@ for r in d["results"]:
         g["samples_us"] = [round(x * f, 4) for x in g["samples_us"]]
         for k in ("median_us", "ci_lo_us", "ci_hi_us", "mean_us", "min_us", "max_us", "p10_us", "p90_us"):
             if k in g: g[k] = round(g[k] * f, 4)
+        # and what is derived from the times, as a run that slow would have written it
+        dv = r.get("derived") or {}
+        for k in ("tflops", "gbps", "frac_fp16_peak", "frac_dram"):
+            if isinstance(dv.get(k), float): dv[k] /= f
+        for k in ("median", "ci_lo", "ci_hi"):
+            if isinstance(dv.get("ratio"), dict): dv["ratio"][k] *= f
 json.dump(d, open(dst, "w"))
 PY
 }
@@ -62,6 +68,9 @@ mkdir -p "$tmp/acc/g1" "$tmp/acc/g2" "$tmp/acc/g3"
 printf '# the set\n20260101T000000Z_aaaaaaa.json\n\n 20260102T000000Z_bbbbbbb.json\n' > "$tmp/acc/g1/accepted.txt"
 printf '20260101T000000Z_aaaaaaa.json\n../x.json\n' > "$tmp/acc/g2/accepted.txt"
 printf '20260101T000000Z_aaaaaaa.json\n20260101T000000Z_aaaaaaa.json\n' > "$tmp/acc/g3/accepted.txt"
+for g in g1 g2 g3; do   # accepted names only runs that are there
+  touch "$tmp/acc/$g/20260101T000000Z_aaaaaaa.json" "$tmp/acc/$g/20260102T000000Z_bbbbbbb.json"
+done
 n=$((n + 3))
 [ "$("$bin" accepted g1 --evidence "$tmp/acc")" = "$tmp/acc/g1/20260101T000000Z_aaaaaaa.json" ] || note "accepted: the first listed run is not the one printed"
 out=$("$bin" accepted g2 --evidence "$tmp/acc" 2>&1); rc=$?

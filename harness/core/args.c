@@ -47,6 +47,14 @@ int arg_double(const char *cmd, const char *opt, const char *text, double lo, do
     return 0;
 }
 
+int arg_known(const char *cmd, const char *opt, const char *const *known, const char *accepted)
+{
+    for (; *known; known++)
+        if (!strcmp(opt, *known)) return 1;
+    fprintf(stderr, "attnladder %s: unknown option '%s'; accepted: %s\n", cmd, opt, accepted);
+    return 0;
+}
+
 const char *arg_value(const char *cmd, int argc, char **argv, int *i)
 {
     if (*i + 1 >= argc) {

@@ -16,6 +16,10 @@ int arg_shape(const char *cmd, const char *opt, const char *text, attn_shape *ou
 /* A comma-separated list with no empty item ("a,b"; not "", ",", "a,,b", "a,"): 0, or
  * -1 after printing "attnladder <cmd>: <opt> '<text>' ..." with what it accepts. */
 int arg_list(const char *cmd, const char *opt, const char *text, const char *accepted);
+/* 1 when opt is one of known (NULL-ended); else 0 after printing "attnladder <cmd>:
+ * unknown option '<opt>'; <accepted>": an unknown option is named as unknown wherever it
+ * stands, not taken for a known one's missing value. */
+int arg_known(const char *cmd, const char *opt, const char *const *known, const char *accepted);
 /* The value of an option that needs one: argv[*i + 1]; advances *i. NULL after printing
  * the error when the option is last. */
 const char *arg_value(const char *cmd, int argc, char **argv, int *i);

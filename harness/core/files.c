@@ -184,14 +184,25 @@ char *files_read(const char *path, size_t *len)
     return b;
 }
 
-char *files_read_input(const char *path, size_t max, size_t *len, char *err, size_t errlen)
+const char *files_shown(const char *path, char buf[FILES_SHOWN])
 {
+    size_t n = strlen(path);
+    if (n < FILES_SHOWN) return path;
+    /* 100 + "..." + 130 + NUL; the cut may split a UTF-8 character, which is only shown */
+    snprintf(buf, FILES_SHOWN, "%.100s...%s", path, path + n - 130);
+    return buf;
+}
+
+char *files_read_input(const char *path_in, size_t max, size_t *len, char *err, size_t errlen)
+{
+    char shown[FILES_SHOWN];
+    const char *path = files_shown(path_in, shown);
     if (!path[0]) {
         snprintf(err, errlen, "'': give a file");
         return NULL;
     }
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    int fd = open(path_in, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st)) {
         snprintf(err, errlen, "%s: cannot read (%s)", path, strerror(errno));

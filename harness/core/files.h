@@ -27,6 +27,11 @@ long files_diff_trees(const char *want, const char *have, FILE *f);
 /* The whole of a file this program wrote; NULL on failure. *len gets its size. */
 char *files_read(const char *path, size_t *len);
 
+/* path as a message shows it: whole when short, else its first and last characters
+ * around "...", so that the reason after it is never cut off (FILES_SHOWN bytes). */
+#define FILES_SHOWN 240
+const char *files_shown(const char *path, char buf[FILES_SHOWN]);
+
 /* The one rule for a file given to a command to read (evidence, a config, accepted.txt,
  * a README): a regular file (a directory, FIFO, device or socket is refused without
  * waiting on it) of at most max bytes. Its whole text, NUL-terminated, and *len; or NULL

@@ -3,27 +3,31 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include "core/files.h"
 
-json_t *json_file_load(const char *path, char *err, size_t errlen)
+json_t *json_file_load(const char *path, size_t max_bytes, char *err, size_t errlen)
 {
+    size_t len = 0;
+    char *text = files_read_input(path, max_bytes, &len, err, errlen);
+    if (!text) return NULL;
     json_error_t je;
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (doc) return doc;
-    if (json_error_code(&je) == json_error_cannot_open_file)
-        snprintf(err, errlen, "%s: cannot read (%s)", path, je.text);
-    else
+    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
+    char shown[FILES_SHOWN];
+    if (!doc)
         snprintf(err, errlen, "%s: not valid JSON (truncated or corrupt?) at line %d, column %d: %s",
-                 path, je.line, je.column, je.text);
-    return NULL;
+                 files_shown(path, shown), je.line, je.column, je.text);
+    return doc;
 }
 
 int json_file_fail(char *err, size_t errlen, const char *path, const char *fmt, ...)
 {
-    char what[512];
+    char what[1024], shown[FILES_SHOWN];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    snprintf(err, errlen, "%s: %s", path, what);
+    snprintf(err, errlen, "%s: %s", files_shown(path, shown), what);
     return -1;
 }

@@ -48,8 +48,7 @@ static int starts_with_stamp(const char *name)
 int name_is_run_file(const char *name, int *partial)
 {
     if (partial) *partial = 0;
-    if (!name || name[0] == '.' || strchr(name, '/') || !starts_with_stamp(name) ||
-        !ends_with(name, ".json"))
+    if (!name || !name_is_safe(name) || !starts_with_stamp(name) || !ends_with(name, ".json"))
         return 0;
     if (partial) *partial = ends_with(name, ".partial.json");
     return 1;

@@ -8,8 +8,8 @@
  * leading or trailing; "unknown" for an empty one. */
 void name_gpu_slug(const char *gpu_name, char *slug, size_t len);
 
-/* 1 when name is a run file name: no '/', no leading '.', starts with a UTC stamp
- * yyyymmddThhmmssZ, ends in .json; *partial (when not NULL) says .partial.json. */
+/* 1 when name is a run file name: a safe name (name_is_safe) that starts with a UTC
+ * stamp yyyymmddThhmmssZ and ends in .json; *partial (when not NULL) says .partial.json. */
 int name_is_run_file(const char *name, int *partial);
 
 /* The longest name that becomes a path component (a file name is at most 255 bytes;

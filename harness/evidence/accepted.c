@@ -5,29 +5,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include "core/files.h"
 #include "core/names.h"
 
 int evidence_accepted_set(const char *root, const char *slug, accepted_set *set, char *err, size_t errlen)
 {
     char txt[4096];
-    snprintf(txt, sizeof txt, "%s/%s/accepted.txt", root, slug);
     memset(set, 0, sizeof *set);
-    FILE *f = fopen(txt, "r");
-    if (!f) {
+    if (snprintf(txt, sizeof txt, "%s/%s/accepted.txt", root, slug) >= (int)sizeof txt) {
+        snprintf(err, errlen, "%.200s...: the path of accepted.txt is too long", root);
+        return -1;
+    }
+    struct stat st;
+    if (stat(txt, &st) != 0 && errno == ENOENT) {
         snprintf(err, errlen, "%s: cannot read it: no accepted reference run for this GPU yet "
                  "(write the file name of a run into it to accept that run)", txt);
-        return errno == ENOENT ? 0 : -1;
+        return 0;
     }
-    char line[512];
+    size_t len = 0;
+    char *text = files_read_input(txt, ACCEPTED_MAX_BYTES, &len, err, errlen);
+    if (!text) return -1;
     int lineno = 0, rc = 1;
-    while (fgets(line, sizeof line, f)) {
+    for (char *line = text, *next; rc == 1 && line < text + len; line = next) {
+        char *nl = memchr(line, '\n', (size_t)(text + len - line));
+        next = nl ? nl + 1 : text + len;
+        if (nl) *nl = '\0';
+        else text[len] = '\0';
         lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            snprintf(err, errlen, "%s:%d: line too long (a run file name, at most 255 characters)", txt, lineno);
+        if (memchr(line, '\0', (size_t)((nl ? nl : text + len) - line))) {
+            snprintf(err, errlen, "%s:%d: holds a NUL byte", txt, lineno);
             rc = -1;
             break;
         }
-        line[strcspn(line, "\r\n")] = '\0';
+        line[strcspn(line, "\r")] = '\0';
         char *s = line;
         while (*s == ' ' || *s == '\t') s++;
         size_t l = strlen(s);
@@ -52,10 +63,20 @@ int evidence_accepted_set(const char *root, const char *slug, accepted_set *set,
             break;
         }
         snprintf(set->name[set->n], sizeof set->name[0], "%s", s);
-        snprintf(set->path[set->n], sizeof set->path[0], "%s/%s/%s", root, slug, s);
+        if (snprintf(set->path[set->n], sizeof set->path[0], "%s/%s/%s", root, slug, s) >= (int)sizeof set->path[0]) {
+            snprintf(err, errlen, "%.200s...: the path of an accepted run is too long", root);
+            rc = -1;
+            break;
+        }
+        /* a name that is no file of the directory accepts nothing */
+        if (stat(set->path[set->n], &st) != 0 || !S_ISREG(st.st_mode)) {
+            snprintf(err, errlen, "%s:%d: '%s' names no run file in %s/%s/", txt, lineno, s, root, slug);
+            rc = -1;
+            break;
+        }
         set->n++;
     }
-    fclose(f);
+    free(text);
     if (rc == 1 && set->n == 0) {
         snprintf(err, errlen, "%s: must hold the file name of at least one complete run in that directory "
                  "(yyyymmddThhmmssZ_<commit>.json), got none", txt);
@@ -80,20 +101,26 @@ int reference_run_of(const char *gpu_dir, char *name, size_t name_len, char *pat
 {
     char txt[4096];
     snprintf(txt, sizeof txt, "%s/reference.txt", gpu_dir);
-    FILE *f = fopen(txt, "r");
-    if (!f) {
+    struct stat st;
+    if (stat(txt, &st) != 0 && errno == ENOENT) {
         snprintf(err, errlen, "%s: cannot read it: no reference run named for this GPU "
                  "(write the file name of its complete run into it)", txt);
-        return errno == ENOENT ? 0 : -1;
+        return 0;
     }
+    /* read by the input rule: a FIFO or a directory there is refused, not waited on */
+    size_t len = 0;
+    char *text = files_read_input(txt, ACCEPTED_MAX_BYTES, &len, err, errlen);
+    if (!text) return -1;
     /* one line: a run name is at most 255 characters, so a longer first line, or
      * anything but blanks after it, is not the format */
-    char line[512], rest[512];
-    int got = fgets(line, sizeof line, f) != NULL, more = 0, rc = 1;
-    int whole = got && (strchr(line, '\n') || feof(f));
-    while (whole && fgets(rest, sizeof rest, f))
-        if (rest[strspn(rest, " \t\r\n")]) more = 1;
-    fclose(f);
+    char line[512];
+    size_t first = strcspn(text, "\n");
+    int got = len > 0, more = 0, rc = 1;
+    int whole = got && first < sizeof line && strlen(text) == len;   /* no NUL inside */
+    snprintf(line, sizeof line, "%.*s", (int)(first < sizeof line ? first : sizeof line - 1), text);
+    for (const char *r = text + first; whole && *r; r++)
+        if (!strchr(" \t\r\n", *r)) more = 1;
+    free(text);
     char *s = line;
     if (got) {
         line[strcspn(line, "\r\n")] = '\0';

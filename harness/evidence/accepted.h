@@ -15,6 +15,7 @@
 #include "evidence/reader.h"
 
 #define ACCEPTED_MAX 32
+#define ACCEPTED_MAX_BYTES (64u << 10)   /* accepted.txt: a few run names */
 
 typedef struct {
     size_t n;
@@ -23,8 +24,9 @@ typedef struct {
 } accepted_set;
 
 /* 1 and the set filled (n >= 1); 0 when there is no accepted.txt (err says so); -1 when
- * it is unreadable, lists no run, more than ACCEPTED_MAX, or a name that is not a valid
- * run file of that directory (err names the file, the line and what it holds). */
+ * it is unreadable or not a regular file (files_read_input), lists no run, more than
+ * ACCEPTED_MAX, a name that is not a valid run file name, or one that names no file of
+ * that directory (err names the file, the line and what it holds). */
 int evidence_accepted_set(const char *root, const char *slug, accepted_set *set, char *err, size_t errlen);
 
 /* The first run of the set: 1 and name and path filled, 0, or -1 as above. */

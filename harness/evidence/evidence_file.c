@@ -6,6 +6,7 @@
  * (or the order they were read in), every double written losslessly, so the same
  * document always gives the same bytes and a read-back document is json_equal. */
 #include "evidence/evidence_file.h"
+#include "evidence/consistency.h"
 #include "core/files.h"
 #include "core/json_file.h"
 #include "core/names.h"
@@ -717,18 +718,20 @@ int evidence_validate(const json_t *doc, char *err, size_t errlen)
     if (cost && !v.failed) check_cost(&v, cost);
     check_result_impls(&v, impls, results);
     check_unique_rows(&v, results);
-    return v.failed ? -1 : 0;
+    if (v.failed) return -1;
+    /* the structure holds: now the limits, the text, and the run against itself */
+    return evidence_consistent(doc, err, errlen);
 }
 
 /* ---- loading ------------------------------------------------------------------------- */
 
 json_t *evidence_load(const char *path, char *err, size_t errlen)
 {
-    json_t *doc = json_file_load(path, err, errlen);
+    json_t *doc = json_file_load(path, EVIDENCE_MAX_FILE_BYTES, err, errlen);
     if (!doc) return NULL;
-    char why[512];
+    char why[768], shown[FILES_SHOWN];
     if (evidence_validate(doc, why, sizeof why)) {
-        snprintf(err, errlen, "%s: %s", path, why);
+        snprintf(err, errlen, "%s: %s", files_shown(path, shown), why);
         json_decref(doc);
         return NULL;
     }
@@ -828,7 +831,11 @@ int evidence_list(const char *root, int include_partial, char ***paths, size_t *
 {
     *paths = NULL;
     *n = 0;
-    size_t cap = 0;
+    size_t cap = 0, dirs = 0;
+    if (!root[0]) {
+        snprintf(err, errlen, "--evidence '': give a directory");
+        return -1;
+    }
     DIR *top = opendir(root);
     if (!top) {
         if (errno == ENOENT) return 0;
@@ -840,8 +847,18 @@ int evidence_list(const char *root, int include_partial, char ***paths, size_t *
         if (g->d_name[0] == '.') continue;
         char sub[4096];
         struct stat st;
-        snprintf(sub, sizeof sub, "%s/%s", root, g->d_name);
+        if (snprintf(sub, sizeof sub, "%s/%s", root, g->d_name) >= (int)sizeof sub) {
+            snprintf(err, errlen, "%s: a name under it makes too long a path", root);
+            rc = -1;
+            break;
+        }
         if (stat(sub, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        if (++dirs > EVIDENCE_MAX_GPUS) {
+            snprintf(err, errlen, "%s: more than %d GPU directories; an evidence root holds at most that many",
+                     root, EVIDENCE_MAX_GPUS);
+            rc = -1;
+            break;
+        }
         DIR *d = opendir(sub);
         if (!d) {
             rc = fail_errno(err, errlen, "cannot read evidence directory", sub);
@@ -856,8 +873,14 @@ int evidence_list(const char *root, int include_partial, char ***paths, size_t *
             if (!name_is_run_file(name, &partial)) continue;
             if (!include_partial && partial) continue;
             char file[8192];
-            snprintf(file, sizeof file, "%s/%s", sub, name);
+            snprintf(file, sizeof file, "%s/%s", sub, name);   /* fits: sub < 4096, name < 256 */
             if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+            if (*n >= EVIDENCE_MAX_RUNS) {
+                snprintf(err, errlen, "%s: more than %d run files; an evidence root holds at most that many",
+                         root, EVIDENCE_MAX_RUNS);
+                rc = -1;
+                break;
+            }
             if (push(paths, n, &cap, root, g->d_name, name)) {
                 snprintf(err, errlen, "out of memory listing %s", root);
                 rc = -1;

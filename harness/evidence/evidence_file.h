@@ -21,10 +21,16 @@ json_t *evidence_load(const char *path, char *err, size_t errlen);
 int evidence_write_atomic(const json_t *doc, const char *path, char *err, size_t errlen);
 
 
+/* The most an evidence root may hold: every command that lists it (show, gate, report)
+ * reads each run, and the report draws each GPU (evidence/SCHEMA.md, "Limits"). */
+#define EVIDENCE_MAX_GPUS 64
+#define EVIDENCE_MAX_RUNS 4096
+
 /* Every run file under root (root/<gpu>/<yyyymmddThhmmssZ>*.json: not accepted.txt,
  * not auxiliary JSON such as tuning_*.json), sorted by path; partial files only when
  * include_partial. *paths is malloc'd (free with evidence_free_list). A missing root
- * is an empty list. 0 or -1 with err (unreadable directory). */
+ * is an empty list. 0 or -1 with err (unreadable directory, "" given, more than the
+ * limits above). */
 int evidence_list(const char *root, int include_partial, char ***paths, size_t *n,
                   char *err, size_t errlen);
 void evidence_free_list(char **paths, size_t n);

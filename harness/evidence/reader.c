@@ -355,6 +355,17 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
         json_file_fail(err, errlen, path, "context.gpu.%s: missing or not a string", r->gpu_name ? "slug" : "name");
         goto bad;
     }
+    /* A run file lives in its GPU's directory (evidence/<slug>/<stamp>_....json): one
+     * filed under another GPU's would be read as that GPU's run and gated against its set. */
+    if (name_is_run_file(r->base, NULL) && r->base != r->path) {
+        const char *end = r->base - 1, *dir = end;
+        while (dir > r->path && dir[-1] != '/') dir--;
+        if ((size_t)(end - dir) != strlen(r->slug) || strncmp(dir, r->slug, (size_t)(end - dir))) {
+            json_file_fail(err, errlen, path, "context.gpu.slug: '%s', but the run is filed under '%.*s/'; a "
+                           "run file belongs in the directory of its GPU's slug", r->slug, (int)(end - dir), dir);
+            goto bad;
+        }
+    }
     r->created_utc = str_or(json_object_get(doc, "created_utc"), "");
     json_t *git = json_object_get(ctx, "git");
     r->commit = str_or(json_object_get(git, "commit"), "unknown");
@@ -376,8 +387,8 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     r->ci_level = json_is_number(json_object_get(method, "ci_level"))
                 ? json_number_value(json_object_get(method, "ci_level")) : 0.95;
     r->stats_seed = (unsigned long long)int_or(json_object_get(method, "stats_seed"), 20261122);
+    /* in range: the validator refuses a value outside consistency.h's bounds */
     r->resamples = (size_t)int_or(json_object_get(method, "bootstrap_resamples"), 2000);
-    if (r->resamples < 100 || r->resamples > 100000) r->resamples = 2000;
     r->planted = str_or(json_object_get(ctx, "planted_slowdown"), NULL);
     read_overrides(r, json_object_get(ctx, "env_overrides"));
     json_t *ce = json_object_get(doc, "ceilings");

@@ -11,6 +11,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every key of obj is one of known (NULL-ended): a misspelt key ("tolerence") would
+ * otherwise leave the value it meant to set at its default without a word. */
+static int known_keys(json_t *obj, const char *section, const char *const *known, const char *path,
+                      char *err, size_t errlen)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        const char *const *k = known;
+        while (*k && strcmp(key, *k)) k++;
+        if (*k) continue;
+        char list[512] = "";
+        size_t used = 0;
+        for (k = known; *k && used < sizeof list; k++) {
+            int n = snprintf(list + used, sizeof list - used, "%s%s", k == known ? "" : ", ", *k);
+            if (n < 0) break;
+            used += (size_t)n;
+        }
+        return json_file_fail(err, errlen, path, "%s%s%.80s: unknown key; accepted: %s", section,
+                              section[0] ? "." : "", key, list);
+    }
+    return 0;
+}
+
 /* An optional number in [lo, hi]; absent keeps *out. */
 static int section_number(json_t *obj, const char *section, const char *key, double lo, double hi,
                           double *out, const char *path, char *err, size_t errlen)
@@ -37,14 +61,8 @@ static int read_drift(json_t *d, const char *path, drift_params *p, char *err, s
     p->min_runs = 3;
     if (!d) return 0;
     if (!json_is_object(d)) return json_file_fail(err, errlen, path, "drift: not an object");
-    const char *known[] = { "k_sigma", "floor", "min_runs", "note" };
-    const char *key;
-    json_t *v;
-    json_object_foreach(d, key, v) {
-        size_t k = 0;
-        while (k < 4 && strcmp(key, known[k])) k++;
-        if (k == 4) return json_file_fail(err, errlen, path, "drift.%s: unknown key; accepted: k_sigma, floor, min_runs, note", key);
-    }
+    static const char *const known[] = { "k_sigma", "floor", "min_runs", "note", NULL };
+    if (known_keys(d, "drift", known, path, err, errlen)) return -1;
     double min_runs = (double)p->min_runs;
     if (section_number(d, "drift", "k_sigma", 0.5, 20, &p->k_sigma, path, err, errlen) ||
         section_number(d, "drift", "floor", 0.0, 1.0, &p->floor, path, err, errlen) ||
@@ -73,11 +91,16 @@ static int read_regression(json_t *reg, const char *path, regression_params *p, 
             return json_file_fail(err, errlen, path, "regression.%s: no longer read; a change between two runs "
                                   "is judged by the drift rule (drift.k_sigma, drift.floor, and the accepted "
                                   "set's spread): remove it", GONE[k]);
+    static const char *const known[] = { "ci_level", "resamples", "seed", "shapes", "mode", "note", NULL };
+    if (known_keys(reg, "regression", known, path, err, errlen)) return -1;
     double resamples = (double)p->resamples, seed = (double)p->seed;
     if (opt_number(reg, "ci_level", 0.5, 0.9999, &p->ci_level, path, err, errlen) ||
-        opt_number(reg, "resamples", 100, 1e6, &resamples, path, err, errlen) ||
+        opt_number(reg, "resamples", 100, GATE_MAX_RESAMPLES, &resamples, path, err, errlen) ||
         opt_number(reg, "seed", 0, 9007199254740992.0, &seed, path, err, errlen))
         return -1;
+    if (resamples != (double)(size_t)resamples || seed != (double)(uint64_t)seed)
+        return json_file_fail(err, errlen, path, "regression.%s: must be a whole number",
+                              resamples != (double)(size_t)resamples ? "resamples" : "seed");
     p->resamples = (size_t)resamples;
     p->seed = (uint64_t)seed;
     json_t *sh = json_object_get(reg, "shapes");
@@ -135,6 +158,9 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
         json_file_fail(err, errlen, path, "not a JSON object");
         goto bad;
     }
+    static const char *const known[] = { "baseline", "headline", "throughput", "bounds", "bounds_note",
+                                         "drift", "regression", "note", NULL };
+    if (known_keys(j, "", known, path, err, errlen)) goto bad;
     json_t *b = json_object_get(j, "baseline");
     if (!json_is_string(b) || !json_string_length(b)) {
         json_file_fail(err, errlen, path, "baseline: missing or not a string (e.g. \"sdpa_cudnn\")");
@@ -169,6 +195,14 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
             json_file_fail(err, errlen, path, "bounds: '%.80s' is not a safe phase name", key);
             goto bad;
         }
+        static const char *const bound_keys[] = { "ratio_max", "throughput_ratio_max", "note", NULL };
+        char section[160];
+        snprintf(section, sizeof section, "bounds.%s", key);
+        if (!json_is_object(val)) {
+            json_file_fail(err, errlen, path, "%s: not an object ({\"ratio_max\": ...})", section);
+            goto bad;
+        }
+        if (known_keys(val, section, bound_keys, path, err, errlen)) goto bad;
         json_t *rm = json_object_get(val, "ratio_max");
         if (!json_is_number(rm) || !(json_number_value(rm) > 0) || !isfinite(json_number_value(rm))) {
             json_file_fail(err, errlen, path, "bounds.%s.ratio_max: missing or not a positive number", key);
@@ -194,7 +228,7 @@ bad:
 
 int gate_config_load(const char *path, gate_config *c, char *err, size_t errlen)
 {
-    json_t *j = json_file_load(path, err, errlen);
+    json_t *j = json_file_load(path, GATE_CONFIG_MAX_BYTES, err, errlen);
     if (!j) {
         memset(c, 0, sizeof *c);
         return -1;

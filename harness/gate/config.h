@@ -11,6 +11,8 @@
 
 #define GATE_CONFIG_DEFAULT "ci/gate.json"
 #define GATE_MAX_HEADLINE 8
+#define GATE_MAX_RESAMPLES 5000             /* regression.resamples: bootstraps cost this x samples */
+#define GATE_CONFIG_MAX_BYTES (1u << 20)    /* ci/gate.json is 4 KB */
 
 /* Two runs compared (gate --against RUN, compare, the report's line): the rows judged
  * and the bootstrap of the change shown beside each verdict. The verdict itself is the
@@ -42,7 +44,8 @@ typedef struct {
     drift_params drift;          /* the drift gate against the accepted set */
 } gate_config;
 
-/* 0, or -1 with err naming the file and the field. */
+/* 0, or -1 with err naming the file and the field. Every key is known or refused by name
+ * (a comment is a "note" member, or "bounds_note"). */
 int gate_config_load(const char *path, gate_config *c, char *err, size_t errlen);
 int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err, size_t errlen);
 void gate_config_free(gate_config *c);

@@ -20,6 +20,13 @@ int device_probe(char *why, size_t len)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
+    /* without a driver the runtime says its driver is "insufficient": say what is missing */
+    void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (e != cudaSuccess && !driver) {
+        snprintf(why, len, "no NVIDIA driver on this machine (libcuda.so.1 not found)");
+        return -1;
+    }
+    if (driver) dlclose(driver);
     if (e != cudaSuccess) {
         snprintf(why, len, "%s", cudaGetErrorString(e));
         return -1;

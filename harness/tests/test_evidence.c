@@ -74,8 +74,9 @@ static json_t *valid_doc(void)
                            "impl", "sdpa_cudnn", "shape", shape_json(0), "tag", "headline",
                            "supported", 1, "reason", "correctness", corr, "timing", "graph",
                            mode_json(10.0), "cold", mode_json(12.0), "derived", "flops", 4.29e9,
-                           "bytes", 2.1e6, "tflops", 120.5, "gbps", 800.0, "frac_fp16_peak",
-                           "frac_dram", 0.27, "ratio");
+                           "bytes", 2.1e6, "tflops", 4.29e9 / 10.15e-6 / 1e12, "gbps",
+                           2.1e6 / 10.15e-6 / 1e9, "frac_fp16_peak", "frac_dram",
+                           2.1e6 / 10.15e-6 / 1e9 / 3000.5, "ratio");
     json_t *r1 = json_pack("{s:s, s:o, s:s, s:b, s:n, s:s, s:{s:b, s:f, s:f, s:I, s:{s:b, s:f, s:f}},"
                            " s:{s:o}, s:{s:f, s:f, s:f, s:f, s:f, s:f, s:{s:s, s:f, s:f, s:f}}}",
                            "impl", "06_tiling", "shape", shape_json(0), "tag", "headline",
@@ -83,9 +84,10 @@ static json_t *valid_doc(void)
                            "correctness", "pass", 1, "max_abs", 2e-4, "rel_l2", 4e-4, "nonfinite",
                            (json_int_t)0, "vs_baseline", "pass", 1, "max_abs", 1e-4, "rel_l2", 2e-4,
                            "timing", "graph", mode_json(11.0),
-                           "derived", "flops", 4.29e9, "bytes", 2.1e6, "tflops", 110.0,
-                           "gbps", 700.0, "frac_fp16_peak", 0.15, "frac_dram", 0.23, "ratio",
-                           "baseline", "sdpa_cudnn", "median", 1.1, "ci_lo", 1.05, "ci_hi", 1.15);
+                           "derived", "flops", 4.29e9, "bytes", 2.1e6, "tflops", 4.29e9 / 11.15e-6 / 1e12,
+                           "gbps", 2.1e6 / 11.15e-6 / 1e9, "frac_fp16_peak", 0.15, "frac_dram",
+                           2.1e6 / 11.15e-6 / 1e9 / 3000.5, "ratio", "baseline", "sdpa_cudnn",
+                           "median", 11.15 / 10.15, "ci_lo", 1.05, "ci_hi", 1.15);
     json_t *r2 = json_pack("{s:s, s:o, s:s, s:b, s:s}", "impl", "06_tiling", "shape", shape_json(1),
                            "tag", "sweep", "supported", 0, "reason", "head_dim 256 unsupported");
     json_t *r3 = json_pack("{s:s, s:o, s:s, s:b, s:n, s:{s:b, s:s}}", "impl", "06_tiling",
@@ -277,9 +279,9 @@ static void write_read_round_trip(void **st)
     (void)st;
     json_t *doc = valid_doc();
     /* reals that need all 17 digits, and extremes */
-    json_object_set_new(at(doc, "results[1].derived"), "tflops", json_real(0.1 + 0.2));
-    json_object_set_new(at(doc, "results[1].derived"), "gbps", json_real(1e-300));
-    json_object_set_new(at(doc, "method"), "seed", json_integer(-1));
+    json_object_set_new(at(doc, "context.clocks_before"), "power_w", json_real(0.1 + 0.2));
+    json_object_set_new(at(doc, "results[1].correctness.vs_baseline"), "rel_l2", json_real(1e-300));
+    json_object_set_new(at(doc, "context.clocks_before"), "temp_c", json_integer(-1));
     char path[256], err[512];
     snprintf(path, sizeof path, "%s/a/b/nvidia-l4/20260101T000000Z_abcdef0.json", g_root);
     if (evidence_write_atomic(doc, path, err, sizeof err)) fail_msg("%s", err);

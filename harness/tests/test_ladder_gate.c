@@ -33,7 +33,7 @@ static void config_06(gate_config *c, double bound, double tmax)
              "{\"baseline\": \"sdpa_cudnn\", \"headline\": [[1,8,512,512,64,0],[1,8,512,512,64,1]],"
              " \"throughput\": [[4,16,4096,4096,128,0],[4,16,4096,4096,128,1]],"
              " \"bounds\": {\"06_tiling\": {\"ratio_max\": %.17g%s%.17g}}}",
-             bound, tmax > 0 ? ", \"throughput_ratio_max\": " : ", \"x\": ", tmax);
+             bound, tmax > 0 ? ", \"throughput_ratio_max\": " : ", \"note\": ", tmax);
     json_error_t je;
     json_t *j = json_loads(text, 0, &je);
     assert_non_null(j);

@@ -398,12 +398,12 @@ static void partial_inside_is_partial(void **st)
     json_object_set(doc, "partial", json_true());
     run_data r;
     char err[1024];
-    if (run_from_doc(&r, doc, "ev/gpu/20990101T000000Z_0000000.json", err, sizeof err)) fail_msg("%s", err);
+    if (run_from_doc(&r, doc, "ev/nvidia-h100-80gb-hbm3/20990101T000000Z_0000000.json", err, sizeof err)) fail_msg("%s", err);
     assert_true(r.partial);
     run_close(&r);
     /* and a .partial.json name is partial whatever the document says */
     json_object_set(doc, "partial", json_false());
-    if (run_from_doc(&r, doc, "ev/gpu/20990101T000000Z_0000000.partial.json", err, sizeof err))
+    if (run_from_doc(&r, doc, "ev/nvidia-h100-80gb-hbm3/20990101T000000Z_0000000.partial.json", err, sizeof err))
         fail_msg("%s", err);
     assert_true(r.partial);
     run_close(&r);
