@@ -54,7 +54,7 @@ static int is_baseline(const json_t *row, const char *impl)
 int ab_judge_file(const char *path, double tolerance, double baseline_tolerance, const char *out)
 {
     char err[1024] = "";
-    json_t *doc = json_file_load(path, err, sizeof err);
+    json_t *doc = json_file_load(path, (size_t)32 << 20, err, sizeof err);
     int rc = 0;
     size_t counts[4] = { 0 }, blocked = 0;
     if (!doc) goto bad;
