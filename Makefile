@@ -259,9 +259,11 @@ fuzz-long:
 # drift gate over every committed run (the costliest computation, ~100 s of CPU) is done
 # once, into $(BUILD)/drift, and read by test_drift.sh and both study_summary checks.
 TEST_JOBS ?= 2
-# the longest first: make starts prerequisites left to right
-TEST_CHECKS := check-fuzz check-drift check-asan check-planted check-kernels check-judge \
-               check-unit check-cli check-study check-report check-freeze check-layers \
+# the longest chains first (make starts prerequisites left to right): the phases' build,
+# which the kernel checks and test_cli wait for, then the fuzzers' fixed minute and the
+# drift gate over every run
+TEST_CHECKS := check-kernels check-fuzz check-drift check-cli check-asan check-judge \
+               check-planted check-unit check-study check-report check-freeze check-layers \
                check-lint check-ab-gate check-store check-scripts
 .PHONY: test-checks $(TEST_CHECKS)
 
