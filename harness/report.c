@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "evidence/evidence_file.h"
 #include "core/files.h"
+#include "report/complete.h"
 #include "report/model.h"
 #include "report/pages.h"
 #include "report/plots.h"
@@ -36,7 +37,10 @@ static void usage(FILE *f)
         "  --phases DIR     where the phase READMEs are (default phases)\n"
         "  --config FILE    the gate's bounds and rule (default " GATE_CONFIG_DEFAULT ")\n"
         "  --keep-scripts   also keep the gnuplot scripts in this directory\n"
-        "exit status: 0 written (or identical), 1 --check found differences, 2 bad input\n"
+        "  (--check also fails on a gap: a table column \"-\" in every row, a plot without data\n"
+        "  or without what its caption promises)\n"
+        "exit status: 0 written (or identical and complete), 1 --check found differences or\n"
+        "             gaps, 2 bad input\n"
         "             (an evidence file was left out, a reference.txt is invalid, or the config\n"
         "             is unreadable)\n");
 }
@@ -75,7 +79,8 @@ static int write_all(const report_ctx *c)
     free(ph);
     free(pl);
     if (rc || report_write_readme(c)) return -1;
-    for (size_t i = 0; i < c->n_phases; i++)
+    /* no evidence yet: the README says so, and no rung has a page to show */
+    for (size_t i = 0; c->n_gpus && i < c->n_phases; i++)
         if (report_write_phase(c, c->phases[i]) || report_plot_history(c, c->phases[i])) return -1;
     for (size_t i = 0; i < c->n_gpus; i++)
         if (c->gpus[i].ref && report_plots_gpu(c, &c->gpus[i])) return -1;
@@ -296,6 +301,14 @@ static int report_paths(const char *root, const char *out, const char *phases, c
             printf("report --check: %s matches the %zu evidence run%s\n", out, n_runs, n_runs == 1 ? "" : "s");
             rc = EXIT_OK;
         }
+        /* matching the evidence is not enough: the report must show what it promises */
+        long gaps = d < 0 ? 0 : report_check_complete(out, stderr);
+        if (gaps != 0) {
+            fprintf(stderr, "attnladder report --check: %s has %s: each GPU's reference run must hold every "
+                    "column and plot (run `make run` on that GPU and name the run in its reference.txt)\n",
+                    out, gaps < 0 ? "no README.md" : "the gaps above");
+            rc = EXIT_GATE;
+        }
         if (bad && rc != EXIT_GATE) rc = EXIT_BAD_INPUT;
         goto out;
     }
@@ -306,6 +319,11 @@ static int report_paths(const char *root, const char *out, const char *phases, c
     tmp[0] = '\0';
     printf("report: %s/README.md, %zu phase page%s, from %zu run%s on %zu GPU%s\n", out, c.n_phases,
            c.n_phases == 1 ? "" : "s", n_runs, n_runs == 1 ? "" : "s", c.n_gpus, c.n_gpus == 1 ? "" : "s");
+    /* written, and said: what the reference runs leave empty fails `report --check` */
+    long gaps = report_check_complete(out, stderr);
+    if (gaps > 0)
+        fprintf(stderr, "attnladder report: %ld gap%s above; `report --check` (make test) fails on them until each "
+                "GPU's reference run holds every column and plot\n", gaps, gaps == 1 ? "" : "s");
     rc = bad ? EXIT_BAD_INPUT : EXIT_OK;
 out:
     if (tmp[0]) files_remove_tree(tmp);

@@ -2,11 +2,16 @@
  * the phases in ladder order and what pages and plots derive from them alike. */
 #include "report/model.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/names.h"
 #include "core/shapes.h"
+#include "report/phase_doc.h"
 #include "evidence/accepted.h"
 #include "gate/drift_spread.h"
 
@@ -148,10 +153,140 @@ static int collect_phases(report_ctx *c, run_data *runs, size_t n)
     return 0;
 }
 
+/* Adds name (not yet among c->phases) with room for it; 0 or -1. */
+static int add_phase(report_ctx *c, const char *name, size_t *cap)
+{
+    for (size_t k = 0; k < c->n_phases; k++)
+        if (!strcmp(c->phases[k], name)) return 0;
+    if (c->n_phases == *cap) {
+        const char **p = realloc(c->phases, 2 * *cap * sizeof *p);
+        if (!p) return -1;
+        c->phases = p;
+        *cap *= 2;
+    }
+    c->phases[c->n_phases++] = name;
+    return 0;
+}
+
+/* The rungs of phases/: a directory <NN>_<name> with a README.md. Their names join the
+ * phases, so a rung without a run yet still has its page and its place. */
+static int collect_phase_dirs(report_ctx *c, size_t *cap)
+{
+    DIR *d = opendir(c->phases_dir);
+    if (!d) return 0;
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        const char *n = e->d_name;
+        if (!isdigit((unsigned char)n[0]) || !isdigit((unsigned char)n[1]) || n[2] != '_' || !name_is_safe(n))
+            continue;
+        char *readme = NULL;
+        struct stat st;
+        if (asprintf(&readme, "%s/%s/README.md", c->phases_dir, n) < 0) return -1;
+        int has = stat(readme, &st) == 0 && S_ISREG(st.st_mode);
+        free(readme);
+        if (!has || report_phase_index(c, n) >= 0) continue;
+        char **o = realloc(c->owned, (c->n_owned + 1) * sizeof *o);
+        if (!o) {
+            rc = -1;
+            break;
+        }
+        c->owned = o;
+        if (!(c->owned[c->n_owned] = strdup(n))) {
+            rc = -1;
+            break;
+        }
+        rc = add_phase(c, c->owned[c->n_owned++], cap);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Which phases are current (a README in phases/) and, for a former one, which current
+ * rung's History paragraph names it. */
+static int find_successors(report_ctx *c)
+{
+    c->current = calloc(c->n_phases + 1, sizeof *c->current);
+    c->successor = malloc((c->n_phases + 1) * sizeof *c->successor);
+    phase_doc *docs = calloc(c->n_phases + 1, sizeof *docs);
+    if (!c->current || !c->successor || !docs) {
+        free(docs);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < c->n_phases && rc == 0; i++) {
+        c->successor[i] = -1;
+        int got = phase_doc_load(c->phases_dir, c->phases[i], &docs[i]);
+        if (got < 0) rc = -1;
+        c->current[i] = got == 0;
+    }
+    for (size_t i = 0; i < c->n_phases && rc == 0; i++) {
+        if (c->current[i]) continue;
+        for (size_t k = 0; k < c->n_phases && c->successor[i] < 0; k++)
+            if (c->current[k] && phase_doc_names_former(&docs[k], c->phases[i])) c->successor[i] = (int)k;
+    }
+    for (size_t i = 0; i < c->n_phases; i++) phase_doc_free(&docs[i]);
+    free(docs);
+    return rc;
+}
+
+const char *report_name_in_run(const report_ctx *c, const run_data *r, const char *phase)
+{
+    if (run_find_impl(r, phase)) return phase;
+    int i = report_phase_index(c, phase);
+    size_t former[8];
+    size_t n = i >= 0 ? report_former_names(c, (size_t)i, former, 8) : 0;
+    for (size_t k = 0; k < n; k++)
+        if (run_find_impl(r, c->phases[former[k]])) return c->phases[former[k]];
+    return NULL;
+}
+
+int report_rung_in_run(const report_ctx *c, const run_data *r, size_t i)
+{
+    return report_name_in_run(c, r, c->phases[i]) != NULL;
+}
+
+size_t report_step_shapes(const report_ctx *c, attn_shape *out, size_t cap)
+{
+    /* where the steps of rungs 07-09 were measured and predicted (their READMEs): the
+     * throughput shape, a long sequence, and D = 64 with many heads */
+    static const attn_shape STEPS[] = {
+        { 4, 16, 4096, 4096, 128, 0, 0.0f },
+        { 1, 16, 16384, 16384, 128, 0, 0.0f },
+        { 4, 32, 4096, 4096, 64, 0, 0.0f },
+    };
+    size_t n = 0;
+    for (size_t k = 0; k < c->cfg->n_headline + sizeof STEPS / sizeof STEPS[0] && n < cap; k++) {
+        const attn_shape *s = k < c->cfg->n_headline ? &c->cfg->headline[k] : &STEPS[k - c->cfg->n_headline];
+        int seen = 0;
+        for (size_t j = 0; j < n; j++) seen |= run_same_shape(&out[j], s);
+        if (!seen) out[n++] = *s;
+    }
+    return n;
+}
+
+size_t report_former_names(const report_ctx *c, size_t i, size_t *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t k = 0; c->successor && k < c->n_phases && n < cap; k++)
+        if (c->successor[k] == (int)i) out[n++] = k;
+    return n;
+}
+
 int report_model_build(report_ctx *c, run_data *runs, size_t n_runs)
 {
     c->gpus = calloc(n_runs + 1, sizeof *c->gpus);
     if (!c->gpus || collect_phases(c, runs, n_runs)) return -1;
+    size_t cap = c->n_phases;
+    if (cap < 16) {
+        const char **p = realloc(c->phases, 16 * sizeof *p);
+        if (!p) return -1;
+        c->phases = p;
+        cap = 16;
+    }
+    if (collect_phase_dirs(c, &cap)) return -1;
+    qsort(c->phases, c->n_phases, sizeof *c->phases, cmp_str);
+    if (find_successors(c)) return -1;
     for (size_t i = 0; i < n_runs;) {
         report_gpu *g = &c->gpus[c->n_gpus++];
         g->slug = runs[i].slug;
@@ -175,6 +310,14 @@ void report_model_free(report_ctx *c)
     }
     free(c->gpus);
     free(c->phases);
+    free(c->current);
+    free(c->successor);
+    for (size_t i = 0; i < c->n_owned; i++) free(c->owned[i]);
+    free(c->owned);
+    c->owned = NULL;
+    c->n_owned = 0;
+    c->current = NULL;
+    c->successor = NULL;
     c->gpus = NULL;
     c->phases = NULL;
     c->n_gpus = c->n_phases = 0;

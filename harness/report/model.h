@@ -54,8 +54,16 @@ typedef struct {
     const char *keep_scripts;    /* a directory to keep the gnuplot scripts in, or NULL */
     report_gpu *gpus;            /* sorted by slug */
     size_t n_gpus;
-    const char **phases;         /* every phase in any run, sorted */
+    const char **phases;         /* the rungs: every phase of any run and every phases/<name>/
+                                  * with a README.md, in name order (the NN_ prefix is the
+                                  * rung's place), each once */
     size_t n_phases;
+    int *current;                /* per phase: 1 when phases/<name>/README.md exists */
+    int *successor;              /* per phase: a former rung (no README, named as code in a
+                                  * current rung's "History:" paragraph), the index of that
+                                  * rung; -1 otherwise */
+    char **owned;                /* the names read from phases/ (freed with the model) */
+    size_t n_owned;
 } report_ctx;
 
 /* Builds the model from runs (sorted by GPU slug, then file name; borrowed until
@@ -84,6 +92,21 @@ const char *report_baseline_colour(const report_ctx *c, const run_data *r, const
 
 /* A phase's position among c->phases, or -1. */
 int report_phase_index(const report_ctx *c, const char *name);
+
+/* Whether rung i is in run r under its name or a former one (a run of a moved rung's
+ * old name is a run of the rung). */
+int report_rung_in_run(const report_ctx *c, const run_data *r, size_t i);
+/* The name under which the rung `phase` is in run r (its own, else a former one), or NULL. */
+const char *report_name_in_run(const report_ctx *c, const run_data *r, const char *phase);
+
+/* The shapes of the staircase table: the config's headline shapes, then the shapes the
+ * Hopper rungs were built for (4x16x4096x128, 1x16x16384x128, 4x32x4096x64), each once;
+ * their count (at most cap). */
+size_t report_step_shapes(const report_ctx *c, attn_shape *out, size_t cap);
+
+/* The former names of phase i (the rungs whose successor it is), into out (at most cap);
+ * their count. A rung's history includes the runs under its former names. */
+size_t report_former_names(const report_ctx *c, size_t i, size_t *out, size_t cap);
 
 /* The physical floor of a shape on a run's GPU: max(flops / fp16 ceiling, bytes / DRAM
  * ceiling) plus the launch floor, in us, with the FLOPs and bytes of core/shapes.h;

@@ -136,17 +136,25 @@ static void resources_cells(const run_data *r, const run_impl *im, const attn_sh
     }
 }
 
-static void ladder_table(FILE *f, const report_ctx *c, const report_gpu *g, const attn_shape *s)
+/* The ladder table's header; with_gpu adds a first column naming the GPU (the first
+ * screen's table holds every GPU). first: the first rung's name, for "vs <first>". */
+static void ladder_head(FILE *f, const report_ctx *c, int with_gpu, const char *first)
+{
+    fprintf(f, "|%s phase | median us [95%% CI] | ratio to %s [95%% CI] | vs previous rung | vs %s | "
+            "TFLOP/s | %% of fp16 ceiling | %% of DRAM ceiling | registers | smem bytes | spill bytes | gate |\n",
+            with_gpu ? " GPU |" : "", c->cfg->baseline, first ? first : "first rung");
+    fprintf(f, "|%s --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",
+            with_gpu ? " --- |" : "");
+}
+
+/* The GPU's rows at shape s: every rung of its reference run, then every current rung
+ * (phases/) the run lacks, said so. */
+static void ladder_rows(FILE *f, const report_ctx *c, const report_gpu *g, const attn_shape *s, int with_gpu)
 {
     const run_data *r = g->ref;
-    char text[96];
-    run_shape_text(s, text, sizeof text);
     const run_result *first = report_first_rung(c, r, s);
-    fprintf(f, "#### %s\n\n", text);
-    fprintf(f, "| phase | median us [95%% CI] | ratio to %s [95%% CI] | vs previous rung | vs %s | "
-            "TFLOP/s | %% of fp16 ceiling | %% of DRAM ceiling | registers | smem bytes | spill bytes | gate |\n",
-            c->cfg->baseline, first ? first->impl : "first rung");
-    fprintf(f, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    char gpu[300] = "";
+    if (with_gpu) snprintf(gpu, sizeof gpu, " [%.200s](#%.80s) |", g->gpu_name, g->slug);
     for (size_t i = 0; i < c->n_phases; i++) {
         const char *ph = c->phases[i];
         const run_impl *im = run_find_impl(r, ph);
@@ -161,21 +169,97 @@ static void ladder_table(FILE *f, const report_ctx *c, const report_gpu *g, cons
         if (!x || !x->timed) {
             const char *reason = !x ? "not measured" : !x->supported ? (x->reason ? x->reason : "unsupported")
                                : x->checked && !x->correct ? "**failed correctness**" : "not timed";
-            fprintf(f, "| [%s](phases/%s.md) | %s | - | - | - | - | - | - | %s | %s | %s | %s |\n", ph, ph,
+            fprintf(f, "|%s [%s](phases/%s.md) | %s | - | - | - | - | - | - | %s | %s | %s | %s |\n", gpu, ph, ph,
                     cell(reason, why, sizeof why), regs, smem, spills, vcell);
             continue;
         }
         double ratio = NAN, lo = NAN, hi = NAN;
         gate_result_ratio(c->cfg, r, x, &ratio, &lo, &hi);
         const run_result *p = report_previous_rung(c, r, ph, s);
-        fprintf(f, "| [%s](phases/%s.md) | %s %s | %s %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                ph, ph, fmt_num(med, sizeof med, x->median_us),
+        char now[160] = "";
+        if (c->successor[i] >= 0) snprintf(now, sizeof now, " (now %s)", c->phases[c->successor[i]]);
+        fprintf(f, "|%s [%s](phases/%s.md)%s | %s %s | %s %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                gpu, ph, ph, now, fmt_num(med, sizeof med, x->median_us),
                 fmt_ci(ci, sizeof ci, x->ci_lo_us, x->ci_hi_us), fmt_num(rat, sizeof rat, ratio),
                 fmt_ci(rci, sizeof rci, lo, hi),
                 p ? fmt_speedup(prev, sizeof prev, p->median_us / x->median_us) : "-",
                 first && first != x ? fmt_speedup(sc, sizeof sc, first->median_us / x->median_us) : "-",
                 fmt_num(tf, sizeof tf, x->tflops), fmt_pct(fp, sizeof fp, x->frac_fp16_peak),
                 fmt_pct(fd, sizeof fd, x->frac_dram), regs, smem, spills, vcell);
+    }
+    for (size_t i = 0; i < c->n_phases; i++)
+        if (c->current[i] && !report_rung_in_run(c, r, i))
+            fprintf(f, "|%s [%s](phases/%s.md) | **not in this run** | - | - | - | - | - | - | - | - | - | - |\n",
+                    gpu, c->phases[i], c->phases[i]);
+}
+
+static void ladder_table(FILE *f, const report_ctx *c, const report_gpu *g, const attn_shape *s)
+{
+    char text[96];
+    run_shape_text(s, text, sizeof text);
+    const run_result *first = report_first_rung(c, g->ref, s);
+    fprintf(f, "#### %s\n\n", text);
+    ladder_head(f, c, 0, first ? first->impl : NULL);
+    ladder_rows(f, c, g, s, 0);
+    fprintf(f, "\n");
+}
+
+/* Each rung against the rung below it in the run, at a fixed list of shapes
+ * (report_step_shapes): the staircase a reader climbs, one idea per step. A shape the run
+ * did not time for two rungs is named, not shown as a column of dashes. */
+static void steps_table(FILE *f, const report_ctx *c, const run_data *r)
+{
+    attn_shape all[16], shown[16];
+    size_t n_all = report_step_shapes(c, all, 16), n = 0;
+    char missing[1024] = "";
+    for (size_t k = 0; k < n_all; k++) {
+        size_t timed = 0;
+        for (size_t i = 0; i < c->n_phases; i++) {
+            const run_result *x = run_find(r, c->phases[i], &all[k]);
+            timed += x && x->timed;
+        }
+        char text[96];
+        run_shape_text(&all[k], text, sizeof text);
+        if (timed >= 2) {
+            shown[n++] = all[k];
+        } else {
+            size_t l = strlen(missing);
+            snprintf(missing + l, sizeof missing - l, "%s%s", l ? ", " : "", text);
+        }
+    }
+    fprintf(f, "### Each rung against the rung below\n\n");
+    fprintf(f, "The speedup of each rung's median latency over the rung below it (the next lower rung "
+            "timed at that shape in this run; x1.40: 1.40 times as fast), and the rung's TFLOP/s.");
+    if (missing[0]) fprintf(f, " Not timed for two rungs in this run: %s.", missing);
+    fprintf(f, "\n\n");
+    if (!n) return;
+    fprintf(f, "| rung |");
+    for (size_t k = 0; k < n; k++) {
+        char text[96];
+        run_shape_text(&shown[k], text, sizeof text);
+        fprintf(f, " %s |", text);
+    }
+    fprintf(f, "\n| --- |");
+    for (size_t k = 0; k < n; k++) fprintf(f, " ---: |");
+    fprintf(f, "\n");
+    for (size_t i = 0; i < c->n_phases; i++) {
+        const run_impl *im = run_find_impl(r, c->phases[i]);
+        if (!im || strcmp(im->kind, "phase") != 0) continue;
+        fprintf(f, "| [%s](phases/%s.md)%s%s%s |", c->phases[i], c->phases[i], c->successor[i] >= 0 ? " (now " : "",
+                c->successor[i] >= 0 ? c->phases[c->successor[i]] : "", c->successor[i] >= 0 ? ")" : "");
+        for (size_t k = 0; k < n; k++) {
+            const run_result *x = run_find(r, c->phases[i], &shown[k]);
+            const run_result *p = x && x->timed ? report_previous_rung(c, r, c->phases[i], &shown[k]) : NULL;
+            char sp[32], tf[32];
+            if (!x || !x->timed)
+                fprintf(f, " - |");
+            else if (!p)
+                fprintf(f, " (%s TFLOP/s) |", fmt_num(tf, sizeof tf, x->tflops));
+            else
+                fprintf(f, " %s (%s TFLOP/s) |", fmt_speedup(sp, sizeof sp, p->median_us / x->median_us),
+                        fmt_num(tf, sizeof tf, x->tflops));
+        }
+        fprintf(f, "\n");
     }
     fprintf(f, "\n");
 }
@@ -305,6 +389,60 @@ static void plot_img(FILE *f, const char *dir, const char *slug, const char *wha
     fprintf(f, "![%s](%splots/%s)\n\n", alt, dir, name);
 }
 
+/* A measured number with its unit, or "not measured" (a run made with --no-ceilings). */
+static const char *unit(char *buf, size_t len, double x, const char *u)
+{
+    char n[32];
+    if (isfinite(x) && x > 0) snprintf(buf, len, "%s %s", fmt_num(n, sizeof n, x), u);
+    else snprintf(buf, len, "not measured");
+    return buf;
+}
+
+/* One line per GPU: the run its tables come from, with what a reader needs to trust the
+ * numbers (date, commit, the measured ceilings, the clocks). */
+static void runs_table(FILE *f, const report_ctx *c)
+{
+    fprintf(f, "| GPU | run the tables and plots come from | date (UTC) | commit | fp16 GEMM | device copy | "
+            "launch floor | clocks |\n| --- | --- | --- | --- | ---: | ---: | ---: | --- |\n");
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        const report_gpu *g = &c->gpus[i];
+        const run_data *r = g->ref;
+        if (!r) {
+            fprintf(f, "| [%s](#%s) | only partial (interrupted) runs so far | - | - | - | - | - | - |\n",
+                    g->gpu_name, g->slug);
+            continue;
+        }
+        char link[2048], b1[48], b2[48], b3[48];
+        evidence_link(r, 0, link, sizeof link);
+        fprintf(f, "| [%s](#%s) | [`%s`](%s) %s | %.10s %.8s | `%.12s`%s | %s | %s | %s | %s |\n",
+                g->gpu_name, g->slug, r->base, link,
+                g->ref_rule == REFERENCE_FROM_FILE && !g->ref_bad ? "(the reference run)"
+                : "(**not a reference run**, below)", r->created_utc, r->created_utc + (strlen(r->created_utc) > 11 ? 11 : 0),
+                r->commit, r->dirty ? " (dirty)" : "", unit(b1, sizeof b1, r->fp16_tflops, "TFLOP/s"),
+                unit(b2, sizeof b2, r->dram_gbps, "GB/s"), unit(b3, sizeof b3, r->launch_floor_us, "us"),
+                r->throttled ? "**throttled**" : "not throttled");
+    }
+    fprintf(f, "\n");
+}
+
+/* The rungs, in order, and the former ones with where they went. */
+static void rungs_line(FILE *f, const report_ctx *c)
+{
+    fprintf(f, "Rungs:");
+    size_t k = 0;
+    for (size_t i = 0; i < c->n_phases; i++)
+        if (c->current[i]) fprintf(f, "%s [%s](phases/%s.md)", k++ ? "," : "", c->phases[i], c->phases[i]);
+    int former = 0;
+    for (size_t i = 0; i < c->n_phases; i++) {
+        if (c->current[i]) continue;
+        fprintf(f, "%s [%s](phases/%s.md)", former++ ? "," : ". Former rungs, in older runs:", c->phases[i],
+                c->phases[i]);
+        if (c->successor[i] >= 0)
+            fprintf(f, " (now [%s](phases/%s.md))", c->phases[c->successor[i]], c->phases[c->successor[i]]);
+    }
+    fprintf(f, ".\n\n");
+}
+
 int report_write_readme(const report_ctx *c)
 {
     char path[4096];
@@ -323,13 +461,28 @@ int report_write_readme(const report_ctx *c)
                 "`evidence/<gpu>/`.\n");
         return close_page(f, path);
     }
-    fprintf(f, "GPUs:");
+    /* the first screen: which runs, the ladder of every GPU at the headline shape, its plots */
+    runs_table(f, c);
+    const attn_shape *h0 = &c->cfg->headline[0];
+    char text[96];
+    run_shape_text(h0, text, sizeof text);
+    const run_result *first = NULL;
+    for (size_t i = 0; i < c->n_gpus && !first; i++)
+        if (c->gpus[i].ref) first = report_first_rung(c, c->gpus[i].ref, h0);
+    fprintf(f, "### The ladder at %s, every GPU\n\n", text);
+    ladder_head(f, c, 1, first ? first->impl : NULL);
     for (size_t i = 0; i < c->n_gpus; i++)
-        fprintf(f, "%s [%s](#%s)", i ? "," : "", c->gpus[i].gpu_name, c->gpus[i].slug);
-    fprintf(f, ". Phases:");
-    for (size_t i = 0; i < c->n_phases; i++)
-        fprintf(f, "%s [%s](phases/%s.md)", i ? "," : "", c->phases[i], c->phases[i]);
-    fprintf(f, ".\n\n");
+        if (c->gpus[i].ref) ladder_rows(f, c, &c->gpus[i], h0, 1);
+    fprintf(f, "\n");
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        char name[512];
+        if (!c->gpus[i].ref) continue;
+        report_plot_name(name, sizeof name, c->gpus[i].slug, "ladder");
+        fprintf(f, "![%s: median latency per rung against the baseline and the physical floor](plots/%s) ",
+                c->gpus[i].gpu_name, name);
+    }
+    fprintf(f, "\n\n");
+    rungs_line(f, c);
     for (size_t i = 0; i < c->n_gpus; i++) {
         const report_gpu *g = &c->gpus[i];
         fprintf(f, "## %s\n\n", g->gpu_name);
@@ -338,9 +491,10 @@ int report_write_readme(const report_ctx *c)
             continue;
         }
         context_paragraph(f, g);
-        plot_img(f, "", g->slug, "ladder", "the ladder: median latency per rung against the baseline and the physical floor");
         fprintf(f, "### Ladder\n\n");
         for (size_t h = 0; h < c->cfg->n_headline; h++) ladder_table(f, c, g, &c->cfg->headline[h]);
+        steps_table(f, c, g->ref);
+        fprintf(f, "### Baselines and gates\n\n");
         baselines_table(f, c, g->ref);
         gate_section(f, c, g);
         fprintf(f, "### Plots\n\n");
@@ -370,15 +524,23 @@ static void quote_section(FILE *f, const char *text, const char *heading, const 
     else fprintf(f, "_`%s/%s/README.md` has no \"## %s\" section._\n\n", phases_dir, phase, heading);
 }
 
-static void measured_table(FILE *f, const report_ctx *c, const char *phase)
+static void measured_table(FILE *f, const report_ctx *c, const char *rung)
 {
+    size_t in = 0;
+    for (size_t i = 0; i < c->n_gpus; i++) in += c->gpus[i].ref && report_name_in_run(c, c->gpus[i].ref, rung);
+    if (!in) {
+        fprintf(f, "Not in any GPU's reference run yet.\n\n");
+        return;
+    }
     fprintf(f, "| GPU | shape | median us [95%% CI] | ratio to %s [95%% CI] | vs previous rung | TFLOP/s | gate |\n",
             c->cfg->baseline);
     fprintf(f, "| --- | --- | ---: | ---: | ---: | ---: | --- |\n");
     size_t rows = 0;
     for (size_t i = 0; i < c->n_gpus; i++) {
         const report_gpu *g = &c->gpus[i];
-        if (!g->ref || !run_find_impl(g->ref, phase)) continue;
+        /* the rung under its name in this run: a former one in an older run */
+        const char *phase = g->ref ? report_name_in_run(c, g->ref, rung) : NULL;
+        if (!phase) continue;
         for (size_t h = 0; h < c->cfg->n_headline; h++) {
             const attn_shape *s = &c->cfg->headline[h];
             const run_result *x = run_find(g->ref, phase, s);
@@ -394,14 +556,14 @@ static void measured_table(FILE *f, const report_ctx *c, const char *phase)
             double ratio = NAN, lo = NAN, hi = NAN;
             gate_result_ratio(c->cfg, g->ref, x, &ratio, &lo, &hi);
             const run_result *p = report_previous_rung(c, g->ref, phase, s);
-            fprintf(f, "| %s | %s | %s %s | %s %s | %s | %s | %s |\n", g->gpu_name, text,
+            fprintf(f, "| %s%s%s%s | %s | %s %s | %s %s | %s | %s | %s |\n", g->gpu_name,
+                    phase != rung ? " (as `" : "", phase != rung ? phase : "", phase != rung ? "`)" : "", text,
                     fmt_num(med, sizeof med, x->median_us), fmt_ci(ci, sizeof ci, x->ci_lo_us, x->ci_hi_us),
                     fmt_num(rat, sizeof rat, ratio), fmt_ci(rci, sizeof rci, lo, hi),
-                    p ? fmt_speedup(prev, sizeof prev, p->median_us / x->median_us) : "-",
+                    p ? fmt_speedup(prev, sizeof prev, p->median_us / x->median_us) : "first rung",
                     fmt_num(tf, sizeof tf, x->tflops), cell(v, vc, sizeof vc));
         }
     }
-    if (!rows) fprintf(f, "| - | - | - | - | - | - | not in any complete run |\n");
     fprintf(f, "\n");
 }
 
@@ -433,12 +595,13 @@ static void metric_cell(const run_kernel_profile *k, const char *name, char *buf
     else snprintf(buf, len, "-");
 }
 
-static void profile_tables(FILE *f, const report_ctx *c, const char *phase)
+static void profile_tables(FILE *f, const report_ctx *c, const char *rung)
 {
     size_t shown = 0;
     for (size_t i = 0; i < c->n_gpus; i++) {
         const report_gpu *g = &c->gpus[i];
-        if (!g->ref) continue;
+        const char *phase = g->ref ? report_name_in_run(c, g->ref, rung) : NULL;
+        if (!phase) continue;
         for (size_t k = 0; k < g->ref->n_profiles; k++) {
             const run_profile *p = &g->ref->profiles[k];
             if (strcmp(p->impl, phase) != 0) continue;
@@ -476,19 +639,21 @@ static int cmp_results(const void *pa, const void *pb, void *ctx)
     return run_shape_order(&a->shape, &b->shape, c->cfg->headline, c->cfg->n_headline);
 }
 
-static void sweep_tables(FILE *f, const report_ctx *c, const char *phase)
+static void sweep_tables(FILE *f, const report_ctx *c, const char *rung)
 {
     for (size_t i = 0; i < c->n_gpus; i++) {
         const report_gpu *g = &c->gpus[i];
         const run_data *r = g->ref;
-        if (!r || !run_find_impl(r, phase)) continue;
+        const char *phase = r ? report_name_in_run(c, r, rung) : NULL;
+        if (!phase) continue;
         const run_result **rows = malloc((r->n_results + 1) * sizeof *rows);
         if (!rows) return;
         size_t n = 0;
         for (size_t k = 0; k < r->n_results; k++)
             if (strcmp(r->results[k].impl, phase) == 0) rows[n++] = &r->results[k];
         qsort_r(rows, n, sizeof *rows, cmp_results, (void *)c);
-        fprintf(f, "%s, run `%s`:\n\n", g->gpu_name, r->base);
+        fprintf(f, "### %s\n\nReference run `%s`%s%s%s:\n\n", g->gpu_name, r->base, phase != rung ? " (as `" : "",
+                phase != rung ? phase : "", phase != rung ? "`)" : "");
         fprintf(f, "| shape | tag | median us [95%% CI] | ratio to %s [95%% CI] | TFLOP/s | %% of fp16 ceiling | "
                 "rel L2 error | max abs error | status |\n", c->cfg->baseline);
         fprintf(f, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
@@ -513,8 +678,14 @@ static void sweep_tables(FILE *f, const report_ctx *c, const char *phase)
     }
 }
 
+/* Every run of every GPU that timed the phase or one of its former names (a rung moved
+ * under a new name keeps its history). */
 static void history_table(FILE *f, const report_ctx *c, const char *phase)
 {
+    size_t names[8], n_names = 1;
+    int pi = report_phase_index(c, phase);
+    names[0] = (size_t)pi;
+    if (pi >= 0) n_names += report_former_names(c, (size_t)pi, names + 1, 7);
     fprintf(f, "| GPU | run | commit |");
     for (size_t h = 0; h < c->cfg->n_headline; h++) {
         char text[96];
@@ -527,22 +698,53 @@ static void history_table(FILE *f, const report_ctx *c, const char *phase)
     for (size_t i = 0; i < c->n_gpus; i++)
         for (size_t k = 0; k < c->gpus[i].n_runs; k++) {
             const run_data *r = &c->gpus[i].runs[k];
-            if (!run_find_impl(r, phase)) continue;
-            char link[2048];
-            evidence_link(r, 1, link, sizeof link);
-            fprintf(f, "| %s | [`%s`](%s)%s | `%.12s` |", c->gpus[i].gpu_name, r->base, link,
-                    r->partial ? " (partial)" : "", r->commit);
-            for (size_t h = 0; h < c->cfg->n_headline; h++) {
-                const run_result *x = run_find(r, phase, &c->cfg->headline[h]);
-                double ratio = NAN, lo = NAN, hi = NAN;
-                char rat[32], rci[64];
-                if (x && x->timed) gate_result_ratio(c->cfg, r, x, &ratio, &lo, &hi);
-                fprintf(f, " %s %s |", fmt_num(rat, sizeof rat, ratio),
-                        isfinite(ratio) ? fmt_ci(rci, sizeof rci, lo, hi) : "");
+            for (size_t nm = 0; nm < n_names && pi >= 0; nm++) {
+                const char *name = c->phases[names[nm]];
+                if (!run_find_impl(r, name)) continue;
+                char link[2048];
+                evidence_link(r, 1, link, sizeof link);
+                fprintf(f, "| %s | [`%s`](%s)%s%s%s%s | `%.12s` |", c->gpus[i].gpu_name, r->base, link,
+                        r->partial ? " (partial)" : "", nm ? " (as `" : "", nm ? name : "", nm ? "`)" : "",
+                        r->commit);
+                for (size_t h = 0; h < c->cfg->n_headline; h++) {
+                    const run_result *x = run_find(r, name, &c->cfg->headline[h]);
+                    double ratio = NAN, lo = NAN, hi = NAN;
+                    char rat[32], rci[64];
+                    if (x && x->timed) gate_result_ratio(c->cfg, r, x, &ratio, &lo, &hi);
+                    fprintf(f, " %s %s |", fmt_num(rat, sizeof rat, ratio),
+                            isfinite(ratio) ? fmt_ci(rci, sizeof rci, lo, hi) : "");
+                }
+                fprintf(f, "\n");
             }
-            fprintf(f, "\n");
         }
     fprintf(f, "\n");
+}
+
+/* A former rung's page says where it went: the current rung whose History names it,
+ * quoted. */
+static void former_note(FILE *f, const report_ctx *c, int pi, const char *phase)
+{
+    fprintf(f, "**`%s` is a former rung**: there is no `%s/%s/` any more; older runs name it.", phase,
+            c->phases_dir, phase);
+    int succ = pi >= 0 ? c->successor[pi] : -1;
+    if (succ < 0) {
+        fprintf(f, " No current rung's README says where it went.\n\n");
+        return;
+    }
+    const char *to = c->phases[succ];
+    fprintf(f, " It is now [%s](%s.md), whose README says:\n\n", to, to);
+    phase_doc d;
+    if (phase_doc_load(c->phases_dir, to, &d) == 0 && d.history) {
+        const char *p = d.history;
+        while (*p) {   /* quoted, line by line */
+            size_t n = strcspn(p, "\n");
+            fprintf(f, "> %.*s\n", (int)n, p);
+            p += n + (p[n] == '\n');
+        }
+        fprintf(f, "\n");
+    }
+    phase_doc_free(&d);
+    fprintf(f, "Its runs are in the history of [%s](%s.md) too.\n\n", to, to);
 }
 
 int report_write_phase(const report_ctx *c, const char *phase)
@@ -569,16 +771,23 @@ int report_write_phase(const report_ctx *c, const char *phase)
     char t[300];
     fprintf(f, "# %s\n\n", doc.title ? doc.title : phase);
     if (title) fprintf(f, "%s.\n\n", cell(title, t, sizeof t));
-    fprintf(f, "Generated by `attnladder report`; the text sections are quoted from "
-            "[`%s/%s/README.md`](../../%s/%s/README.md). [Back to the ladder](../README.md).\n\n",
-            c->phases_dir, phase, c->phases_dir, phase);
-    if (found == 1) fprintf(f, "_There is no `%s/%s/README.md`._\n\n", c->phases_dir, phase);
-    fprintf(f, "## Technique\n\n");
-    quote_section(f, doc.technique, "Technique", phase, c->phases_dir);
-    fprintf(f, "## Prediction and outcome\n\n### Prediction (written before measuring)\n\n");
-    quote_section(f, doc.prediction, "Prediction", phase, c->phases_dir);
-    fprintf(f, "### Outcome\n\n");
-    quote_section(f, doc.outcome, "Outcome", phase, c->phases_dir);
+    if (found == 0)
+        fprintf(f, "Generated by `attnladder report`; the text sections are quoted from "
+                "[`%s/%s/README.md`](../../%s/%s/README.md). [Back to the ladder](../README.md).\n\n",
+                c->phases_dir, phase, c->phases_dir, phase);
+    else
+        fprintf(f, "Generated by `attnladder report`. [Back to the ladder](../README.md).\n\n");
+    int pi = report_phase_index(c, phase);
+    if (found == 1) {
+        former_note(f, c, pi, phase);
+    } else {
+        fprintf(f, "## Technique\n\n");
+        quote_section(f, doc.technique, "Technique", phase, c->phases_dir);
+        fprintf(f, "## Prediction and outcome\n\n### Prediction (written before measuring)\n\n");
+        quote_section(f, doc.prediction, "Prediction", phase, c->phases_dir);
+        fprintf(f, "### Outcome\n\n");
+        quote_section(f, doc.outcome, "Outcome", phase, c->phases_dir);
+    }
     fprintf(f, "### Measured at the headline shapes (each GPU's reference run)\n\n");
     measured_table(f, c, phase);
     fprintf(f, "## Profiler metrics\n\n");

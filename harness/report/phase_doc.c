@@ -80,15 +80,19 @@ static char *trimmed(buf *b)
 int phase_doc_parse(const char *text, const char *link_prefix, phase_doc *d)
 {
     memset(d, 0, sizeof *d);
-    buf sec[3] = { { 0 } };
+    buf sec[3] = { { 0 } }, hist = { 0 };
     int seen[3] = { 0 };
-    int cur = -1, fence = 0;
+    int cur = -1, fence = 0, in_hist = 0;
     const char *p = text;
     while (*p) {
         size_t n = strcspn(p, "\n");
         const char *line = p;
         p += n + (p[n] == '\n');
         if (n >= 3 && strncmp(line, "```", 3) == 0) fence = !fence;
+        /* the History paragraph: from its "History:" line to the next blank line */
+        if (in_hist && (n == 0 || fence)) in_hist = 0;
+        if (!fence && !hist.s && n >= 8 && strncmp(line, "History:", 8) == 0) in_hist = 1;
+        if (in_hist && put_line(&hist, line, n, link_prefix)) goto oom;
         int h1 = !fence && n >= 2 && strncmp(line, "# ", 2) == 0;
         int h2 = !fence && n >= 3 && strncmp(line, "## ", 3) == 0;
         if (h1 && !d->title) {
@@ -114,9 +118,11 @@ int phase_doc_parse(const char *text, const char *link_prefix, phase_doc *d)
     d->technique = trimmed(&sec[0]);
     d->prediction = trimmed(&sec[1]);
     d->outcome = trimmed(&sec[2]);
+    d->history = trimmed(&hist);
     return 0;
 oom:
     for (int i = 0; i < 3; i++) free(sec[i].s);
+    free(hist.s);
     phase_doc_free(d);
     return -1;
 }
@@ -150,5 +156,15 @@ void phase_doc_free(phase_doc *d)
     free(d->technique);
     free(d->prediction);
     free(d->outcome);
+    free(d->history);
     memset(d, 0, sizeof *d);
+}
+
+int phase_doc_names_former(const phase_doc *d, const char *name)
+{
+    if (!d->history) return 0;
+    char a[300], b[300];
+    snprintf(a, sizeof a, "`%s`", name);
+    snprintf(b, sizeof b, "`phases/%s`", name);
+    return strstr(d->history, a) || strstr(d->history, b);
 }

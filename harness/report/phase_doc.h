@@ -8,8 +8,11 @@
  *                              the predicted effect, written before measuring
  *   ## Outcome                 what was measured against the prediction
  * A section runs to the next level-1 or level-2 heading outside a code fence. Other
- * sections (e.g. "## Profiler numbers") stay in the README only. Relative links are
- * rewritten to point from reports/phases/ back into the phase's directory. */
+ * sections (e.g. "## Profiler numbers") stay in the README only. A paragraph that starts
+ * with "History:" (outside a fence, anywhere) says where the rung came from, e.g. "this
+ * rung is the former `phases/07_hopper`": the report follows such a rung's old name in its
+ * history. Relative links are rewritten to point from reports/phases/ back into the
+ * phase's directory. */
 #ifndef ATTNLADDER_REPORT_PHASE_DOC_H
 #define ATTNLADDER_REPORT_PHASE_DOC_H
 #include <stddef.h>
@@ -17,7 +20,11 @@
 typedef struct {
     char *title;         /* the text of the first "# " heading, or NULL */
     char *technique, *prediction, *outcome;   /* NULL when the section is absent */
+    char *history;       /* the "History:" paragraph, or NULL */
 } phase_doc;
+
+/* Whether the History paragraph names `name` as code (`name` or `phases/name`). */
+int phase_doc_names_former(const phase_doc *d, const char *name);
 
 /* Parses markdown text. link_prefix is put before relative link targets. 0, or -1 when
  * out of memory. */

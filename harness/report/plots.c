@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "report/plots.h"
 #include "core/files.h"
@@ -30,7 +31,39 @@ typedef struct {
     FILE *f;
     char *name;          /* file name under plots/ (a safe name: core/names.h) */
     char *title;
+    /* what the plot drew, written into its <desc> for report/complete.c: data points,
+     * panels, the panels without data and what the caption promises that is not drawn */
+    long points;
+    int panels;
+    char empty[512], missing[1024];
 } script;
+
+/* A list in a fixed buffer, ", " between items; cut (never overrun) when full. */
+static void add_item(char *buf, size_t len, const char *what)
+{
+    size_t l = strlen(buf);
+    if (l + 1 < len) snprintf(buf + l, len - l, "%s%s", l ? ", " : "", what);
+}
+
+/* One panel drawn with `points` data points (its name says which when it is empty). */
+static void script_panel(script *s, const char *panel, long points)
+{
+    s->panels++;
+    s->points += points;
+    if (points <= 0) add_item(s->empty, sizeof s->empty, panel);
+}
+
+/* Something the plot's caption promises that it could not draw, and why. */
+static void script_missing(script *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void script_missing(script *s, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    add_item(s->missing, sizeof s->missing, what);
+}
 
 /* fmt's text as one gnuplot string, to f. */
 static void gq(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -179,7 +212,10 @@ static int script_run(script *s, const report_ctx *c)
             else if (*p == '&') fputs("&amp;", f);
             else fputc(*p, f);
         }
-        fprintf(f, "</title>\n<desc>attnladder report</desc>");
+        /* the names in the lists are safe names and the report's own words: no markup */
+        fprintf(f, "</title>\n<desc>attnladder report: %ld data points in %d panel%s%s%s%s%s</desc>", s->points,
+                s->panels, s->panels == 1 ? "" : "s", s->empty[0] ? "; empty: " : "", s->empty,
+                s->missing[0] ? "; missing: " : "", s->missing);
         fwrite(b, 1, len - (size_t)(b - text), f);
     } else {
         fwrite(text, 1, len, f);
@@ -224,6 +260,7 @@ static int plot_ladder(const report_ctx *c, const report_gpu *g)
             "set bmargin 5\nset format y \"%%.10g\"\n");
     fprintf(f, "$rungs << EOD\n");
     int n = 0;
+    long points = 0;
     for (size_t i = 0; i < c->n_phases; i++) {
         const run_impl *im = run_find_impl(r, c->phases[i]);
         if (!im || strcmp(im->kind, "phase") != 0) continue;
@@ -231,6 +268,7 @@ static int plot_ladder(const report_ctx *c, const report_gpu *g)
         for (size_t h = 0; h < nh; h++) {
             const run_result *x = run_find(r, c->phases[i], &cfg->headline[h]);
             int t = x && x->timed;
+            points += t;
             num(f, t ? x->median_us : NAN);
             num(f, t ? x->ci_lo_us : NAN);
             num(f, t ? x->ci_hi_us : NAN);
@@ -238,6 +276,9 @@ static int plot_ladder(const report_ctx *c, const report_gpu *g)
         fprintf(f, "\n");
     }
     fprintf(f, "EOD\nset xrange [-0.5:%f]\n", n > 0 ? n - 0.5 : 0.5);
+    script_panel(&s, "ladder", points);
+    for (size_t i = 0; i < c->n_phases; i++)   /* every current rung, in the run */
+        if (c->current[i] && !report_rung_in_run(c, r, i)) script_missing(&s, "%s (not in the run)", c->phases[i]);
     static const char *const SERIES_COLOUR[] = { "#1f77b4", "#d62728" };
     static const char *const SERIES_NAME[] = { "non-causal", "causal" };
     plot_list pl;
@@ -256,11 +297,15 @@ static int plot_ladder(const report_ctx *c, const report_gpu *g)
         if (b && b->timed) {
             fprintf(item(&pl), "%.6g with lines dt 2 lw 2 lc rgb \"%s\" title ", b->median_us, col);
             gq(pl.f, "%s, %s", cfg->baseline, sname);
+        } else {
+            script_missing(&s, "%s, %s (not timed)", cfg->baseline, sname);
         }
         double fl = report_physical_floor_us(r, &cfg->headline[h]);
         if (isfinite(fl))
             fprintf(item(&pl), "%.6g with lines dt 3 lw 2 lc rgb \"%s\" title \"physical floor, %s\"", fl,
                     col, sname);
+        else
+            script_missing(&s, "the physical floor, %s (no ceilings in the run)", sname);
     }
     if (list_plot(&pl, f, "1 with lines lc rgb \"white\" notitle")) {
         fclose(s.f);
@@ -272,9 +317,10 @@ static int plot_ladder(const report_ctx *c, const report_gpu *g)
 
 /* ---- the speedup waterfall -------------------------------------------------------------- */
 
-static void waterfall_panel(FILE *f, const report_ctx *c, const run_data *r, const attn_shape *s,
+static void waterfall_panel(script *sc, const report_ctx *c, const run_data *r, const attn_shape *s,
                             const char *block)
 {
+    FILE *f = sc->f;
     const run_result *first = report_first_rung(c, r, s);
     char text[96];
     run_shape_text(s, text, sizeof text);
@@ -305,6 +351,7 @@ static void waterfall_panel(FILE *f, const report_ctx *c, const run_data *r, con
         ymax = fmax(ymax, sp);
     }
     fprintf(f, "EOD\n");
+    script_panel(sc, text, n);
     double fl = first ? first->median_us / report_physical_floor_us(r, s) : NAN;
     if (isfinite(fl)) ymax = fmax(ymax, fl);
     fprintf(f, "set title \"%s\"\nset xrange [-0.6:%f]\nset yrange [%.6g:%.6g]\n", text,
@@ -337,7 +384,7 @@ static int plot_waterfall(const report_ctx *c, const report_gpu *g)
     for (size_t h = 0; h < nh; h++) {
         char block[16];
         snprintf(block, sizeof block, "w%zu", h);
-        waterfall_panel(f, c, r, &c->cfg->headline[h], block);
+        waterfall_panel(&s, c, r, &c->cfg->headline[h], block);
     }
     fprintf(f, "unset multiplot\n");
     return script_run(&s, c);
@@ -355,6 +402,7 @@ static int plot_roofline(const report_ctx *c, const report_gpu *g)
     if (script_begin(&s, name, title, 960, 600)) return -1;
     FILE *f = s.f;
     double amin = INFINITY, amax = 0, tmax = 0;
+    long points = 0;
     fprintf(f, "set title ");
     gq(f, "%s: roofline, every timed shape of the reference run", g->gpu_name);
     fprintf(f, "\n");
@@ -381,6 +429,7 @@ static int plot_roofline(const report_ctx *c, const report_gpu *g)
                 if (strcmp(x->impl, im->name) != 0 || !x->timed || !(x->bytes > 0)) continue;
                 double ai = x->flops / x->bytes;
                 fprintf(f, "%.6g %.6g\n", ai, x->tflops);
+                points++;
                 amin = fmin(amin, ai);
                 amax = fmax(amax, ai);
                 tmax = fmax(tmax, x->tflops);
@@ -395,6 +444,8 @@ static int plot_roofline(const report_ctx *c, const report_gpu *g)
             series++;
         }
     int roof = r->fp16_tflops > 0 && r->dram_gbps > 0;
+    script_panel(&s, "roofline", points);
+    if (!roof) script_missing(&s, "the roofs (no ceilings in the run)");
     if (!isfinite(amin)) {
         amin = 1;
         amax = 1000;
@@ -434,9 +485,13 @@ static int is_sweep_point(const attn_shape *s, int d, int causal)
            s->batch * s->seq_q == 16384 && s->heads * s->head_dim == 2048;
 }
 
-static int seq_panel(FILE *f, const report_ctx *c, const run_data *r, int d, int causal, int tflops,
+static int seq_panel(script *sc, const report_ctx *c, const run_data *r, int d, int causal, int tflops,
                      int *block)
 {
+    FILE *f = sc->f;
+    char panel[64], absent[1024] = "";
+    snprintf(panel, sizeof panel, "D = %d %s", d, causal ? "causal" : "non-causal");
+    long points = 0;
     plot_list pl;
     if (list_open(&pl)) return -1;
     for (int pass = 0; pass < 2; pass++)
@@ -463,6 +518,9 @@ static int seq_panel(FILE *f, const report_ctx *c, const run_data *r, int d, int
                     pts[b] = pts[b - 1];
                     pts[b - 1] = t;
                 }
+            points += (long)n;
+            /* every rung and the gate's baseline, at least one point each */
+            if (!n && (is_phase || strcmp(im->kind, "baseline") == 0)) add_item(absent, sizeof absent, im->name);
             if (n) {
                 fprintf(f, "$s%d << EOD\n", *block);
                 for (size_t k = 0; k < n; k++) {
@@ -496,6 +554,12 @@ static int seq_panel(FILE *f, const report_ctx *c, const run_data *r, int d, int
     if (tflops && r->fp16_tflops > 0)
         fprintf(item(&pl), "%.6g with lines dt 3 lw 2 lc rgb \"#404040\" title \"fp16 GEMM ceiling\"",
                 r->fp16_tflops);
+    if (!(r->fp16_tflops > 0 && r->dram_gbps > 0) && points > 0)
+        script_missing(sc, "the %s at %s (no ceilings in the run)", tflops ? "fp16 GEMM ceiling" : "physical floor",
+                       panel);
+    script_panel(sc, panel, points);
+    /* an empty panel is said once; in a drawn one, each rung or baseline without a point */
+    if (points > 0 && absent[0]) script_missing(sc, "at %s no sweep point of %s", panel, absent);
     fprintf(f, "set title \"%s\"\n", causal ? "causal" : "non-causal");
     if (ftell(pl.f) == 0) fprintf(f, "set label 1 \"no sweep points in this run\" at graph 0.5,0.5 center\n");
     else fprintf(f, "unset label 1\n");
@@ -529,7 +593,7 @@ static int plot_seq(const report_ctx *c, const report_gpu *g, int d, int tflops)
         fprintf(f, "set ylabel \"median latency per launch (us, log scale)\"\nset logscale y\n"
                 "set format y \"%%.10g\"\n");
     int block = 0;
-    if (seq_panel(f, c, r, d, 0, tflops, &block) || seq_panel(f, c, r, d, 1, tflops, &block)) {
+    if (seq_panel(&s, c, r, d, 0, tflops, &block) || seq_panel(&s, c, r, d, 1, tflops, &block)) {
         fclose(s.f);
         script_free(&s);
         return -1;
@@ -548,6 +612,34 @@ int report_plots_gpu(const report_ctx *c, const report_gpu *g)
 
 /* ---- a phase's history ------------------------------------------------------------------- */
 
+/* A run's UTC stamp (yyyy-mm-ddThh:mm:ssZ) in seconds since 1970; -1 when malformed. */
+static long long utc_seconds(const char *t)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = strptime(t, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (!end || *end) return -1;
+    return (long long)timegm(&tm);
+}
+
+/* The time axis: about six tics at a round step, labelled so that no two read alike (a
+ * step under a day shows the hour), from a tic at a multiple of the step. */
+static void time_axis(FILE *f, long long first, long long last)
+{
+    static const long long STEPS[] = { 600, 1800, 3600, 2 * 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400,
+                                       2 * 86400, 7 * 86400, 14 * 86400, 30 * 86400, 91 * 86400, 365 * 86400 };
+    long long span = last - first;
+    long long pad = span / 20 > 1800 ? span / 20 : 1800;   /* a lone run still gets a range */
+    long long lo = first - pad, hi = last + pad, step = STEPS[0];
+    for (size_t k = 0; k < sizeof STEPS / sizeof STEPS[0] && (hi - lo) / STEPS[k] > 6; k++)
+        step = k + 1 < sizeof STEPS / sizeof STEPS[0] ? STEPS[k + 1] : STEPS[k];
+    long long start = (lo + step - 1) / step * step;
+    fprintf(f, "set xdata time\nset timefmt \"%%s\"\nset xrange [\"%lld\":\"%lld\"]\n", lo, hi);
+    fprintf(f, "set xtics \"%lld\", %lld, \"%lld\" rotate by -25 nomirror\nset format x \"%s\"\n", start, step, hi,
+            step < 86400 ? "%m-%d %H:%M" : "%Y-%m-%d");
+    fprintf(f, "set xlabel \"run date (UTC%s)\"\n", step < 86400 ? ", month-day hour:minute" : "");
+}
+
 int report_plot_history(const report_ctx *c, const char *phase)
 {
     script s;
@@ -559,13 +651,17 @@ int report_plot_history(const report_ctx *c, const char *phase)
     snprintf(title, sizeof title, "%s: ratio to %s across evidence runs", phase, c->cfg->baseline);   /* cut: only a title */
     if (script_begin(&s, name, title, 960, 560)) return -1;
     FILE *f = s.f;
+    /* the rung under this name and under its former names (a moved rung keeps its history) */
+    size_t names[8], n_names = 1;
+    int pi = report_phase_index(c, phase);
+    names[0] = pi >= 0 ? (size_t)pi : 0;
+    if (pi >= 0) n_names += report_former_names(c, (size_t)pi, names + 1, 7);
     fprintf(f, "set title ");
     gq(f, "%s: ratio to %s at the headline shapes across the evidence runs", phase, c->cfg->baseline);
-    fprintf(f, "\nset xdata time\nset timefmt \"%%Y-%%m-%%dT%%H:%%M:%%SZ\"\nset format x \"%%Y-%%m-%%d\"\n"
-            "set xtics rotate by -25 nomirror\nset xlabel \"run date (UTC)\"\nset ylabel ");
+    fprintf(f, "\nset ylabel ");
     gq(f, "ratio to %s (median, 95%% CI)", c->cfg->baseline);
     fprintf(f, "\nset key outside below center horizontal maxcols 2 samplen 2.5\n");
-    char first[32] = "", last[32] = "";
+    long long first = -1, last = -1;
     plot_list pl;
     if (list_open(&pl)) {
         fclose(s.f);
@@ -574,45 +670,49 @@ int report_plot_history(const report_ctx *c, const char *phase)
     }
     double ymax = 0;
     int block = 0;
+    long points = 0;
     size_t nh = c->cfg->n_headline < 2 ? c->cfg->n_headline : 2;
-    for (size_t i = 0; i < c->n_gpus; i++) {
+    for (size_t i = 0; i < c->n_gpus && pi >= 0; i++) {
         const report_gpu *g = &c->gpus[i];
-        for (size_t h = 0; h < nh; h++) {
-            const attn_shape *hs = &c->cfg->headline[h];
-            int any = 0;
-            for (size_t k = 0; k < g->n_runs; k++) {
-                const run_data *r = &g->runs[k];
-                const run_result *x = run_find(r, phase, hs);
-                double ratio, lo, hi;
-                if (!x || !x->timed || strlen(r->created_utc) != 20 ||
-                    gate_result_ratio(c->cfg, r, x, &ratio, &lo, &hi))
-                    continue;
-                if (!any) fprintf(f, "$h%d << EOD\n", block);
-                any = 1;
-                fprintf(f, "%s %.6g %.6g %.6g\n", r->created_utc, ratio, lo, hi);
-                ymax = fmax(ymax, hi);
-                if (!first[0] || strcmp(r->created_utc, first) < 0) snprintf(first, sizeof first, "%s", r->created_utc);
-                if (!last[0] || strcmp(r->created_utc, last) > 0) snprintf(last, sizeof last, "%s", r->created_utc);
+        for (size_t nm = 0; nm < n_names; nm++)
+            for (size_t h = 0; h < nh; h++) {
+                const char *rung = c->phases[names[nm]];
+                const attn_shape *hs = &c->cfg->headline[h];
+                int any = 0;
+                for (size_t k = 0; k < g->n_runs; k++) {
+                    const run_data *r = &g->runs[k];
+                    const run_result *x = run_find(r, rung, hs);
+                    double ratio, lo, hi;
+                    long long t = utc_seconds(r->created_utc);
+                    if (!x || !x->timed || t < 0 || gate_result_ratio(c->cfg, r, x, &ratio, &lo, &hi)) continue;
+                    if (!any) fprintf(f, "$h%d << EOD\n", block);
+                    any = 1;
+                    fprintf(f, "%lld %.6g %.6g %.6g\n", t, ratio, lo, hi);
+                    points++;
+                    ymax = fmax(ymax, hi);
+                    if (first < 0 || t < first) first = t;
+                    if (last < 0 || t > last) last = t;
+                }
+                if (!any) continue;
+                fprintf(f, "EOD\n");
+                char text[96];
+                run_shape_text(hs, text, sizeof text);
+                /* a former name: open symbols, the same colour */
+                fprintf(item(&pl), "$h%d using 1:2:3:4 with yerrorlines lw 2 pt %d dt %d lc rgb \"%s\" title ", block,
+                        nm ? (hs->causal ? 4 : 6) : (hs->causal ? 5 : 7), hs->causal ? 2 : 1, report_series_colour(i));
+                if (nm) gq(pl.f, "%s, %s (as %s)", g->gpu_name, text, rung);
+                else gq(pl.f, "%s, %s", g->gpu_name, text);
+                block++;
             }
-            if (!any) continue;
-            fprintf(f, "EOD\n");
-            char text[96];
-            run_shape_text(hs, text, sizeof text);
-            fprintf(item(&pl), "$h%d using 1:2:3:4 with yerrorlines lw 2 pt %d dt %d lc rgb \"%s\" title ",
-                    block, hs->causal ? 5 : 7, hs->causal ? 2 : 1, report_series_colour(i));
-            gq(pl.f, "%s, %s", g->gpu_name, text);
-            block++;
-        }
     }
+    script_panel(&s, "history", points);
     const gate_bound *b = gate_config_bound(c->cfg, phase);
     if (b) {
         fprintf(item(&pl), "%.6g with lines dt 4 lw 2 lc rgb \"#d62728\" title ", b->ratio_max);
         gq(pl.f, "ladder bound (%s)", c->cfg->path);   /* a path from the command line: a string */
     }
-    if (first[0]) {
-        /* a day either side, so a single run still has an x range */
-        fprintf(f, "set xrange [strptime(\"%%Y-%%m-%%dT%%H:%%M:%%SZ\", \"%s\") - 86400 : "
-                "strptime(\"%%Y-%%m-%%dT%%H:%%M:%%SZ\", \"%s\") + 86400]\n", first, last);
+    if (first >= 0) {
+        time_axis(f, first, last);
         fprintf(f, "set yrange [0:%.6g]\n", fmax(ymax, b ? b->ratio_max : 0) * 1.12);
     } else {
         fprintf(f, "set xrange [0:86400]\nset yrange [0:1]\n"

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "core/files.h"
 #include "core/numfmt.h"
+#include "report/complete.h"
 #include "report/phase_doc.h"
 
 #define DATA "harness/tests/data/"
@@ -145,7 +146,8 @@ static void reproducible_and_checked(void **st)
     assert_non_null(strstr(readme, "Reference run: [`20260201T000000Z_bbbbbbb.json`]"));
     assert_null(strstr(readme, "run: [`20260215T000000Z_ccccccc"));
     assert_non_null(strstr(readme, "| [06_tiling](phases/06_tiling.md) | 4.921 [4.897, 4.946] | 0.850"));
-    assert_non_null(strstr(readme, "![the ladder"));
+    assert_non_null(strstr(readme, "median latency per rung against the baseline and the physical floor]"
+                                   "(plots/nvidia-test-gpu-ladder.svg)"));
     /* the drift rule against accepted.txt's run, failed by the shape that became unsupported */
     const char *drift = strstr(readme, "Drift against the accepted run `20260101T000000Z_aaaaaaa.json` (`attnladder gate "
                                        "20260201T000000Z_bbbbbbb.json --against 20260101T000000Z_aaaaaaa.json`");
@@ -384,6 +386,237 @@ static void show_prints_reference_rows(void **st)
     free(tmp);
 }
 
+/* The lines of a page up to n, as one string (the first screen). */
+static char *first_lines(const char *text, int n)
+{
+    const char *p = text;
+    for (int i = 0; i < n && p && *p; i++) {
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    return strndup(text, p ? (size_t)(p - text) : strlen(text));
+}
+
+/* The first screen holds each GPU's run (file, date, commit, ceilings, clocks), the
+ * ladder of every GPU with every column, and the ladder plots; the page holds the
+ * staircase of each GPU; the history plot's time axis never repeats a label. */
+static void first_screen_steps_and_time_axis(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *tmp = temp_dir();
+    char out[512];
+    snprintf(out, sizeof out, "%s/r", tmp);
+    assert_int_equal(report(DATA "evidence", out, 0), EXIT_OK);
+    assert_int_equal(report(DATA "evidence", out, 1), EXIT_OK);   /* matches and is complete */
+    char *readme = read_rel(out, "README.md");
+    assert_non_null(readme);
+    char *top = first_lines(readme, 40);
+    assert_non_null(strstr(top, "| [NVIDIA Test GPU](#nvidia-test-gpu) | [`20260201T000000Z_bbbbbbb.json`]"
+                                "(../harness/tests/data/evidence/nvidia-test-gpu/20260201T000000Z_bbbbbbb.json) "
+                                "(the reference run) | 2026-02-01 00:00:00 | `bbbbbbbbbbbb` | "));
+    assert_non_null(strstr(top, " TFLOP/s | "));
+    assert_non_null(strstr(top, "| not throttled |"));
+    assert_non_null(strstr(top, "| GPU | phase | median us [95% CI] |"));
+    assert_non_null(strstr(top, "| [NVIDIA Other GPU](#nvidia-other-gpu) | [06_tiling](phases/06_tiling.md) | "));
+    assert_non_null(strstr(top, "(plots/nvidia-other-gpu-ladder.svg) ![NVIDIA Test GPU"));
+    free(top);
+    /* each rung against the one below at the step shapes the run timed */
+    const char *steps = strstr(readme, "### Each rung against the rung below");
+    assert_non_null(steps);
+    assert_non_null(strstr(steps, "| rung | 1x8x512x64 | 1x8x512x64 causal | 4x16x4096x128 | 4x32x4096x64 |"));
+    assert_non_null(strstr(steps, "| [06_tiling](phases/06_tiling.md) | x"));
+    assert_non_null(strstr(steps, "Not timed for two rungs in this run: 1x16x16384x128."));
+    free(readme);
+    /* the history's x labels, for runs a day apart and for runs hours apart (where a date
+     * alone repeated itself along the axis) */
+    char ev[512];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    for (int hours = 0; hours < 2; hours++) {
+        const char *dir = DATA "evidence";
+        if (hours) {
+            copy_evidence(tmp);
+            static const char *const RUNS[][2] = {
+                { "nvidia-test-gpu/20260101T000000Z_aaaaaaa.json", "2026-01-01T00:00:00Z" },
+                { "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", "2026-01-01T07:10:00Z" },
+                { "nvidia-other-gpu/20260110T000000Z_ddddddd.json", "2026-01-01T13:45:00Z" },
+            };
+            for (size_t k = 0; k < 3; k++) {
+                char run[1024];
+                snprintf(run, sizeof run, "%s/%s", ev, RUNS[k][0]);
+                json_error_t je;
+                json_t *doc = json_load_file(run, 0, &je);
+                assert_non_null(doc);
+                json_object_set_new(doc, "created_utc", json_string(RUNS[k][1]));
+                assert_int_equal(json_dump_file(doc, run, JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
+                json_decref(doc);
+            }
+            dir = ev;
+        }
+        assert_int_equal(report(dir, out, 0), EXIT_OK);
+        char *svg = read_rel(out, "plots/history-06_tiling.svg");
+        assert_non_null(svg);
+        char labels[16][64];
+        size_t n = 0;
+        for (const char *p = svg; (p = strstr(p, "<text>")) && n < 16; p++) {
+            const char *end = strstr(p, "</text>");
+            if (!end || end - p - 6 >= 64) continue;
+            char t[64];
+            snprintf(t, sizeof t, "%.*s", (int)(end - p - 6), p + 6);
+            /* a date label: "2026-01-08" or "01-01 06:00" */
+            int date = t[0] >= '0' && t[0] <= '9' && (t[2] == '-' || t[4] == '-');
+            if (!date) continue;
+            for (size_t k = 0; k < n; k++)
+                if (!strcmp(labels[k], t)) fail_msg("the time axis repeats '%s' (runs %s apart)", t, hours ? "hours" : "days");
+            snprintf(labels[n++], sizeof labels[0], "%s", t);
+        }
+        if (n < 3) fail_msg("the time axis has %zu date labels", n);
+        free(svg);
+    }
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
+/* A reference run without ceilings leaves columns and a roof and a floor out: the report
+ * is written and says so, and --check fails naming them. */
+static void gaps_fail_the_check(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *tmp = temp_dir();
+    char ev[512], out[512], run[1024];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    copy_evidence(tmp);
+    snprintf(run, sizeof run, "%s/nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", ev);
+    json_error_t je;
+    json_t *doc = json_load_file(run, 0, &je);
+    assert_non_null(doc);
+    json_t *ceil = json_object_get(doc, "ceilings");
+    json_object_set_new(ceil, "fp16_tflops", json_null());
+    json_object_set_new(ceil, "dram_gbps", json_null());
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(doc, "results"), i, r) {
+        json_t *d = json_object_get(r, "derived");
+        if (!d) continue;
+        json_object_set_new(d, "frac_fp16_peak", json_null());
+        json_object_set_new(d, "frac_dram", json_null());
+    }
+    assert_int_equal(json_dump_file(doc, run, JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
+    json_decref(doc);
+    char *msg;
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);   /* written, gaps said */
+    assert_non_null(strstr(msg, "gaps above"));
+    free(msg);
+    char errpath[600];
+    snprintf(errpath, sizeof errpath, "%s/stderr", tmp);
+    fflush(stderr);
+    FILE *saved = stderr;
+    stderr = fopen(errpath, "w");
+    int rc = report(ev, out, 1);
+    fclose(stderr);
+    stderr = saved;
+    assert_int_equal(rc, EXIT_GATE);
+    size_t len;
+    msg = files_read(errpath, &len);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "README.md, table under \"NVIDIA Test GPU > 1x8x512x64\": column \"% of fp16 "
+                                "ceiling\" is \"-\" in all"));
+    assert_non_null(strstr(msg, "plots/nvidia-test-gpu-roofline.svg: missing the roofs (no ceilings in the run)"));
+    assert_non_null(strstr(msg, "plots/nvidia-test-gpu-ladder.svg: missing the physical floor"));
+    assert_null(strstr(msg, "nvidia-other-gpu-"));   /* the other GPU's run has its ceilings */
+    free(msg);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
+/* The checker on pages written by hand: a column of dashes and a plot without data are
+ * gaps; a table with one value in a column is not. */
+static void gap_checker_reads_tables_and_plots(void **st)
+{
+    (void)st;
+    char *tmp = temp_dir();
+    char d[600];
+    snprintf(d, sizeof d, "%s/plots", tmp);
+    assert_int_equal(files_mkdirs(d), 0);
+    snprintf(d, sizeof d, "%s/phases", tmp);
+    assert_int_equal(files_mkdirs(d), 0);
+    write_rel(tmp, "README.md", "# t\n\n## GPU A\n\n#### s\n\n| a | b | c |\n| --- | --- | --- |\n"
+                                "| 1 | - | - |\n| 2 | - | 3 |\n\n| x | y |\n| --- | --- |\n| - | 1 |\n");
+    write_rel(tmp, "phases/p.md", "## Sweep\n\n| u |\n| --- |\n| 4 |\n");
+    write_rel(tmp, "plots/a.svg", "<svg><title>t</title>\n<desc>attnladder report: 12 data points in 2 panels; "
+                                  "empty: D = 64 causal; missing: the roofs (no ceilings)</desc></svg>\n");
+    write_rel(tmp, "plots/b.svg", "<svg><desc>attnladder report: 0 data points in 1 panel; empty: history</desc></svg>\n");
+    write_rel(tmp, "plots/c.svg", "<svg><desc>attnladder report: 5 data points in 1 panel</desc></svg>\n");
+    write_rel(tmp, "plots/d.svg", "<svg><desc>Produced by GNUPLOT</desc></svg>\n");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    long gaps = report_check_complete(tmp, f);
+    fclose(f);
+    assert_int_equal(gaps, 6);
+    assert_non_null(strstr(text, "README.md, table under \"GPU A > s\": column \"b\" is \"-\" in all 2 rows"));
+    assert_non_null(strstr(text, "column \"x\" is \"-\" in all 1 rows"));
+    assert_null(strstr(text, "column \"c\""));
+    assert_null(strstr(text, "phases/p.md"));
+    assert_non_null(strstr(text, "plots/a.svg: no data in the panel(s) D = 64 causal"));
+    assert_non_null(strstr(text, "plots/a.svg: missing the roofs (no ceilings)"));
+    assert_non_null(strstr(text, "plots/b.svg: no data\n"));
+    assert_null(strstr(text, "plots/c.svg"));
+    assert_non_null(strstr(text, "plots/d.svg: no count of its data points"));
+    free(text);
+    char none[600];
+    snprintf(none, sizeof none, "%s/none", tmp);
+    assert_int_equal(report_check_complete(none, stderr), -1);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
+/* A rung moved under a new name (its README's History names the old one as code) keeps
+ * its history; the old name's page says where it went. */
+static void moved_rung_keeps_its_history(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *tmp = temp_dir();
+    char cmd[2400], phases[600], out[600];
+    snprintf(phases, sizeof phases, "%s/phases", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    snprintf(cmd, sizeof cmd, "cp -r " DATA "phases '%s' && mv '%s/06_tiling' '%s/09_tiles'", phases, phases, phases);
+    assert_int_equal(system(cmd), 0);
+    write_rel(phases, "09_tiles/README.md", "# 09_tiles: the tiles\n\nHistory: this rung is the former "
+                                            "`phases/06_tiling`, moved, not changed.\n\n## Technique\n\nTiles.\n");
+    char *argv[] = { "report", "--evidence", DATA "evidence", "--out", out, "--phases", phases, "--config",
+                     DATA "gate_config.json", NULL };
+    FILE *saved = stdout;
+    stdout = fopen("/dev/null", "w");
+    int rc = cmd_report(9, argv);
+    fclose(stdout);
+    stdout = saved;
+    assert_int_equal(rc, EXIT_OK);
+    char *readme = read_rel(out, "README.md");
+    assert_non_null(strstr(readme, "Former rungs, in older runs: [06_tiling](phases/06_tiling.md) (now "
+                                   "[09_tiles](phases/09_tiles.md))"));
+    assert_non_null(strstr(readme, "| [06_tiling](phases/06_tiling.md) (now 09_tiles) |"));
+    assert_null(strstr(readme, "[09_tiles](phases/09_tiles.md) | **not in this run**"));
+    free(readme);
+    char *old = read_rel(out, "phases/06_tiling.md");
+    assert_non_null(strstr(old, "**`06_tiling` is a former rung**"));
+    assert_non_null(strstr(old, "It is now [09_tiles](09_tiles.md), whose README says:\n\n> History: this rung is "
+                                "the former `phases/06_tiling`"));
+    free(old);
+    char *page = read_rel(out, "phases/09_tiles.md");
+    assert_non_null(strstr(page, " (as `06_tiling`) |"));
+    free(page);
+    char *svg = read_rel(out, "plots/history-09_tiles.svg");
+    assert_non_null(strstr(svg, "(as 06_tiling)"));
+    assert_null(strstr(svg, "attnladder report: 0 data points"));
+    free(svg);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 static void no_evidence_yet(void **st)
 {
     (void)st;
@@ -411,6 +644,10 @@ int main(void)
         cmocka_unit_test(malformed_evidence_is_named_and_left_out),
         cmocka_unit_test(reference_run_not_newest),
         cmocka_unit_test(show_prints_reference_rows),
+        cmocka_unit_test(first_screen_steps_and_time_axis),
+        cmocka_unit_test(gaps_fail_the_check),
+        cmocka_unit_test(gap_checker_reads_tables_and_plots),
+        cmocka_unit_test(moved_rung_keeps_its_history),
         cmocka_unit_test(no_evidence_yet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
