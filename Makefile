@@ -51,7 +51,7 @@ TEST_BINS    := $(patsubst harness/tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # libraries, e.g. -lcublas) or NVCCFLAGS_<name> (e.g. an sm_90a target).
 -include $(wildcard phases/*/build.mk kernels/*/build.mk)
 
-.PHONY: all deps build run test unit-tests kernel-checks clean FORCE asan-tests fuzz fuzz-corpus fuzz-long sanitize test-switches planted-phases
+.PHONY: all deps build run test unit-tests kernel-checks clean FORCE asan-build asan-tests fuzz fuzz-corpus fuzz-long sanitize test-switches planted-phases
 .DEFAULT_GOAL := all
 
 all: build
@@ -195,8 +195,14 @@ $(BUILD)/testing/planted_check/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cu
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
              -Wno-format-truncation
 
-# The unit tests again, built with ASan + UBSan in their own tree.
-asan-tests:
+# The unit tests and the whole attnladder binary again, built with ASan + UBSan in their
+# own tree (one recursive make, so the objects are compiled once); the CLI and hostile
+# input checks run the sanitized binary (check-cli), the unit tests run there too.
+ASAN_BIN := $(BUILD)/asan/attnladder
+asan-build:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan OPT="$(SAN_FLAGS)" $(ASAN_BIN) \
+	  $(patsubst $(BUILD)/%,$(BUILD)/asan/%,$(TEST_BINS) $(FIXTURES))
+asan-tests: asan-build
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan OPT="$(SAN_FLAGS)" unit-tests
 
 FUZZ_SRC  := $(filter-out harness/main.c,$(HARNESS_SRC))
@@ -214,21 +220,28 @@ $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 -include $(FUZZ_OBJ:.o=.d)
-$(BUILD)/fuzz/fuzz_evidence $(BUILD)/fuzz/fuzz_cli: $(BUILD)/fuzz/%: harness/fuzz/%.c $(FUZZ_OBJ)
+# The evidence targets mutate runs in structure as well as in bytes (mutate_structure.c).
+$(BUILD)/fuzz/fuzz_cli: $(BUILD)/fuzz/%: harness/fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(HARNESS_LIBS)
-$(FUZZ_CONSUMER_BINS): $(BUILD)/fuzz/fuzz_%: harness/fuzz/fuzz_consumer.c $(FUZZ_OBJ)
+$(BUILD)/fuzz/fuzz_evidence: harness/fuzz/fuzz_evidence.c harness/fuzz/mutate_structure.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(HARNESS_LIBS)
+$(FUZZ_CONSUMER_BINS): $(BUILD)/fuzz/fuzz_%: harness/fuzz/fuzz_consumer.c harness/fuzz/mutate_structure.c $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -DFUZZ_$(shell echo $* | tr a-z A-Z) -o $@ $^ $(HARNESS_LIBS)
 
-# Corpus: the committed evidence (for the reader), typical command lines, and the
-# committed runs cut small (for the consumers; harness/fuzz/make_seeds.py).
+# Corpus: typical command lines, and the committed runs cut small (for the reader and
+# the consumers; harness/fuzz/make_seeds.py).
 fuzz-corpus:
 	@mkdir -p $(BUILD)/fuzz/corpus_evidence $(BUILD)/fuzz/corpus_cli
-	@find evidence harness/tests/data -name '*.json' -size -2M -exec cp {} $(BUILD)/fuzz/corpus_evidence/ \; 2>/dev/null || true
 	@printf -- '--shape\n1,8,512,64,1\n--modes\ngraph,cold\n' > $(BUILD)/fuzz/corpus_cli/a
 	@printf -- '--sweep\n--impl\n01_scalar,06_tiling\n--max-seconds\n0.5\n' > $(BUILD)/fuzz/corpus_cli/b
 	@$(PYTHON) harness/fuzz/make_seeds.py $(BUILD)/fuzz/seeds_consumer $(wildcard evidence/*/[0-9]*.json)
+	@# the reader's corpus: the runs cut small (a structural mutation reparses the whole
+	@# input; the full runs are read whole by test_untrusted) and the test fixtures
+	@cp $(BUILD)/fuzz/seeds_consumer/* $(BUILD)/fuzz/corpus_evidence/
+	@find harness/tests/data -name '*.json' -size -2M -exec cp {} $(BUILD)/fuzz/corpus_evidence/ \; 2>/dev/null || true
 
 # Each target's log ends with libFuzzer's count of runs; a crash, leak or hang fails.
 fuzz: $(FUZZ_BINS) $(FUZZ_CONSUMER_BINS) fuzz-corpus
@@ -278,8 +291,9 @@ check-asan:
 	@$(MAKE) --no-print-directory asan-tests
 check-fuzz:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
-check-cli: build
-	@bash ci/checks/test_cli.sh $(BUILD)/attnladder
+# the CLI, bad-input and hostile-input cases run the binary built with ASan and UBSan
+check-cli: build asan-build
+	@bash ci/checks/test_cli.sh $(ASAN_BIN)
 check-report: $(BUILD)/attnladder
 	@$(BUILD)/attnladder report --check
 	@$(PYTHON) ci/checks/test_one_rule.py --bin $(BUILD)/attnladder

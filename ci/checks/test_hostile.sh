@@ -123,6 +123,25 @@ expect 2 "--out '': give a file" -- compare "$run" "$small" --out ''
 expect 0 "" -- compare "$run" "$small" --out "$tmp/compare.md"
 expect 0 "" -- gate "$run" --json "$tmp/gate.json"
 
+# ---- memory: many long names in one plot (a fixed plot-list buffer overflowed here) ----------
+python3 - "$small" "$tmp/many-impls/$gpu/$name" <<'PY' || exit 2
+import copy, json, os, sys
+d = json.load(open(sys.argv[1]))
+base = d["results"][0]
+for k in range(80):
+    nm = "x" * 120 + f"{k:07d}"   # 127 characters, a safe name
+    d["implementations"].append({"name": nm, "kind": "external", "title": "an external baseline"})
+    r = copy.deepcopy(base)
+    r["impl"], r["tag"] = nm, "sweep"
+    r["shape"].update(batch=32, heads=32, seq_q=512, seq_kv=512, head_dim=64, causal=0)
+    r["derived"]["ratio"] = None
+    d["results"].append(r)
+os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True)
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+PY
+expect 0 "report: " -- report --evidence "$tmp/many-impls" --gnuplot "$tmp/gp" --out "$tmp/rep-many"
+expect 1 "missing: .*no-such-report/README.md" -- report --check --evidence "$ev" --gnuplot "$tmp/gp" --out "$tmp/no-such-report"
+
 # ---- no path or string from a flag reaches a shell ----------------------------------------------
 if command -v gnuplot > /dev/null 2>&1; then
   odd="$tmp/o\`touch $canary\`\"\$(touch $canary)'x

@@ -3,8 +3,9 @@
  * runner. Built once per command: -DFUZZ_SHOW, -DFUZZ_GATE, -DFUZZ_COMPARE or -DFUZZ_REPORT.
  * Each input is written as a run file under a temporary evidence root (made at the first
  * input, removed at exit); gate and compare set it against the accepted run; report writes
- * only into that temporary directory, drawing with a stand-in gnuplot that creates the SVG
- * its script names, and its output is removed after each input. Must never crash, hang or
+ * only into that temporary directory, drawing with a stand-in gnuplot that writes an
+ * empty SVG, and its output is removed after each input. Mutations are structural as well
+ * as bytes (mutate_structure.c). Must never crash, hang or
  * leak. Run from the repository root (ci/gate.json, phases/, evidence/). The reference
  * run is $FUZZ_REFERENCE when set (the Makefile names the accepted run cut small, so an
  * input costs one small parse), else the accepted H100 run. */
@@ -15,8 +16,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <jansson.h>
 #include "commands.h"
 #include "core/files.h"
+#include "core/names.h"
 
 #define ACCEPTED_DIR "evidence/nvidia-h100-80gb-hbm3"
 
@@ -28,12 +31,11 @@ static void remove_dir(void)
     if (g_dir[0]) files_remove_tree(g_dir);
 }
 
-/* A stand-in gnuplot: writes an empty file where the script's `set output` points (report
- * reads the SVG back), so every plot's script is generated without drawing it. */
+/* A stand-in gnuplot: writes an empty SVG to its standard output, which report opens as
+ * the plot's file and reads back, so every plot's script is generated without drawing it. */
 static const char STANDIN[] =
     "#!/bin/sh\n"
-    "o=$(sed -n 's/^set output \"\\(.*\\)\"$/\\1/p' \"$1\" | head -1)\n"
-    "[ -n \"$o\" ] && printf '<svg><title>Gnuplot</title><desc></desc></svg>\\n' > \"$o\"\n";
+    "printf '<svg><title>Gnuplot</title><desc></desc></svg>\\n'\n";
 
 static int setup(void)
 {
@@ -91,12 +93,32 @@ static int run_command(void)
 #endif
 }
 
+static int run_one(void);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static int ready = -1;
     if (ready < 0) ready = setup() == 0;
     if (!ready) abort();   /* a broken setup must not pass as a clean run */
+    /* filed under its own GPU's directory (the reader refuses a run filed elsewhere): an
+     * H200 seed is read as one */
+    json_t *doc = json_loadb((const char *)data, size, 0, NULL);
+    const char *slug = json_string_value(json_object_get(json_object_get(json_object_get(doc, "context"), "gpu"),
+                                                         "slug"));
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/ev/%s", g_dir, slug && name_is_safe(slug) ? slug : "nvidia-h100-80gb-hbm3");
+    json_decref(doc);
+    if (files_mkdirs(dir) || snprintf(g_run, sizeof g_run, "%s/20990101T000000Z_fuzz000.json", dir) >= (int)sizeof g_run)
+        return 0;
     if (files_write(g_run, (const char *)data, size)) return 0;
+    int rc = run_one();
+    unlink(g_run);   /* the next input may be another GPU's */
+    rmdir(dir);      /* and at most a few GPU directories stay (the listing bounds them) */
+    return rc;
+}
+
+static int run_one(void)
+{
     FILE *saved_err = stderr, *saved_out = stdout;
     stderr = fopen("/dev/null", "w");   /* every refusal is explained there */
     stdout = fopen("/dev/null", "w");
