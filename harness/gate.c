@@ -154,7 +154,8 @@ int cmd_gate(int argc, char **argv)
         char why[1024] = "out of memory";
         if (!text || files_write_atomic(json_out, text, strlen(text), why, sizeof why)) {
             free(text);
-            snprintf(err, sizeof err, "--json %s: cannot write it (%s)", json_out, why);
+            char shown[FILES_SHOWN];
+            snprintf(err, sizeof err, "--json %s: cannot write it (%s)", files_shown(json_out, shown), why);
             goto bad;
         }
         free(text);

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 #include "measure/ceilings.h"
 #include "core/args.h"
+#include "core/json_file.h"
 #include "attn_reference.h"
 #include "commands.h"
 #include "measure/device_info.h"
@@ -194,10 +195,10 @@ static int external_derive(json_t *res, json_t *graph, const measure_ctx *mc)
 static int import_external(const char *path, json_t *impls, json_t *results, const measure_ctx *mc)
 {
     const time_config *tc = &mc->tc;
-    json_error_t je;
-    json_t *ext = json_load_file(path, 0, &je);
+    char err[1024];
+    json_t *ext = json_file_load(path, (size_t)32 << 20, err, sizeof err);   /* a regular file, not a FIFO */
     if (!ext) {
-        fprintf(stderr, "attnladder run: --external %s: %s (line %d)\n", path, je.text, je.line);
+        fprintf(stderr, "attnladder run: --external %s\n", err);
         return -1;
     }
     json_t *ei = json_object_get(ext, "implementations"), *er = json_object_get(ext, "results");

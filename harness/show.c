@@ -43,7 +43,10 @@ static int show_gpu(const char *root, const char *slug, char **paths, size_t n, 
         int rule = reference_choose(root, slug, strrchr(paths[k], '/') + 1, name, sizeof name, why, sizeof why,
                                     err, errlen);
         if (rule <= 0) return -1;
-        snprintf(path, sizeof path, "%s/%s/%s", root, slug, name);
+        if (snprintf(path, sizeof path, "%s/%s/%s", root, slug, name) >= (int)sizeof path) {
+            snprintf(err, errlen, "%.200s...: --evidence makes too long a path", root);   /* never another file */
+            return -1;
+        }
         run_data run;
         if (run_open(&run, path, err, errlen)) return -1;
         if (run.partial) {

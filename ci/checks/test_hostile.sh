@@ -314,6 +314,8 @@ expect 2 "regression\.resamples: must be a number in \[100, 5000\]" -- compare "
 longdir="$tmp/$(printf 'L%.0s' $(seq 240))/$(printf 'M%.0s' $(seq 240))/$(printf 'N%.0s' $(seq 240))"
 expect 2 "x\.json: cannot read \(No such file" -- show "$longdir/$longdir/x.json"
 expect 2 "x\.json: cannot read \(No such file" -- gate "$small" --config "$longdir/$longdir/x.json"
+expect 2 "yet \(run .make run. on a GPU\)" -- gate --evidence "$longdir/$longdir"
+expect 2 "cannot create a temporary file in .*: No such file" -- compare "$small" "$small" --out "$longdir/$longdir/$longdir/x.md"
 expect 2 "unknown option '--bogus'" -- ab --base a --head b --bogus
 expect 2 "unknown option '--bogus'" -- profile --into "$small" --bogus
 expect 2 "--impl '' is empty" -- ab --base a --head b --impl ''
@@ -324,6 +326,9 @@ expect 2 "'20990101T000000Z_0000000\.json' names no run file" -- accepted "$gpu"
 if [ -d build/phases ]; then
   cp "$small" "$tmp/into.json"
   expect 2 "--ncu '/nonexistent/ncu': cannot run it" -- profile --into "$tmp/into.json" --ncu /nonexistent/ncu --impl 06_tiling
+  # the program is run with an argument list, never through a shell
+  expect 2 "cannot run it" -- profile --into "$tmp/into.json" --ncu "true; touch $canary" --impl 06_tiling
+  expect 2 "cannot run it" -- profile --into "$tmp/into.json" --ncu "\$(touch $canary)" --impl 06_tiling
 fi
 
 echo "test_hostile: tried $tried, correct $correct, crashes $crashes"

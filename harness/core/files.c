@@ -432,8 +432,9 @@ int files_write_atomic(const char *path, const char *text, size_t len, char *err
      * reader listing the directory never sees the half-written file */
     char *tmp = dir ? cat("%s/.%s.XXXXXX", dir, base) : NULL;
     int fd = tmp ? mkstemp(tmp) : -1;
+    char shown[FILES_SHOWN];
     if (fd < 0) {
-        snprintf(err, errlen, "cannot create a temporary file in %s: %s", dir ? dir : path,
+        snprintf(err, errlen, "cannot create a temporary file in %s: %s", files_shown(dir ? dir : path, shown),
                  tmp ? strerror(errno) : "out of memory");
         free(dir);
         free(tmp);
@@ -451,7 +452,7 @@ int files_write_atomic(const char *path, const char *text, size_t len, char *err
     const char *where = tmp;
     if (!what && rename(tmp, path) != 0) what = "cannot rename into", where = path;
     if (what) {
-        snprintf(err, errlen, "%s %s: %s", what, where, strerror(errno));
+        snprintf(err, errlen, "%s %s: %s", what, files_shown(where, shown), strerror(errno));
         unlink(tmp);
         free(dir);
         free(tmp);
@@ -467,24 +468,26 @@ int files_write_atomic(const char *path, const char *text, size_t len, char *err
     return 0;
 }
 
-int files_output_file(const char *opt, const char *path, const char *const *inputs, size_t n,
+int files_output_file(const char *opt, const char *path_in, const char *const *inputs, size_t n,
                       char *err, size_t errlen)
 {
+    char shown[FILES_SHOWN], shown_input[FILES_SHOWN];
+    const char *path = files_shown(path_in, shown);
     if (!path[0]) {
         snprintf(err, errlen, "%s '': give a file name", opt);
         return -1;
     }
     struct stat st;
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (lstat(path_in, &st) == 0 && !S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "%s '%s': %s; it is replaced whole, so give a new file or a regular one",
                  opt, path, S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory"
                  : "not a regular file (a device, FIFO or socket)");
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        if (inputs[i] && inputs[i][0] && files_overlap(path, inputs[i])) {
+        if (inputs[i] && inputs[i][0] && files_overlap(path_in, inputs[i])) {
             snprintf(err, errlen, "%s '%s' is the input '%s' (or holds it): writing it would replace "
-                     "what is read", opt, path, inputs[i]);
+                     "what is read", opt, path, files_shown(inputs[i], shown_input));
             return -1;
         }
     return 0;

@@ -742,7 +742,8 @@ json_t *evidence_load(const char *path, char *err, size_t errlen)
 
 static int fail_errno(char *err, size_t errlen, const char *what, const char *path)
 {
-    snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
+    char shown[FILES_SHOWN];
+    snprintf(err, errlen, "%s %s: %s", what, files_shown(path, shown), strerror(errno));
     return -1;
 }
 
@@ -775,9 +776,12 @@ int evidence_write_atomic(const json_t *doc, const char *path, char *err, size_t
 {
     const char *slash = strrchr(path, '/');
     char dir[4096];
-    if (slash == path) snprintf(dir, sizeof dir, "/");
-    else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    else snprintf(dir, sizeof dir, ".");
+    int n = slash == path ? snprintf(dir, sizeof dir, "/")
+          : slash ? snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path) : snprintf(dir, sizeof dir, ".");
+    if (n < 0 || (size_t)n >= sizeof dir) {   /* never a shorter, other directory */
+        snprintf(err, errlen, "%.200s...: path too long", path);
+        return -1;
+    }
     if (make_dirs(dir, err, errlen)) return -1;
     char *text = json_dumps(doc, DUMP_FLAGS);
     size_t len = text ? strlen(text) : 0;
@@ -854,8 +858,9 @@ int evidence_list(const char *root, int include_partial, char ***paths, size_t *
         }
         if (stat(sub, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
         if (++dirs > EVIDENCE_MAX_GPUS) {
+            char shown[FILES_SHOWN];
             snprintf(err, errlen, "%s: more than %d GPU directories; an evidence root holds at most that many",
-                     root, EVIDENCE_MAX_GPUS);
+                     files_shown(root, shown), EVIDENCE_MAX_GPUS);
             rc = -1;
             break;
         }
@@ -876,8 +881,9 @@ int evidence_list(const char *root, int include_partial, char ***paths, size_t *
             snprintf(file, sizeof file, "%s/%s", sub, name);   /* fits: sub < 4096, name < 256 */
             if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) continue;
             if (*n >= EVIDENCE_MAX_RUNS) {
+                char shown[FILES_SHOWN];
                 snprintf(err, errlen, "%s: more than %d run files; an evidence root holds at most that many",
-                         root, EVIDENCE_MAX_RUNS);
+                         files_shown(root, shown), EVIDENCE_MAX_RUNS);
                 rc = -1;
                 break;
             }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evidence/evidence_file.h"
+#include "core/files.h"
 #include "core/json_file.h"
 #include "core/names.h"
 #include "core/shapes.h"
@@ -444,7 +445,8 @@ int run_open_newest(run_data *r, const char *root, int include_partial, char *er
         }
         order[k] = i;
     }
-    snprintf(err, errlen, "no evidence under %s/ yet (run `make run` on a GPU)%s", root,
+    char shown[FILES_SHOWN];
+    snprintf(err, errlen, "no evidence under %s/ yet (run `make run` on a GPU)%s", files_shown(root, shown),
              include_partial ? "" : "; partial runs are left out");
     for (size_t i = n; order && i-- > 0 && rc;) {
         if (run_open(r, paths[order[i]], err, errlen)) break;

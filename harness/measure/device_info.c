@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include <cublas_api.h>
+#include "core/files.h"
 #include "core/names.h"
 #include "measure/clock_watch.h"
 #include "measure/nvml_shim.h"
@@ -176,15 +177,17 @@ json_t *device_git_json(const char *build_dir)
     /* build_dir/gitinfo (written by make) describes the tree the measured objects were
      * built from; the working directory's git may be another tree (a copy carried to a
      * GPU machine, a worktree), so it is asked only when the build left no gitinfo */
-    char commit[128] = "", dirty[16] = "", path[512];
-    snprintf(path, sizeof path, "%s/gitinfo", build_dir);
-    FILE *f = fopen(path, "r");
-    if (f && fscanf(f, "%127s %15s", commit, dirty) == 2) {
-        fclose(f);
+    char commit[128] = "", dirty[16] = "", *path = NULL, err[256];
+    size_t len = 0;
+    /* read by the input rule: a FIFO named gitinfo is refused, not waited on */
+    char *text = asprintf(&path, "%s/gitinfo", build_dir) < 0 ? NULL
+               : files_read_input(path, 4096, &len, err, sizeof err);
+    free(path);
+    int got = text && sscanf(text, "%127s %15s", commit, dirty) == 2;
+    free(text);
+    if (got)
         return json_pack("{s:s, s:b, s:s}", "commit", commit, "dirty",
                          strcmp(dirty, "clean") != 0, "source", "build/gitinfo");
-    }
-    if (f) fclose(f);
     if (first_line("git rev-parse HEAD 2>/dev/null", commit, sizeof commit) == 0) {
         /* tracked changes only: build outputs and scratch files do not make a tree dirty */
         FILE *p = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");
