@@ -288,6 +288,8 @@ expect 2 "accepted\.txt: a FIFO, not a regular file" -- gate "$tmp/fa/$gpu/$name
 expect 2 ": a directory, not a regular file" -- show "$tmp"
 expect 2 ": a directory, not a regular file" -- gate "$small" --config "$tmp"
 expect 2 ": a directory, not a regular file" -- compare "$small" "$ev/$gpu"
+mkdir -p "$tmp/phf"; cp -r phases/. "$tmp/phf/"; rm -f "$tmp/phf/06_tiling/README.md"; mkfifo "$tmp/phf/06_tiling/README.md"
+expect 2 "--phases: .*06_tiling/README\.md: a FIFO, not a regular file" -- report --evidence "$ev" --phases "$tmp/phf" --gnuplot "$tmp/gp" --out "$tmp/rep-ph"
 mkdir -p "$tmp/big/$gpu"; truncate -s 40M "$tmp/big/$gpu/$name"
 expect 2 "41943040 bytes, more than the 33554432" -- show "$tmp/big/$gpu/$name"
 mkdir -p "$tmp/many"; for i in $(seq 65); do mkdir -p "$tmp/many/gpu$i"; done

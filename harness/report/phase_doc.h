@@ -30,6 +30,9 @@ int phase_doc_names_former(const phase_doc *d, const char *name);
  * out of memory. */
 int phase_doc_parse(const char *text, const char *link_prefix, phase_doc *d);
 /* Reads <phases_dir>/<phase>/README.md: 0, 1 when there is no README, -1 on error. */
+/* A phase README is at most this long (DESIGN.md: tens of KB; a notebook lives in a notes
+ * file the report does not read). */
+#define PHASE_DOC_MAX_BYTES (1u << 20)
 int phase_doc_load(const char *phases_dir, const char *phase, phase_doc *d);
 void phase_doc_free(phase_doc *d);
 
