@@ -216,6 +216,9 @@ cases = {
     "samples_150000": lambda d: samples(d, 150000),
     "samples_total": lambda d: samples(d, 90000, rows=range(0, 5)),
     "deep_nesting": put("context.clocks_before.extra", json.loads("[" * 40 + "]" * 40)),
+    "rows_5001": lambda d: d["results"].extend(
+        {"impl": "06_tiling", "shape": dict(d["results"][R]["shape"], seq_q=k + 1, seq_kv=k + 1), "tag": "ragged",
+         "supported": False, "reason": "no"} for k in range(5001 - len(d["results"]))),
 }
 for cid, edit in cases.items():
     d = copy.deepcopy(base)
@@ -260,6 +263,7 @@ expect 2 "profile\[0\]\.tool: 'ncu\|x' is not a safe name" -- show "$(h profile_
 expect 2 "results\[6\]\.timing\.graph\.samples_us: 150000 elements, more than the 100000" -- gate "$(h samples_150000)"
 expect 2 "results: 4[0-9]{5} timing samples in all, more than the 400000" -- gate "$(h samples_total)"
 expect 2 "context\.clocks_before.*nested deeper" -- show "$(h deep_nesting)"
+expect 2 "results: 5001 results, more than the 5000" -- compare "$small" "$(h rows_5001)"
 expect 2 "filed under 'nvidia-h200/'" -- show --evidence "$tmp/h/misfiled"
 expect 2 "filed under 'nvidia-h200/'" -- gate "$tmp/h/misfiled/nvidia-h200/$name"
 # free text is printed escaped: no tag, link, heading or table cell of its own
@@ -292,6 +296,9 @@ mkdir -p "$tmp/phf"; cp -r phases/. "$tmp/phf/"; rm -f "$tmp/phf/06_tiling/READM
 expect 2 "--phases: .*06_tiling/README\.md: a FIFO, not a regular file" -- report --evidence "$ev" --phases "$tmp/phf" --gnuplot "$tmp/gp" --out "$tmp/rep-ph"
 mkdir -p "$tmp/big/$gpu"; truncate -s 40M "$tmp/big/$gpu/$name"
 expect 2 "41943040 bytes, more than the 33554432" -- show "$tmp/big/$gpu/$name"
+mkdir -p "$tmp/huge/$gpu"   # sparse files: 600 MiB listed, nothing read
+for i in $(seq 10 29); do truncate -s 30M "$tmp/huge/$gpu/209901${i}T000000Z_0000000.json"; done
+expect 2 "its run files hold more than 512 MiB" -- show --evidence "$tmp/huge"
 mkdir -p "$tmp/many"; for i in $(seq 65); do mkdir -p "$tmp/many/gpu$i"; done
 expect 2 "more than 64 GPU directories" -- show --evidence "$tmp/many"
 expect 2 "more than 64 GPU directories" -- report --evidence "$tmp/many" --gnuplot "$tmp/gp" --out "$tmp/rep-m"

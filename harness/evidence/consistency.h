@@ -11,14 +11,14 @@
 /* The limits of one run file (SCHEMA.md says why each is where it is). */
 #define EVIDENCE_MAX_FILE_BYTES (32u << 20)   /* the largest committed run is 1.3 MB */
 #define EVIDENCE_MAX_IMPLS 256
-#define EVIDENCE_MAX_RESULTS 20000
+#define EVIDENCE_MAX_RESULTS 5000             /* compare matches rows pairwise: 11 s at 20000 */
 #define EVIDENCE_MAX_SAMPLES 100000           /* per samples array: run's --max-samples limit */
 #define EVIDENCE_MAX_TOTAL_SAMPLES 400000     /* all timing samples and pairs of a run */
 #define EVIDENCE_MAX_PROFILES 1024
 #define EVIDENCE_MAX_KERNELS 256              /* per profile row */
 #define EVIDENCE_MAX_METRICS 512              /* per kernel */
 #define EVIDENCE_MAX_STALLS 64
-#define EVIDENCE_MAX_INPUT_CHECKS 20000
+#define EVIDENCE_MAX_INPUT_CHECKS 5000
 #define EVIDENCE_MAX_MEMBERS 1024             /* of any object (env_overrides, metrics) */
 #define EVIDENCE_RESAMPLES_MIN 100            /* method.bootstrap_resamples */
 #define EVIDENCE_RESAMPLES_MAX 10000

@@ -836,6 +836,7 @@ int evidence_list(const char *root, int include_partial, char ***paths, size_t *
     *paths = NULL;
     *n = 0;
     size_t cap = 0, dirs = 0;
+    unsigned long long total = 0;   /* bytes of the run files listed: every consumer reads them all */
     if (!root[0]) {
         snprintf(err, errlen, "--evidence '': give a directory");
         return -1;
@@ -880,6 +881,14 @@ int evidence_list(const char *root, int include_partial, char ***paths, size_t *
             char file[8192];
             snprintf(file, sizeof file, "%s/%s", sub, name);   /* fits: sub < 4096, name < 256 */
             if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+            total += (unsigned long long)st.st_size;
+            if (total > EVIDENCE_MAX_ROOT_BYTES) {
+                char shown[FILES_SHOWN];
+                snprintf(err, errlen, "%s: its run files hold more than %llu MiB; an evidence root holds at most "
+                         "that much", files_shown(root, shown), (unsigned long long)EVIDENCE_MAX_ROOT_BYTES >> 20);
+                rc = -1;
+                break;
+            }
             if (*n >= EVIDENCE_MAX_RUNS) {
                 char shown[FILES_SHOWN];
                 snprintf(err, errlen, "%s: more than %d run files; an evidence root holds at most that many",

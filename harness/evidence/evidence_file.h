@@ -25,6 +25,7 @@ int evidence_write_atomic(const json_t *doc, const char *path, char *err, size_t
  * reads each run, and the report draws each GPU (evidence/SCHEMA.md, "Limits"). */
 #define EVIDENCE_MAX_GPUS 64
 #define EVIDENCE_MAX_RUNS 4096
+#define EVIDENCE_MAX_ROOT_BYTES (512ull << 20)   /* all run files of a root: [~20 MB] */
 
 /* Every run file under root (root/<gpu>/<yyyymmddThhmmssZ>*.json: not accepted.txt,
  * not auxiliary JSON such as tuning_*.json), sorted by path; partial files only when
