@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
+#include "core/gz_read.h"
 #include "core/args.h"
 #include "core/files.h"
 #include "commands.h"
@@ -304,6 +305,11 @@ int cmd_profile(int argc, char **argv)
     if (!into) {
         fprintf(stderr, "attnladder profile: --into EVIDENCE.json is required (the run the "
                 "metrics belong to)\n");
+        return EXIT_BAD_INPUT;
+    }
+    if (gz_is_named(into)) {   /* checked before the profiler runs: the file is rewritten */
+        fprintf(stderr, "attnladder profile --into %s: a compressed run; profile into its plain form, "
+                "then compress it again (ci/tools/compress_run.sh)\n", into);
         return EXIT_BAD_INPUT;
     }
     char err[1024];

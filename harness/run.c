@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 #include "measure/ceilings.h"
 #include "core/args.h"
+#include "core/gz_read.h"
 #include "core/json_file.h"
 #include "attn_reference.h"
 #include "commands.h"
@@ -291,6 +292,11 @@ static int resume_prepare(run_opts **op, json_t **prev_out)
 {
     run_opts *o = *op;
     char err[1024], why[1024];
+    if (gz_is_named(o->resume)) {   /* its continuation is written plain, beside it */
+        fprintf(stderr, "attnladder run --resume %s: a compressed run; resume its plain form "
+                "(gzip -d writes it and removes the .gz)\n", o->resume);
+        return -1;
+    }
     json_t *prev = evidence_load(o->resume, err, sizeof err);
     if (!prev) {
         fprintf(stderr, "attnladder run --resume: %s\n", err);

@@ -43,6 +43,12 @@ d=harness/tests/data/gate
 expect 2 "cannot read" -- run --resume "$tmp/missing.partial.json"
 expect 2 "complete run.*nothing to resume" -- run --resume "$d/ref.json"
 expect 2 "records no progress" -- run --resume "$d/partial.json"
+# a compressed run is read, never rewritten: resume and profile want its plain form
+gzip -n -c "$d/partial.json" > "$tmp/20260101T000000Z_aaaaaaa.partial.json.gz"
+expect 2 "a compressed run; resume its plain form" -- run --resume "$tmp/20260101T000000Z_aaaaaaa.partial.json.gz"
+gzip -n -c "$d/ref.json" > "$tmp/20260101T000000Z_aaaaaaa.json.gz"
+expect 2 "a compressed run; profile into its plain form" -- profile --into "$tmp/20260101T000000Z_aaaaaaa.json.gz"
+expect 0 "20260101T000000Z_aaaaaaa.json.gz" -- show "$tmp/20260101T000000Z_aaaaaaa.json.gz"
 
 # accepted: one lookup of accepted.txt for gate, report and the workflow's scripts
 mkdir -p "$tmp/acc/gpu-a" "$tmp/acc/gpu-b" "$tmp/acc/gpu-c"
@@ -98,7 +104,7 @@ acc=evidence/nvidia-h100-80gb-hbm3/$(head -1 evidence/nvidia-h100-80gb-hbm3/acce
 if [ -f "$acc" ]; then
   mkdir -p "$tmp/ev3/nvidia-h100-80gb-hbm3"
   part="$tmp/ev3/nvidia-h100-80gb-hbm3/20991231T000000Z_0000000.partial.json"
-  sed 's/"partial": false/"partial": true/' "$acc" > "$part"
+  gzip -dcf "$acc" | sed 's/"partial": false/"partial": true/' > "$part"
   expect 2 "no evidence" -- show --evidence "$tmp/ev3"
   expect 2 "partial" -- gate "$part"
   expect 0 "evidence: .*partial.json" -- show "$part"

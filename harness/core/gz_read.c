@@ -25,6 +25,8 @@ char *gz_read_input(const char *path, size_t max, size_t *len, char *err, size_t
     size_t in_len = 0;
     unsigned char *in = (unsigned char *)files_read_input(path, max, &in_len, err, errlen);
     if (!in) return NULL;
+    char shown[FILES_SHOWN];
+    path = files_shown(path, shown);   /* as every message shows a path: never cut off */
     char *out = NULL;
     int ok = 0, init = 0;
     z_stream z;

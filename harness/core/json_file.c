@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "core/files.h"
+#include "core/gz_read.h"
 
 json_t *json_file_load(const char *path, size_t max_bytes, char *err, size_t errlen)
 {
     size_t len = 0;
-    char *text = files_read_input(path, max_bytes, &len, err, errlen);
+    /* a run committed compressed is read as its decompressed text, held to the same limit */
+    char *text = gz_is_named(path) ? gz_read_input(path, max_bytes, &len, err, errlen)
+                                   : files_read_input(path, max_bytes, &len, err, errlen);
     if (!text) return NULL;
     json_error_t je;
     json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);

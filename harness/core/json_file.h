@@ -7,7 +7,8 @@
 
 /* The file read by the input rule (files_read_input: a regular file of at most max_bytes;
  * a directory or FIFO is named as one, not read) and parsed; duplicate keys make it
- * corrupt. NULL with err on failure. */
+ * corrupt. A name ending in .gz is decompressed first (gz_read_input), max_bytes then
+ * holding its decompressed text too. NULL with err on failure. */
 json_t *json_file_load(const char *path, size_t max_bytes, char *err, size_t errlen);
 
 /* Formats "<path>: <what>" into err and returns -1: how a reader of a JSON file names the

@@ -45,12 +45,18 @@ static int starts_with_stamp(const char *name)
     return 1;
 }
 
+int name_says_partial(const char *name)
+{
+    return ends_with(name, ".partial.json") || ends_with(name, ".partial.json.gz");
+}
+
 int name_is_run_file(const char *name, int *partial)
 {
     if (partial) *partial = 0;
-    if (!name || !name_is_safe(name) || !starts_with_stamp(name) || !ends_with(name, ".json"))
+    if (!name || !name_is_safe(name) || !starts_with_stamp(name) ||
+        !(ends_with(name, ".json") || ends_with(name, ".json.gz")))
         return 0;
-    if (partial) *partial = ends_with(name, ".partial.json");
+    if (partial) *partial = name_says_partial(name);
     return 1;
 }
 

@@ -9,8 +9,12 @@
 void name_gpu_slug(const char *gpu_name, char *slug, size_t len);
 
 /* 1 when name is a run file name: a safe name (name_is_safe) that starts with a UTC
- * stamp yyyymmddThhmmssZ and ends in .json; *partial (when not NULL) says .partial.json. */
+ * stamp yyyymmddThhmmssZ and ends in .json or .json.gz (a run committed compressed);
+ * *partial (when not NULL) says name_says_partial. */
 int name_is_run_file(const char *name, int *partial);
+
+/* 1 when a file name says its run was cut short: .partial.json or .partial.json.gz. */
+int name_says_partial(const char *name);
 
 /* The longest name that becomes a path component (a file name is at most 255 bytes;
  * suffixes such as "-latency-d128.svg" and ".md" are added to it). */

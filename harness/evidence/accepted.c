@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "core/files.h"
 #include "core/names.h"
+#include "evidence/run_forms.h"
 
 int evidence_accepted_set(const char *root, const char *slug, accepted_set *set, char *err, size_t errlen)
 {
@@ -47,7 +48,7 @@ int evidence_accepted_set(const char *root, const char *slug, accepted_set *set,
         int partial = 0;
         if (!name_is_run_file(s, &partial) || partial || l >= sizeof set->name[0]) {
             snprintf(err, errlen, "%s:%d: each line must hold the file name of one complete run in that "
-                     "directory (yyyymmddThhmmssZ_<commit>.json), got '%.200s'", txt, lineno, s);
+                     "directory (yyyymmddThhmmssZ_<commit>.json, or .json.gz), got '%.200s'", txt, lineno, s);
             rc = -1;
             break;
         }
@@ -74,12 +75,18 @@ int evidence_accepted_set(const char *root, const char *slug, accepted_set *set,
             rc = -1;
             break;
         }
+        char why[2048];
+        if (run_form_single(set->path[set->n], why, sizeof why)) {
+            snprintf(err, errlen, "%s:%d: %s", txt, lineno, why);
+            rc = -1;
+            break;
+        }
         set->n++;
     }
     free(text);
     if (rc == 1 && set->n == 0) {
         snprintf(err, errlen, "%s: must hold the file name of at least one complete run in that directory "
-                 "(yyyymmddThhmmssZ_<commit>.json), got none", txt);
+                 "(yyyymmddThhmmssZ_<commit>.json, or .json.gz), got none", txt);
         rc = -1;
     }
     return rc;
@@ -132,12 +139,17 @@ int reference_run_of(const char *gpu_dir, char *name, size_t name_len, char *pat
     if (!got || !whole || more || !name_is_safe(s) || !name_is_run_file(s, &partial) || partial ||
         strlen(s) >= name_len) {
         snprintf(err, errlen, "%s: must hold one line, the file name of one complete run in that "
-                 "directory (yyyymmddThhmmssZ_<commit>.json), got %s'%.200s'%s", txt,
+                 "directory (yyyymmddThhmmssZ_<commit>.json, or .json.gz), got %s'%.200s'%s", txt,
                  got ? "" : "nothing: ", got ? s : "", more ? " and more lines" : "");
         rc = -1;
     } else {
         snprintf(name, name_len, "%s", s);
         snprintf(path, path_len, "%s/%s", gpu_dir, s);
+        char why[2048];
+        if (run_form_single(path, why, sizeof why)) {
+            snprintf(err, errlen, "%s: %s", txt, why);
+            rc = -1;
+        }
     }
     return rc;
 }

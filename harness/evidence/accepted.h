@@ -7,8 +7,9 @@
  * The first is THE accepted run (the report's and compare's reference); all of them are
  * the drift gate's reference set (gate/drift.h), which wants runs from separate processes
  * and sessions. A name with '/' or a leading '.', one that is not a run file
- * (<yyyymmddThhmmssZ>...json, not partial), or a name twice, is refused: the file must
- * not point outside its GPU's directory. */
+ * (<yyyymmddThhmmssZ>...json or .json.gz, not partial), or a name twice, is refused: the
+ * file must not point outside its GPU's directory. A run that is there in both forms,
+ * plain and compressed, is refused too (evidence/run_forms.h). */
 #ifndef ATTNLADDER_EVIDENCE_ACCEPTED_H
 #define ATTNLADDER_EVIDENCE_ACCEPTED_H
 #include <stddef.h>
@@ -37,9 +38,9 @@ int evidence_accepted(const char *root, const char *slug, char *name, size_t nam
  * a complete run in gpu_dir (the run the reports show; evidence/README.md). 1 and name
  * (the file name) and path (gpu_dir/name) filled; 0 when there is no reference.txt (err
  * says so); -1 when it is unreadable, empty, more than one line, or its line is not the
- * name of a complete run file (<yyyymmddThhmmssZ>_<commit>.json: no '/', no leading '.',
- * not partial; err names the file and what it holds). Whether the run is there is the
- * caller's reader's to find. */
+ * name of a complete run file (<yyyymmddThhmmssZ>_<commit>.json or .json.gz: no '/', no
+ * leading '.', not partial; err names the file and what it holds), or the run is there in
+ * both forms. Whether the run is there is the caller's reader's to find. */
 int reference_run_of(const char *gpu_dir, char *name, size_t name_len, char *path, size_t path_len,
                      char *err, size_t errlen);
 

@@ -7,7 +7,9 @@
  * document always gives the same bytes and a read-back document is json_equal. */
 #include "evidence/evidence_file.h"
 #include "evidence/consistency.h"
+#include "evidence/run_forms.h"
 #include "core/files.h"
+#include "core/gz_read.h"
 #include "core/json_file.h"
 #include "core/names.h"
 #include "core/shapes.h"
@@ -774,6 +776,11 @@ static int make_dirs(const char *dir, char *err, size_t errlen)
 
 int evidence_write_atomic(const json_t *doc, const char *path, char *err, size_t errlen)
 {
+    if (gz_is_named(path)) {   /* plain JSON under a .gz name would read as corrupt */
+        snprintf(err, errlen, "%s: the harness writes plain JSON; write X.json, then compress it "
+                 "with ci/tools/compress_run.sh", path);
+        return -1;
+    }
     const char *slash = strrchr(path, '/');
     char dir[4096];
     int n = slash == path ? snprintf(dir, sizeof dir, "/")
@@ -893,6 +900,10 @@ int evidence_list(const char *root, int include_partial, char ***paths, size_t *
                 char shown[FILES_SHOWN];
                 snprintf(err, errlen, "%s: more than %d run files; an evidence root holds at most that many",
                          files_shown(root, shown), EVIDENCE_MAX_RUNS);
+                rc = -1;
+                break;
+            }
+            if (run_form_single(file, err, errlen)) {
                 rc = -1;
                 break;
             }

@@ -373,10 +373,7 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     r->dirty = json_is_true(json_object_get(git, "dirty"));
     /* Partial when either says so: a renamed interrupted run stays partial for show,
      * gate, compare and report alike. */
-    static const char partial_suffix[] = ".partial.json";
-    size_t blen = strlen(r->base), slen = sizeof partial_suffix - 1;
-    r->partial = json_is_true(json_object_get(doc, "partial")) ||
-                 (blen >= slen && !strcmp(r->base + blen - slen, partial_suffix));
+    r->partial = json_is_true(json_object_get(doc, "partial")) || name_says_partial(r->base);
     r->throttled = json_is_true(json_object_get(ctx, "throttled"));
     read_context(r, ctx);
     json_t *cost = json_object_get(doc, "cost");
