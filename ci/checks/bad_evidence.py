@@ -3,10 +3,12 @@
 root, for ci/checks/test_bad_input.sh: OUT/<id>/<gpu-dir>/<file>. Prints one line per copy:
 "<id>\t<the JSON path the refusal must name, as an extended regex>\t<what was edited>".
 
-usage: bad_evidence.py RUN.json OUT [TRAVERSAL_TARGET]
+usage: bad_evidence.py RUN.json|RUN.json.gz OUT [TRAVERSAL_TARGET]
+(a compressed run's copies are plain JSON, named without .gz)
 (TRAVERSAL_TARGET: the directory a path-traversing GPU slug aims at, default /tmp/x)
 """
 import copy
+import gzip
 import json
 import os
 import re
@@ -107,11 +109,12 @@ def write(out, ident, gpu_dir, name, doc):
 def main():
     src, out = sys.argv[1], sys.argv[2]
     target = sys.argv[3] if len(sys.argv) > 3 else "/tmp/x"
-    with open(src) as f:
+    packed = src.endswith(".gz")   # a run committed compressed: its copies are plain JSON
+    with (gzip.open(src, "rt", encoding="utf-8") if packed else open(src)) as f:
         base = json.load(f)
     choose_timed(base)
     gpu_dir = os.path.basename(os.path.dirname(os.path.abspath(src)))
-    name = os.path.basename(src)
+    name = os.path.basename(src[:-3] if packed else src)
     n = 0
     for path, value, named in edits(base, target):
         doc = copy.deepcopy(base)

@@ -22,6 +22,7 @@ A citation resolves when (evidence/README.md says why each is allowed):
   1. the path is a tracked file or folder (a glob: at least one matches);
   2. it names evidence/<gpu>/<name> and the study folders of that GPU hold <name>, or
      <name>.xz / <name>.gz: text older than evidence/<gpu>/studies/ cites studies there;
+     or <name> is a run, <name>.gz is tracked there: a run compressed after it was cited;
   3. a bare evidence file name: a tracked file of that name (or .xz/.gz) under evidence/;
   4. it is in git history at a commit that evidence/README.md names in a `git show
      <commit>:` line (development material and superseded runs live there). In a shallow
@@ -102,6 +103,8 @@ class Tree:
             return "tree"
         parts = path.rstrip("/").split("/")
         if len(parts) == 3 and parts[0] == "evidence":
+            if parts[2].endswith(".json") and path.rstrip("/") + ".gz" in self.files:
+                return "tree"   # a run committed compressed after the text cited it
             for suffix in COMPRESSED:
                 if self.present(f"evidence/{parts[1]}/studies/*/{parts[2]}{suffix}", self.files, set()):
                     return "tree"

@@ -6,8 +6,10 @@ Fails (exit 1, each finding printed) when, over the tracked files:
   - evidence/ holds more than EVIDENCE_BUDGET bytes, or the whole tree more than
     TREE_BUDGET;
   - a study file (evidence/<gpu>/studies/<kind>/...) over COMPRESS_ABOVE_BYTES is not
-    compressed (.xz or .gz);
-  - evidence/<gpu>/ holds anything but runs (<stamp>_<commit>.json, .partial.json),
+    compressed (.xz or .gz); a run over RUN_COMPRESS_ABOVE_BYTES is not compressed
+    (.json.gz, ci/tools/compress_run.sh), or a run is there in both forms;
+  - evidence/<gpu>/ holds anything but runs (<stamp>_<commit>.json, .partial.json, each
+    possibly .gz),
     accepted.txt, reference.txt and studies/; or evidence/ anything but README.md,
     SCHEMA.md and the GPUs' folders; or a study lies deeper than studies/<kind>/<file>;
   - reference.txt is not one line naming a complete run of its folder, or accepted.txt
@@ -27,7 +29,10 @@ MB = 1000 * 1000
 # Why these two numbers: evidence/README.md, "Budget".
 EVIDENCE_BUDGET = 15 * MB
 TREE_BUDGET = 20 * MB
-RUN_NAME = re.compile(r"^\d{8}T\d{6}Z_[0-9a-f]{7,40}(\.partial)?\.json$")
+RUN_NAME = re.compile(r"^\d{8}T\d{6}Z_[0-9a-f]{7,40}(\.partial)?\.json(\.gz)?$")
+# A run larger than this is committed gzip-compressed (evidence/README.md, "Compression"):
+# a complete reference run is about 4 MB of JSON and 0.5 MB compressed.
+RUN_COMPRESS_ABOVE_BYTES = 1 * MB
 GPU_FILES = ("accepted.txt", "reference.txt")
 TOP_FILES = ("README.md", "SCHEMA.md")
 
@@ -72,6 +77,14 @@ def check(root, files, evidence_budget, tree_budget):
             if not (RUN_NAME.match(parts[2]) or parts[2] in GPU_FILES):
                 bad.append(f"{f}: not a run, accepted.txt or reference.txt; a study goes in "
                            f"evidence/{parts[1]}/studies/<kind>/")
+            elif parts[2].endswith(".json"):
+                if f + ".gz" in files:
+                    bad.append(f"{f} and {parts[2]}.gz: one run in two forms; a run is stored in one "
+                               f"(the harness refuses both)")
+                elif size > RUN_COMPRESS_ABOVE_BYTES:
+                    bad.append(f"{f}: {size / MB:.2f} MB uncompressed; a run over "
+                               f"{RUN_COMPRESS_ABOVE_BYTES / MB:.0f} MB is committed compressed "
+                               f"(ci/tools/compress_run.sh {f})")
             continue
         if parts[2] != "studies" or len(parts) != 5:
             bad.append(f"{f}: below evidence/<gpu>/ only studies/<kind>/<file> (development material "
@@ -87,7 +100,7 @@ def check(root, files, evidence_budget, tree_budget):
             with open(os.path.join(root, ref), encoding="utf-8") as fh:
                 lines = fh.read().splitlines()
             name = lines[0].strip() if lines else ""
-            if len(lines) != 1 or not RUN_NAME.match(name) or name.endswith(".partial.json"):
+            if len(lines) != 1 or not RUN_NAME.match(name) or name.endswith((".partial.json", ".partial.json.gz")):
                 bad.append(f"{ref}: must be one line, the file name of a complete run of {d}/")
             elif f"{d}/{name}" not in files:
                 bad.append(f"{ref}: names {name}, which is not a tracked file of {d}/")

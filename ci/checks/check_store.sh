@@ -2,7 +2,7 @@
 # The evidence store (`make test`): first the two checkers on made-up trees (each must fail
 # on the fault planted there and pass once it is mended), then on this repository:
 #   check_store.py  evidence/ and the tracked tree within budget, the layout of
-#                   evidence/README.md, large studies compressed, reference.txt one run
+#                   evidence/README.md, large studies and runs compressed, reference.txt one run
 #   check_links.py  every evidence/ and phases/ path the text cites still resolves
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -90,6 +90,35 @@ echo 20260109T000000Z_fffffff.json >> "$repo/evidence/g1/accepted.txt"; commit p
 expect "store: accepted.txt names a missing run" 1 "accepted.txt: names 20260109T000000Z_fffffff.json" store
 git -C "$repo" checkout -q HEAD~1 -- evidence/g1/accepted.txt; commit mended
 expect "store: mended" 0 "0 finding" store
+
+# runs over 1 MB are committed compressed (ci/tools/compress_run.sh): an uncompressed one
+# is refused; compressed it passes, named so in accepted.txt and reference.txt, and a
+# citation of its plain name resolves; a run in both forms is refused
+big=20260103T000000Z_ccccccc.json
+{ echo '{"results": ['; for i in $(seq 1 40000); do echo "  {\"median_us\": $i.25},"; done; echo ' {}]}'; } > "$repo/evidence/g1/$big"
+echo "$big" >> "$repo/evidence/g1/accepted.txt"; echo "$big" > "$repo/evidence/g1/reference.txt"
+echo "The large run: \`evidence/g1/$big\`, by name \`$big\`." >> "$repo/README.md"; commit planted
+expect "store: a run over 1 MB uncompressed" 1 "$big: .* uncompressed; a run over 1 MB" store
+cp "$repo/evidence/g1/$big" "$tmp/big.json"
+expect "compress_run: compresses and checks" 0 "$big.gz" bash "$here/../tools/compress_run.sh" "$repo/evidence/g1/$big"
+[ ! -e "$repo/evidence/g1/$big" ] || note "compress_run: left the plain file beside the compressed one"
+gzip -dc "$repo/evidence/g1/$big.gz" | cmp -s - "$tmp/big.json" || note "compress_run: the bytes changed"
+mkdir -p "$tmp/det"; cp "$tmp/big.json" "$tmp/det/$big"; touch -d '2001-01-01' "$tmp/det/$big"
+bash "$here/../tools/compress_run.sh" "$tmp/det/$big" > /dev/null 2>&1
+cmp -s "$tmp/det/$big.gz" "$repo/evidence/g1/$big.gz" || note "compress_run: not deterministic (another place and time gave other bytes)"
+cp "$tmp/big.json" "$tmp/det/$big"
+expect "compress_run: refuses a run compressed already" 2 "exists already" bash "$here/../tools/compress_run.sh" "$tmp/det/$big"
+cp "$tmp/big.json" "$tmp/det/ab_study_20260101T000000Z.json"
+expect "compress_run: refuses what is not a run" 2 "not a run" bash "$here/../tools/compress_run.sh" "$tmp/det/ab_study_20260101T000000Z.json"
+commit mended
+expect "store: the run compressed, named in the lists by its old name" 1 "names $big, which is not a tracked file" store
+sed -i "s/^$big\$/$big.gz/" "$repo/evidence/g1/accepted.txt" "$repo/evidence/g1/reference.txt"; commit mended
+expect "store: the run compressed and named" 0 "0 finding" store
+expect "links: the plain name of a compressed run resolves" 0 "0 broken" links
+cp "$tmp/big.json" "$repo/evidence/g1/$big"; commit planted
+expect "store: a run in both forms" 1 "$big and $big.gz: one run in two forms" store
+git -C "$repo" rm -q "evidence/g1/$big"; commit mended
+expect "store: mended again" 0 "0 finding" store
 
 [ "$fail" = 0 ] && echo "check_store.sh: $cases cases passed"
 [ "$fail" = 0 ] || exit 1

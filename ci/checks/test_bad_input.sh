@@ -42,7 +42,7 @@ absent() { if [ -e "$1" ] || [ -L "$1" ]; then echo "test_bad_input: $2 left $1"
 acc_dir=evidence/nvidia-h100-80gb-hbm3
 acc="$acc_dir/$(head -1 "$acc_dir/accepted.txt")"
 gpu=$(basename "$acc_dir")
-name=$(basename "$acc")
+name=$(basename "$acc" .gz)   # bad_evidence.py writes its copies plain
 
 # ---- edited evidence, through every consumer ------------------------------------------------
 python3 ci/checks/bad_evidence.py "$acc" "$tmp/ev" "$canary" > "$tmp/manifest" || exit 2
@@ -65,8 +65,8 @@ done < "$tmp/manifest"
 # ---- names reaching gnuplot ---------------------------------------------------------------------
 mkdir -p "$tmp/gq/$gpu"
 python3 - "$acc" "$tmp/gq/$gpu/$name" "$canary" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1], "rt") if sys.argv[1].endswith(".gz") else open(sys.argv[1]))
 d["context"]["gpu"]["name"] = 'H100 `touch ' + sys.argv[3] + '/PWNED` "q" \\ @x'
 json.dump(d, open(sys.argv[2], "w"), indent=1)
 PY
@@ -87,7 +87,7 @@ expect 2 "baseline: .* is not a safe name" -- gate "$acc" --config "$tmp/gate.js
 
 # ---- partial inside a normally named file ------------------------------------------------------
 mkdir -p "$tmp/pa/$gpu"
-sed 's/"partial": false/"partial": true/' "$acc" > "$tmp/pa/$gpu/$name"
+gzip -dcf "$acc" | sed 's/"partial": false/"partial": true/' > "$tmp/pa/$gpu/$name"
 expect 2 "no evidence under .*partial runs are left out" -- show --evidence "$tmp/pa"
 expect 0 "evidence: .*\(partial" -- show "$tmp/pa/$gpu/$name"
 expect 2 "partial" -- gate "$tmp/pa/$gpu/$name"

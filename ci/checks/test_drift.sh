@@ -22,19 +22,20 @@ if [ -z "$drift" ]; then drift=$tmp/drift; bash ci/checks/drift_runs.sh "$bin" "
 [ -f "$drift/index.txt" ] || note "$drift/index.txt: no drift results"
 while read -r gpu run _; do
   n=$((n + 1))
-  slower=$(python3 -c "import json; d=json.load(open('$drift/$gpu/$run')); print(d['drift']['slower'] if d.get('drift') else 'none')" 2>/dev/null)
-  [ "$slower" = 0 ] || note "evidence/$gpu/$run: drift gate found $slower rows slower than its set (or did not run): $(grep -E 'slower|drift gate' "$drift/$gpu/${run%.json}.txt" | head -3)"
+  stem=${run%.gz}; stem=${stem%.json}   # a run committed compressed: drift_runs.sh names by stem
+  slower=$(python3 -c "import json; d=json.load(open('$drift/$gpu/$stem.json')); print(d['drift']['slower'] if d.get('drift') else 'none')" 2>/dev/null)
+  [ "$slower" = 0 ] || note "evidence/$gpu/$run: drift gate found $slower rows slower than its set (or did not run): $(grep -E 'slower|drift gate' "$drift/$gpu/$stem.txt" | head -3)"
 done < "$drift/index.txt"
 
 slug=nvidia-h100-80gb-hbm3
 first=$(grep -v '^#' "evidence/$slug/accepted.txt" | grep . | head -1 | tr -d ' ')
 mkdir -p "$tmp/ev/$slug"
-cp evidence/$slug/accepted.txt evidence/$slug/2*.json "$tmp/ev/$slug/"
+cp evidence/$slug/accepted.txt evidence/$slug/2*.json* "$tmp/ev/$slug/"
 plant() {   # plant FACTOR OUT: the first accepted run, 06_tiling's headline samples x FACTOR
   python3 - "evidence/$slug/$first" "$1" "$2" <<'PY'
-import json, sys
+import gzip, json, sys
 src, f, dst = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-d = json.load(open(src))
+d = json.load(gzip.open(src, "rt") if src.endswith(".gz") else open(src))
 for r in d["results"]:
     s = r["shape"]
     if r["impl"] == "06_tiling" and (s["batch"], s["heads"], s["seq_q"], s["head_dim"]) == (1, 8, 512, 64) and "timing" in r:

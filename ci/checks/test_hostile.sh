@@ -46,13 +46,13 @@ still() {
 
 gpu=nvidia-h100-80gb-hbm3
 acc="evidence/$gpu/$(head -1 "evidence/$gpu/accepted.txt")"
-name=$(basename "$acc")
+name=$(basename "$acc" .gz)   # the cut copy below is plain
 # a small evidence root (the accepted run's headline rows alone) and a stand-in gnuplot that
 # draws nothing, so that the report's own rules are what takes the time
 ev="$tmp/ev"; mkdir -p "$ev/$gpu"; run="$ev/$gpu/$name"
 python3 - "$acc" "$run" <<'PY' || exit 2
-import json, sys
-d = json.load(open(sys.argv[1]))
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1], "rt") if sys.argv[1].endswith(".gz") else open(sys.argv[1]))
 d["results"] = [r for r in d["results"] if r["tag"] == "headline"]
 for k in ("input_checks", "profile"): d.pop(k, None)
 json.dump(d, open(sys.argv[2], "w"), indent=1)

@@ -70,9 +70,9 @@ g checkout -q --detach "$base"
 # ---- the recorded measurements ---------------------------------------------------------
 first=$(grep -v '^#' "evidence/$gpu/accepted.txt" | grep . | head -1 | tr -d ' ')
 python3 - "evidence/$gpu/$first" "$tmp" <<'PY'
-import json, random, sys
+import gzip, json, random, sys
 src, tmp = sys.argv[1], sys.argv[2]
-d = json.load(open(src))
+d = json.load(gzip.open(src, "rt") if src.endswith(".gz") else open(src))
 json.dump(d, open(f"{tmp}/run_ok.json", "w"))
 for r in d["results"]:   # 06_tiling at the headline 30% slower, its baseline untouched
     s = r["shape"]

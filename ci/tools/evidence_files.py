@@ -1,8 +1,10 @@
-"""Where the evidence store keeps each kind of study, and how a study file is read and
-written (evidence/README.md says the layout). One module, so that every study tool finds
+"""Where the evidence store keeps its runs and each kind of study, and how such a file is
+read and written (evidence/README.md says the layout). One module, so that every tool finds
 the same files and opens a compressed one the same way.
 
-    evidence/<gpu>/<stamp>_<commit>.json          runs (read by the C harness: never compressed)
+    evidence/<gpu>/<stamp>_<commit>.json          runs; <stamp>_<commit>.json.gz when over
+                                                  1 MB (ci/tools/compress_run.sh: gzip, which
+                                                  the C harness reads as well)
     evidence/<gpu>/studies/<kind>/<name>.json     a study; <name>.json.xz or .json.gz when
                                                   compressed (a large one: samples compress
                                                   well, and only Python reads studies)
@@ -12,6 +14,7 @@ import gzip
 import json
 import lzma
 import os
+import re
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -29,6 +32,36 @@ SUFFIXES = (".json", ".json.xz", ".json.gz")
 XZ_PRESET = 9 | lzma.PRESET_EXTREME
 # A study file larger than this is stored compressed (ci/checks/check_store.py checks it).
 COMPRESS_ABOVE_BYTES = 100 * 1024
+
+
+RUN_NAME = re.compile(r"^\d{8}T\d{6}Z.*\.json(\.gz)?$")
+RUN_SUFFIXES = (".json.gz", ".json")
+
+
+def is_run(path):
+    """A run file's name: its UTC stamp first, .json or .json.gz last (the harness's rule,
+    harness/core/names.c)."""
+    return bool(RUN_NAME.match(os.path.basename(path)))
+
+
+def is_partial_run(path):
+    return path.endswith((".partial.json", ".partial.json.gz"))
+
+
+def run_files(gpu_dir, include_partial=False):
+    """The run files of one evidence/<gpu>/ folder, plain or compressed, sorted by name
+    (so by time); partial ones only when asked."""
+    names = sorted(n for n in os.listdir(gpu_dir) if is_run(n) and os.path.isfile(os.path.join(gpu_dir, n)))
+    return [os.path.join(gpu_dir, n) for n in names if include_partial or not is_partial_run(n)]
+
+
+def run_stem(path):
+    """A run's name without .json or .json.gz: the same for both forms."""
+    base = os.path.basename(path)
+    for s in RUN_SUFFIXES:
+        if base.endswith(s):
+            return base[: -len(s)]
+    return base
 
 
 def study_dir(evidence_root, slug, kind):
@@ -63,7 +96,7 @@ def gpu_of(path):
 
 
 def open_text(path):
-    """A study file opened for reading as text, decompressed by its suffix."""
+    """A study or run file opened for reading as text, decompressed by its suffix."""
     if path.endswith(".xz"):
         return lzma.open(path, "rt", encoding="utf-8")
     if path.endswith(".gz"):

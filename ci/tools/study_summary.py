@@ -184,15 +184,13 @@ def drift_results(binary, drift_dir):
             raise SystemExit(f"study_summary: {index} does not exist (ci/checks/drift_runs.sh writes it)")
         for line in open(index):
             gpu, run, _ = line.split()
-            j = os.path.join(drift_dir, gpu, run)
+            j = os.path.join(drift_dir, gpu, ev.run_stem(run) + ".json")
             if os.path.exists(j):
                 yield gpu, json.load(open(j))
         return
     with tempfile.TemporaryDirectory() as tmp:
         for acc in sorted(glob.glob(os.path.join(ROOT, "evidence", "*", "accepted.txt"))):
-            for run in sorted(glob.glob(os.path.join(os.path.dirname(acc), "2*.json"))):
-                if run.endswith(".partial.json"):
-                    continue
+            for run in ev.run_files(os.path.dirname(acc)):   # plain or compressed, not partial
                 j = os.path.join(tmp, "g.json")
                 subprocess.run([binary, "gate", run, "--against", "accepted", "--json", j],
                                capture_output=True, text=True, cwd=ROOT)

@@ -6,8 +6,9 @@ with itself as the reader requires), so an input is a few tens of kilobytes (a m
 860 kB run costs a parse the fuzzer would rather spend on mutations). Written with the
 harness's own format (one-space indent, members in order).
 
-usage: make_seeds.py OUTDIR RUN.json...
+usage: make_seeds.py OUTDIR RUN.json|RUN.json.gz...   (a seed is plain JSON either way)
 """
+import gzip
 import json
 import os
 import sys
@@ -93,9 +94,10 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     for path in sys.argv[2:]:
-        with open(path) as f:
+        packed = path.endswith(".gz")
+        with (gzip.open(path, "rt", encoding="utf-8") if packed else open(path)) as f:
             doc = json.load(f)
-        seed = os.path.join(out, "seed_" + os.path.basename(path))
+        seed = os.path.join(out, "seed_" + os.path.basename(path[:-3] if packed else path))
         with open(seed, "w") as f:
             json.dump(cut(doc), f, indent=1)
             f.write("\n")
