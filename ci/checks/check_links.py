@@ -14,7 +14,8 @@ citation:
     harness's own evidence/ stage; code builds phases/ paths of its own, so those are not
     citations);
   - in markdown, a backquoted evidence file name on its own, `<stamp>_<commit>.json`,
-    `sanitize_<stamp>.json` (anything with a yyyymmddThhmmssZ stamp ending in .json).
+    `sanitize_<stamp>.json` (anything with a yyyymmddThhmmssZ stamp ending in .json,
+    .json.gz or .json.xz).
 A path with a placeholder or a shell or format variable in it (<gpu>, $slug, %s, {x}) is
 a pattern in prose, not a file, and is passed over; one with * ? [ ] must match a file.
 
@@ -36,7 +37,7 @@ import re
 import subprocess
 import sys
 
-STAMP_NAME = re.compile(r"^[A-Za-z0-9_.-]*\d{8}T\d{6}Z[A-Za-z0-9_.-]*\.json$")
+STAMP_NAME = re.compile(r"^[A-Za-z0-9_.-]*\d{8}T\d{6}Z[A-Za-z0-9_.-]*\.json(\.gz|\.xz)?$")
 PATH_TOKEN = re.compile(r"(?<![A-Za-z0-9_./-])((?:evidence|phases)/[A-Za-z0-9_.*?\[\]/<>{}$%-]*)")
 MD_LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 BACKQUOTED = re.compile(r"`([^`\n]+)`")

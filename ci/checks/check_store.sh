@@ -49,6 +49,7 @@ expect "store: the made-up store is in layout" 0 "0 finding" store
 # history path once the README no longer names the commit, a rung's file
 for planted in 'A run: `evidence/g1/20260103T000000Z_ccccccc.json`.' \
                'By name: `sanitize_20260101T000000Z.json`.' \
+               'A compressed run by name: `20260109T000000Z_ddddddd.json.gz`.' \
                'Glob: `evidence/g1/studies/ab/ab_planted_*.json`.' \
                'A rung: [source](phases/01_x/kernel.cu).'; do
   cp "$repo/README.md" "$tmp/README.md"

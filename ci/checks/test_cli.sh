@@ -46,9 +46,9 @@ expect 2 "records no progress" -- run --resume "$d/partial.json"
 # a compressed run is read, never rewritten: resume and profile want its plain form
 gzip -n -c "$d/partial.json" > "$tmp/20260101T000000Z_aaaaaaa.partial.json.gz"
 expect 2 "a compressed run; resume its plain form" -- run --resume "$tmp/20260101T000000Z_aaaaaaa.partial.json.gz"
-gzip -n -c "$d/ref.json" > "$tmp/20260101T000000Z_aaaaaaa.json.gz"
-expect 2 "a compressed run; profile into its plain form" -- profile --into "$tmp/20260101T000000Z_aaaaaaa.json.gz"
-expect 0 "20260101T000000Z_aaaaaaa.json.gz" -- show "$tmp/20260101T000000Z_aaaaaaa.json.gz"
+mkdir -p "$tmp/nvidia-test-gpu"; gzip -n -c "$d/ref.json" > "$tmp/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json.gz"
+expect 2 "a compressed run; profile into its plain form" -- profile --into "$tmp/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json.gz"
+expect 0 "20260101T000000Z_aaaaaaa.json.gz" -- show "$tmp/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json.gz"
 
 # accepted: one lookup of accepted.txt for gate, report and the workflow's scripts
 mkdir -p "$tmp/acc/gpu-a" "$tmp/acc/gpu-b" "$tmp/acc/gpu-c"
@@ -66,10 +66,10 @@ expect 2 "unexpected argument 'extra'" -- accepted gpu-a extra
 # the gate refuses it, except for a study of the gate itself (--study)
 acc_run=$("$bin" accepted nvidia-h100-80gb-hbm3)
 mkdir -p "$tmp/pl/nvidia-h100-80gb-hbm3"
-sed 's/"context": {/"context": { "planted_slowdown": "06_tiling:500",/' "$acc_run" \
-  > "$tmp/pl/nvidia-h100-80gb-hbm3/$(basename "$acc_run")"
-expect 2 "made with a planted slowdown 06_tiling:500" -- gate "$tmp/pl/nvidia-h100-80gb-hbm3/$(basename "$acc_run")"
-expect 0 "gated for a study" -- gate --study "$tmp/pl/nvidia-h100-80gb-hbm3/$(basename "$acc_run")"
+pl_run=$tmp/pl/nvidia-h100-80gb-hbm3/$(basename "$acc_run" .gz)   # the edited copy is plain
+gzip -dcf "$acc_run" | sed 's/"context": {/"context": { "planted_slowdown": "06_tiling:500",/' > "$pl_run"
+expect 2 "made with a planted slowdown 06_tiling:500" -- gate "$pl_run"
+expect 0 "gated for a study" -- gate --study "$pl_run"
 expect 2 "cannot read the build directory" -- list --build "$tmp/missing"
 
 # A corrupt or truncated evidence file: named, exit 2.
