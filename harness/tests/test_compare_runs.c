@@ -204,8 +204,8 @@ static void cost_of_each_run(void **st)
     (void)st;
     compare_opts o = { 0 };
     int regressed;
-    char *text = compare_text("evidence/nvidia-h100-80gb-hbm3/20261122T113359Z_e46f08b.json",
-                              "evidence/nvidia-h100-80gb-hbm3/20261123T082246Z_27d5592.json", &o, &regressed);
+    char *text = compare_text("evidence/nvidia-h100-80gb-hbm3/20261122T113359Z_e46f08b.json.gz",
+                              "evidence/nvidia-h100-80gb-hbm3/20261123T082246Z_27d5592.json.gz", &o, &regressed);
     assert_non_null(strstr(text, "Cost of the runs: A not recorded; B 66.02 s wall, 12.57 s of timed GPU "
                                  "work (216 measurements)."));
     free(text);

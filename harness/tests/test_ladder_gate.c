@@ -14,7 +14,7 @@
 #include "gate/config.h"
 #include "gate/evaluate.h"
 
-#define ACCEPTED "evidence/nvidia-h100-80gb-hbm3/20261122T113359Z_e46f08b.json"
+#define ACCEPTED "evidence/nvidia-h100-80gb-hbm3/20261122T113359Z_e46f08b.json.gz"
 
 static json_t *load_accepted(void)
 {
