@@ -16,6 +16,7 @@
 #include "attn_reference.h"
 #include "commands.h"
 #include "core/args.h"
+#include "core/files.h"
 #include "core/rng.h"
 #include "core/shapes.h"
 #include "core/stats.h"
@@ -152,6 +153,13 @@ static int parse(int argc, char **argv, ab_opts *o)
             fprintf(stderr, "attnladder ab: unknown option '%s'; see --help\n", a);
             return -1;
         }
+    }
+    /* --out is written whole over what is there: never over the judged file or into a build */
+    const char *inputs[] = { o->judge, o->base_dir, o->head_dir };
+    char err[1024];
+    if (o->out && files_output_file("--out", o->out, inputs, 3, err, sizeof err)) {
+        fprintf(stderr, "attnladder ab: %s\n", err);
+        return -1;
     }
     if (o->judge) {
         if (o->base_dir || o->head_dir || o->n_shapes || o->list_paths || o->names) {

@@ -120,6 +120,7 @@ expect 2 "--out '/dev/null': not a regular file" -- compare "$run" "$small" --ou
 expect 2 "--json '/dev/null': not a regular file" -- gate "$run" --json /dev/null
 expect 2 "--out '.*': a directory" -- compare "$run" "$small" --out "$tmp/theirs"
 expect 2 "--out '': give a file" -- compare "$run" "$small" --out ''
+expect 2 "--out '.*' is the input" -- ab --judge "$tmp/run-copy.json" --out "$tmp/run-copy.json"
 expect 0 "" -- compare "$run" "$small" --out "$tmp/compare.md"
 expect 0 "" -- gate "$run" --json "$tmp/gate.json"
 

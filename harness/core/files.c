@@ -486,8 +486,8 @@ int files_output_file(const char *opt, const char *path_in, const char *const *i
     }
     for (size_t i = 0; i < n; i++)
         if (inputs[i] && inputs[i][0] && files_overlap(path_in, inputs[i])) {
-            snprintf(err, errlen, "%s '%s' is the input '%s' (or holds it): writing it would replace "
-                     "what is read", opt, path, files_shown(inputs[i], shown_input));
+            snprintf(err, errlen, "%s '%s' is the input '%s' or lies inside it: writing it would "
+                     "replace or add to what is read", opt, path, files_shown(inputs[i], shown_input));
             return -1;
         }
     return 0;
