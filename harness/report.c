@@ -145,9 +145,21 @@ static int apart_from_inputs(const char *opt, const char *dir, const char *const
  * is replaced whole): an existing file, a link (whose target the swap would not replace
  * but whose name it would), or a directory of other files is refused before anything is
  * written or renamed. --check only reads --out. */
+/* The pages and plots build their paths and links from these in fixed buffers of a few
+ * KiB (report/): a longer one is refused here, never cut there into another path. */
+#define REPORT_MAX_PATH 1024
+
 static int check_dirs(const char *root, const char *phases, const char *config, const char *out,
                       const char *keep, int check)
 {
+    const char *const given[][2] = { { "--evidence", root }, { "--phases", phases }, { "--config", config },
+                                     { "--out", out }, { "--keep-scripts", keep } };
+    for (size_t i = 0; i < sizeof given / sizeof given[0]; i++)
+        if (given[i][1] && strlen(given[i][1]) > REPORT_MAX_PATH) {
+            fprintf(stderr, "attnladder report: %s: %zu bytes long, longer than the %d a report's paths may be\n",
+                    given[i][0], strlen(given[i][1]), REPORT_MAX_PATH);
+            return -1;
+        }
     if (need_dir("--evidence", root) || need_dir("--phases", phases)) return -1;
     struct stat st;
     if (!out[0]) {

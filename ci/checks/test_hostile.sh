@@ -98,9 +98,12 @@ expect 0 "report: .*r1/README.md" -- report --evidence "$ev" --gnuplot "$tmp/gp"
 still "$tmp/theirs" "report replacing a report that held a link"
 # a long --out is written where it says or refused, never cut into another path
 long="$tmp/$(printf 'd%.0s' $(seq 200))/$(printf 'e%.0s' $(seq 200))/$(printf 'f%.0s' $(seq 200))"
+long900=${long:0:900}
 long="$long/$long"; long=${long:0:2450}
-if probe 0 "report: " -- report --evidence "$ev" --gnuplot "$tmp/gp" --out "$long"; then
-  [ -f "$long/README.md" ] || { echo "test_hostile: report --out (2450 characters) wrote elsewhere" >&2; fail=1; }
+expect 2 "--out: [0-9]+ bytes long, longer than the 1024" -- report --evidence "$ev" --gnuplot "$tmp/gp" --out "$long"
+[ ! -e "$tmp/$(printf 'd%.0s' $(seq 200))" ] || { echo "test_hostile: a refused long --out wrote something" >&2; fail=1; }
+if probe 0 "report: " -- report --evidence "$ev" --gnuplot "$tmp/gp" --out "$long900"; then
+  [ -f "$long900/README.md" ] || { echo "test_hostile: report --out (900 characters) wrote elsewhere" >&2; fail=1; }
 fi
 # gate --json and compare --out never over a run, the config, a device or a link
 mkdir -p "$tmp/g/$gpu"; cp "$small" "$tmp/g/$gpu/"; run="$tmp/g/$gpu/$name"
