@@ -125,7 +125,10 @@ expect 2 "--out '.*': a directory" -- compare "$run" "$small" --out "$tmp/theirs
 expect 2 "--out '': give a file" -- compare "$run" "$small" --out ''
 expect 2 "--out '.*' is the input" -- ab --judge "$tmp/run-copy.json" --out "$tmp/run-copy.json"
 expect 0 "" -- compare "$run" "$small" --out "$tmp/compare.md"
-expect 0 "" -- gate "$run" --json "$tmp/gate.json"
+tried=$((tried + 1))   # a new --json is written whatever the verdict (exit 0 or 1)
+"$bin" gate "$run" --json "$tmp/gate.json" > /dev/null 2>&1; got=$?
+if { [ "$got" = 0 ] || [ "$got" = 1 ]; } && [ -s "$tmp/gate.json" ]; then correct=$((correct + 1))
+else echo "test_hostile: gate --json to a new file: exit $got, $(ls "$tmp/gate.json" 2>&1)" >&2; fail=1; fi
 
 # ---- memory: many long names in one plot (a fixed plot-list buffer overflowed here) ----------
 python3 - "$small" "$tmp/many-impls/$gpu/$name" <<'PY' || exit 2
