@@ -69,7 +69,11 @@ mkdir -p "$tmp/pl/nvidia-h100-80gb-hbm3"
 pl_run=$tmp/pl/nvidia-h100-80gb-hbm3/$(basename "$acc_run" .gz)   # the edited copy is plain
 gzip -dcf "$acc_run" | sed 's/"context": {/"context": { "planted_slowdown": "06_tiling:500",/' > "$pl_run"
 expect 2 "made with a planted slowdown 06_tiling:500" -- gate "$pl_run"
-expect 0 "gated for a study" -- gate --study "$pl_run"
+# judged, not refused: exit 0 or 1 by the bounds of ci/gate.json, never 2 (bad input)
+n=$((n + 1)); out=$("$bin" gate --study "$pl_run" 2>&1); got=$?
+if [ "$got" = 2 ] || [ "$got" -gt 2 ] || ! grep -q "gated for a study" <<<"$out"; then
+  echo "test_cli: 'gate --study PLANTED': expected exit 0 or 1 and /gated for a study/, got exit $got" >&2; fail=1
+fi
 expect 2 "cannot read the build directory" -- list --build "$tmp/missing"
 
 # A corrupt or truncated evidence file: named, exit 2.
