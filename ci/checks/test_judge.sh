@@ -68,7 +68,9 @@ commit "06 edited, manifest rewritten"
 g checkout -q --detach "$base"
 
 # ---- the recorded measurements ---------------------------------------------------------
-first=$(grep -v '^#' "evidence/$gpu/accepted.txt" | grep . | head -1 | tr -d ' ')
+# the GPU's reference run: it holds every rung ci/gate.json bounds (an older accepted run may
+# hold a former rung and fail the ladder gate for that alone)
+first=$(grep -v '^#' "evidence/$gpu/reference.txt" | grep . | head -1 | tr -d ' ')
 python3 - "evidence/$gpu/$first" "$tmp" <<'PY'
 import gzip, json, random, sys
 src, tmp = sys.argv[1], sys.argv[2]
