@@ -16,7 +16,7 @@ pair (A, B):
   python3 ci/checks/test_one_rule.py [--bin build/attnladder]
 Exit 0 when every pair agrees, 1 with each disagreement named.
 """
-import argparse, json, os, re, shutil, subprocess, sys, tempfile
+import argparse, gzip, json, os, re, shutil, subprocess, sys, tempfile
 
 VERDICTS = {"regressed", "improved", "inconclusive", "unchanged", "slower", "faster", "unsure", "within"}
 BLOCKING = {"regressed", "slower"}
@@ -99,9 +99,11 @@ def main():
             if not os.path.isfile(acc):
                 continue
             a = run_lines(acc)[0]
-            runs = sorted(f for f in os.listdir(d) if re.match(r"^\d{8}T\d{6}Z.*\.json$", f) and ".partial." not in f)
+            runs = sorted(f for f in os.listdir(d) if re.match(r"^\d{8}T\d{6}Z.*\.json(\.gz)?$", f) and ".partial." not in f)
             newest = runs[-1]
-            gpu = json.load(open(os.path.join(d, newest)))["context"]["gpu"]["name"]
+            newest_path = os.path.join(d, newest)   # runs are committed plain or gzip-compressed
+            with (gzip.open(newest_path, "rt") if newest.endswith(".gz") else open(newest_path)) as f:
+                gpu = json.load(f)["context"]["gpu"]["name"]
             ref_txt = os.path.join(d, "reference.txt")
             if os.path.isfile(ref_txt):
                 checks.append((slug, gpu, a, run_lines(ref_txt)[0], "reports/README.md"))
