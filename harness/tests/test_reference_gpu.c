@@ -68,6 +68,21 @@ static void reduce_matches_compare_output(void **st)
     compare_result again = ref_gpu_reduce(p, ATTN_REFERENCE_GPU_PARTIALS, 64, b);
     assert_memory_equal(&again.rel_l2, &got.rel_l2, sizeof got.rel_l2);
 
+    /* A tie for the worst: the same error at two elements, the lower index in a later
+     * partial. compare_output names the first; the order partials are merged in must not
+     * change that. */
+    size_t lo = THREADS + 3, hi = (size_t)ATTN_REFERENCE_GPU_PARTIALS * THREADS + 3;
+    assert_true(hi < n);
+    ref[lo] = ref[hi] = 0.25;
+    out[lo] = out[hi] = half_from_float(0.25f + 0.008f);
+    want = compare_output(&s, out, NULL, n / 64, ref, b);
+    partials_of(out, ref, n, p);
+    got = ref_gpu_reduce(p, ATTN_REFERENCE_GPU_PARTIALS, 64, b);
+    assert_true(got.max_abs == want.max_abs);
+    assert_int_equal(want.worst_row, lo / 64);
+    assert_int_equal(got.worst_row, want.worst_row);
+    assert_int_equal(got.worst_col, want.worst_col);
+
     out[5] = 0xffff;   /* the poison: an element never written */
     partials_of(out, ref, n, p);
     got = ref_gpu_reduce(p, ATTN_REFERENCE_GPU_PARTIALS, 64, b);
