@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/files.h"
 
 static int line_int(const char *line, const char *after_word, long *v)
 {
@@ -178,24 +179,6 @@ static json_t *report_kernel(const json_t *report, const char *name)
     return NULL;
 }
 
-static void *read_whole(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    unsigned char *buf = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long size = ftell(f);
-        if (size > 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size)) &&
-            fread(buf, 1, (size_t)size, f) != (size_t)size) {
-            free(buf);
-            buf = NULL;
-        }
-        *n = size > 0 ? (size_t)size : 0;
-    }
-    fclose(f);
-    return buf;
-}
-
 json_t *resources_loaded(const char *so_path, const char *arch, char *why, size_t len)
 {
     driver_fns drv;
@@ -205,7 +188,7 @@ json_t *resources_loaded(const char *so_path, const char *arch, char *why, size_
         return NULL;
     }
     size_t n = 0, off = 0, size = 0;
-    unsigned char *f = read_whole(so_path, &n);
+    unsigned char *f = (unsigned char *)files_read(so_path, &n);
     if (!f || fatbin_section(f, n, &off, &size)) {
         snprintf(why, len, "%s: no .nv_fatbin section", so_path);
         free(f);
