@@ -215,6 +215,10 @@ static void chunked_draw_is_thread_count_free(void **st)
     }
     assert_int_equal(same_first, INPUTS_CHUNK_ELEMS);
     assert_true(same_second < INPUTS_CHUNK_ELEMS / 100);
+    /* nor the first stream started again: a tensor repeating itself every chunk */
+    size_t repeats = 0;
+    for (size_t i = 0; i < INPUTS_CHUNK_ELEMS; i++) repeats += u.q[INPUTS_CHUNK_ELEMS + i] == u.q[i];
+    assert_true(repeats < INPUTS_CHUNK_ELEMS / 100);
     inputs_free(&u);
     inputs_free(&one);
     inputs_free(&many);
