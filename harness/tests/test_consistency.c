@@ -102,6 +102,9 @@ static void verdict_against_bounds(void **st)
     d = json_deep_copy(g_run);
     json_object_set_new(row(d, "correctness"), "checked", json_integer(0));
     expect_refused(d, "true with nothing checked");
+    d = json_deep_copy(g_run);   /* a pass the check after timing contradicts */
+    json_object_set_new(row(d, "correctness"), "after_timing", json_pack("{s:b}", "pass", 0));
+    expect_refused(d, "though the check after timing failed");
 }
 
 static void summaries_against_samples(void **st)
@@ -154,6 +157,15 @@ static void method_in_range(void **st)
     json_t *d = json_deep_copy(g_run);
     json_object_set_new(at(d, "method"), "min_samples", json_integer(500));
     expect_refused(d, "method.min_samples: 500 exceeds");
+    double bounds[] = { 0, -0.01, 1.5 };   /* a bound is in (0, 1] */
+    for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+        d = json_deep_copy(g_run);
+        json_object_set_new(at(d, "method.bounds"), "max_abs", json_real(bounds[i]));
+        expect_refused(d, "method.bounds.max_abs:");
+        d = json_deep_copy(g_run);
+        json_object_set_new(at(d, "method.bounds"), "rel_l2", json_real(bounds[i]));
+        expect_refused(d, "method.bounds.rel_l2:");
+    }
 }
 
 static void printed_fields_have_their_form(void **st)

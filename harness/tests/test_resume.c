@@ -96,6 +96,13 @@ static void refusals(void **st)
     json_t *dirty = json_pack("{s:s, s:b}", "commit", "abc1234def", "dirty", 1);
     assert_int_equal(resume_refuse(p, gpu, dirty, impls, why, sizeof why), -1);
     assert_non_null(strstr(why, "dirty"));
+    /* a dirty build is not continued even from a run of the same dirty build: the
+     * uncommitted source may have changed between the two */
+    json_t *git_then = json_object_get(json_object_get(p, "context"), "git");
+    json_object_set_new(git_then, "dirty", json_true());
+    assert_int_equal(resume_refuse(p, gpu, dirty, impls, why, sizeof why), -1);
+    assert_non_null(strstr(why, "same clean build"));
+    json_object_set_new(git_then, "dirty", json_false());
     json_decref(dirty);
 
     json_t *fewer = json_pack("[s, s]", "sdpa_cudnn", "launch_floor");
