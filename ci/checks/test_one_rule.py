@@ -16,7 +16,10 @@ pair (A, B):
   python3 ci/checks/test_one_rule.py [--bin build/attnladder]
 Exit 0 when every pair agrees, 1 with each disagreement named.
 """
-import argparse, gzip, json, os, re, shutil, subprocess, sys, tempfile
+import argparse, json, os, re, shutil, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+import evidence_files  # noqa: E402  (finds and opens the runs as every evidence tool does)
 
 VERDICTS = {"regressed", "improved", "inconclusive", "unchanged", "slower", "faster", "unsure", "within"}
 BLOCKING = {"regressed", "slower"}
@@ -99,11 +102,9 @@ def main():
             if not os.path.isfile(acc):
                 continue
             a = run_lines(acc)[0]
-            runs = sorted(f for f in os.listdir(d) if re.match(r"^\d{8}T\d{6}Z.*\.json(\.gz)?$", f) and ".partial." not in f)
-            newest = runs[-1]
-            newest_path = os.path.join(d, newest)   # runs are committed plain or gzip-compressed
-            with (gzip.open(newest_path, "rt") if newest.endswith(".gz") else open(newest_path)) as f:
-                gpu = json.load(f)["context"]["gpu"]["name"]
+            newest_path = evidence_files.run_files(d)[-1]   # plain or gzip-compressed, partial ones left out
+            newest = os.path.basename(newest_path)
+            gpu = evidence_files.load(newest_path)["context"]["gpu"]["name"]
             ref_txt = os.path.join(d, "reference.txt")
             if os.path.isfile(ref_txt):
                 checks.append((slug, gpu, a, run_lines(ref_txt)[0], "reports/README.md"))
