@@ -288,7 +288,9 @@ test-checks: $(TEST_CHECKS)
 
 check-unit: unit-tests
 check-kernels: kernel-checks
-check-asan:
+# the ASan build is a prerequisite here as for check-cli, so that -j$(TEST_JOBS) makes it
+# once: two recursive makes of it side by side would compile the same objects at once
+check-asan: asan-build
 	@$(MAKE) --no-print-directory asan-tests
 check-fuzz:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
