@@ -20,8 +20,8 @@ void code_path_of_note(const char *note, char *key, size_t len)
     for (size_t i = 0; s[i] && o + 1 < len;) {
         if (isdigit((unsigned char)s[i]) && (i == 0 || !attaches(s[i - 1]))) {
             size_t j = i;
-            while (isdigit((unsigned char)s[j]) || s[j] == '.') j++;
-            if (!attaches(s[j]) || s[j] == '.') {
+            while (isdigit((unsigned char)s[j]) || s[j] == '.') j++;   /* "1.25" and "3." whole */
+            if (!attaches(s[j])) {
                 key[o++] = '#';
                 i = j;
                 continue;
