@@ -83,6 +83,16 @@ static void bad_contents_are_refused(void **st)
     memcpy(longname, "20260101T000000Z_", 17);
     write_ref(longname);
     assert_int_equal(lookup(name, path, err), -1);
+    /* a NUL byte hides what follows it from a string reader: a second line behind one */
+    static const char hidden[] = "20260101T000000Z_aaaaaaa.json\n\0" "20260102T000000Z_bbbbbbb.json\n";
+    char p[256];
+    snprintf(p, sizeof p, "%s/reference.txt", g_dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(hidden, 1, sizeof hidden - 1, f), sizeof hidden - 1);
+    fclose(f);
+    assert_int_equal(lookup(name, path, err), -1);
+    assert_non_null(strstr(err, "reference.txt"));
 }
 
 int main(void)

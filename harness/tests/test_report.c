@@ -374,6 +374,7 @@ static void show_prints_reference_rows(void **st)
     assert_non_null(strstr(text, "nvidia-test-gpu/20260101T000000Z_aaaaaaa.json"));
     assert_null(strstr(text, "20260201T000000Z_bbbbbbb.json"));
     assert_non_null(strstr(text, "chosen: named by "));
+    assert_null(strchr(text, '`'));   /* the sentence's markdown quotes are not shown on a terminal */
     /* the headline rows, both modes, and no sweep row */
     assert_non_null(strstr(text, "\n06_tiling              1x8x512x64  "));
     assert_non_null(strstr(text, "\n06_tiling              1x8x512x64 causal"));
