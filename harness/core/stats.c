@@ -276,6 +276,26 @@ int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
     return rc;
 }
 
+/* The same sorted copies and type-7 medians as stats_ratio_ci's point estimate, so the
+ * two agree bit for bit. */
+int stats_median_ratio(const double *a, size_t na, const double *b, size_t nb, double *ratio)
+{
+    if (!a || !b || !ratio || na == 0 || nb == 0 || na > UINT32_MAX || nb > UINT32_MAX) return -1;
+    double *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
+    int rc = -1;
+    if (sa && sb) {
+        double mb = stats_percentile_sorted(sb, nb, 0.5);
+        if (mb != 0) {
+            double medians[2] = { stats_percentile_sorted(sa, na, 0.5), mb };
+            median_ratio(medians, ratio, NULL);
+            rc = 0;
+        }
+    }
+    free(sa);
+    free(sb);
+    return rc;
+}
+
 int stats_paired_ratio_ci(const double *a, const double *b, size_t n, size_t resamples,
                           uint64_t seed, double conf, double *ratio, double *lo, double *hi)
 {

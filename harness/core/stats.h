@@ -32,6 +32,11 @@ int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
                    size_t resamples, uint64_t seed, double conf,
                    double *ratio, double *lo, double *hi);
 
+/* The point of stats_ratio_ci alone, median(a) / median(b), without resampling (what a
+ * reader of the point only needs: the bootstrap is most of the cost). 0, or -1 when a set
+ * is empty or b's median is 0, where stats_ratio_ci refuses the same sets. */
+int stats_median_ratio(const double *a, size_t na, const double *b, size_t nb, double *ratio);
+
 /* Paired samples (a[i], b[i] measured back to back): the median of the quotients
  * a[i] / b[i] and its percentile-bootstrap CI, resampling pairs. 0, or -1 when n == 0, a
  * time is not finite and > 0, or on the bootstrap's bad arguments / allocation failure. */

@@ -36,8 +36,8 @@ static size_t set_ratios(const gate_config *c, const run_data *set, size_t n, co
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const run_result *r = run_find(&set[i], phase, shape);
-        double x, lo, hi;
-        if (r && r->timed && gate_result_ratio(c, &set[i], r, &x, &lo, &hi) == 0) ratios[k++] = x;
+        double x;
+        if (r && r->timed && gate_result_point_ratio(c, &set[i], r, &x) == 0) ratios[k++] = x;
     }
     return k;
 }

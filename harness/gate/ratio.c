@@ -20,3 +20,13 @@ int gate_result_ratio(const gate_config *c, const run_data *run, const run_resul
     return stats_ratio_ci(res->samples, res->n_samples, b->samples, b->n_samples,
                           run->resamples, run->stats_seed, run->ci_level, ratio, lo, hi);
 }
+
+int gate_result_point_ratio(const gate_config *c, const run_data *run, const run_result *res, double *ratio)
+{
+    if (!res->timed) return -1;
+    const run_result *b = run_find(run, c->baseline, &res->shape);
+    if (!b || !b->timed) return -1;
+    /* the bootstrap's own refusals, so that a run is left out exactly where it would be */
+    if (run->resamples == 0 || !(run->ci_level > 0 && run->ci_level < 1)) return -1;
+    return stats_median_ratio(res->samples, res->n_samples, b->samples, b->n_samples, ratio);
+}

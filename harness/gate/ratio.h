@@ -11,4 +11,9 @@
 int gate_result_ratio(const gate_config *c, const run_data *run, const run_result *res,
                       double *ratio, double *lo, double *hi);
 
+/* The same ratio without its CI (no bootstrap), for readers of the point only: the
+ * accepted set's centre and spread. 0 and the same ratio where gate_result_ratio returns 0,
+ * -1 where it returns -1. */
+int gate_result_point_ratio(const gate_config *c, const run_data *run, const run_result *res, double *ratio);
+
 #endif

@@ -81,9 +81,9 @@ static int settle(reg_row *w, const gate_config *c, const run_data *ref, const r
         return -1;
     /* the drift rule reads each run's ratio as the drift gate does, so a row judged here
      * and the same row of the drift gate see the same numbers */
-    double centre, lo, hi;
+    double centre;
     if (!is_phase(ref, w->impl) || !is_phase(now, w->impl) || !drift_judged_shape(c, &w->shape) ||
-        gate_result_ratio(c, ref, w->ref, &centre, &lo, &hi) ||
+        gate_result_point_ratio(c, ref, w->ref, &centre) ||
         gate_result_ratio(c, now, w->now, &w->ratio, &w->ratio_lo, &w->ratio_hi))
         return 0;
     drift_spread_ref(spread, &c->drift, w->impl, &w->shape, centre, &w->ref_drift);

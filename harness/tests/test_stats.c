@@ -138,6 +138,31 @@ static void ratio_properties(void **st)
     assert_true(fabs(r - 1 / 1.1) < 1e-12 && hi < 1.0);
 }
 
+/* The point ratio alone (no resampling: what the accepted set's spread reads) is the
+ * ratio stats_ratio_ci reports, bit for bit, and is refused where it is refused. */
+static void median_ratio_is_the_ci_point(void **st)
+{
+    (void)st;
+    enum { N = 201 };
+    double a[N], b[N], zero[5] = { 0, 0, 0, 1, 2 };
+    timing_like(a, N, 31);
+    timing_like(b, N, 32);
+    double r, lo, hi, p;
+    for (size_t na = 1; na <= N; na += 20)
+        for (size_t nb = 1; nb <= N; nb += 25) {
+            assert_int_equal(stats_ratio_ci(a, na, b, nb, 100, 3, 0.95, &r, &lo, &hi), 0);
+            p = NAN;
+            assert_int_equal(stats_median_ratio(a, na, b, nb, &p), 0);
+            assert_true(p == r);
+        }
+    assert_int_equal(stats_median_ratio(X, NX, Y, NY, &p), 0);
+    assert_true(fabs(p - 0.54878048780487809) < 1e-15);
+    assert_int_equal(stats_median_ratio(X, 0, Y, NY, &p), -1);
+    assert_int_equal(stats_median_ratio(X, NX, Y, 0, &p), -1);
+    assert_int_equal(stats_ratio_ci(X, NX, zero, 5, 100, 3, 0.95, &r, &lo, &hi), -1);
+    assert_int_equal(stats_median_ratio(X, NX, zero, 5, &p), -1);   /* b's median is 0 */
+}
+
 /* Paired samples: the median of the per-pair quotients, its CI resampling pairs. A
  * drift common to both sides (a clock step between pairs) cancels in every quotient,
  * so the CI is narrow where the independent ratio's is wide. */
@@ -318,6 +343,7 @@ int main(void)
         cmocka_unit_test(bootstrap_properties),
         cmocka_unit_test(bad_arguments_refused),
         cmocka_unit_test(ratio_properties),
+        cmocka_unit_test(median_ratio_is_the_ci_point),
         cmocka_unit_test(paired_ratio_properties),
         cmocka_unit_test(summary_fields),
         cmocka_unit_test(stop_rule_decisions),
