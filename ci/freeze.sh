@@ -18,7 +18,7 @@ set -u
 cd "$(dirname "$0")/.."
 CUDA=${CUDA:-/usr/local/cuda}
 NVCC=${NVCC:-$CUDA/bin/nvcc}
-INCLUDES="-Iharness -Iharness/include -Ikernels/reference -I$CUDA/include"
+INCLUDES="-Iharness -Iharness/include -Ikernels/reference -Iphases -I$CUDA/include"
 
 # The closure of one phase, one repo-relative path per line, sorted.
 closure() {

@@ -1,17 +1,16 @@
-// 10_cluster_latency: rung 09 with one idea for short problems: a query block's keys split
-// over the blocks of a thread-block cluster, each block loading its share at once and
-// taking its softmax in one pass, the partial results merged through distributed shared
-// memory inside the same launch. Where rung 09's grid would leave SMs idle (the headline,
-// 1x8x512x64: 64 query blocks of 64 rows for 132 SMs, each walking 4 key tiles in series)
-// the work is spread over every SM and the critical path is one block's share of the keys.
-// Every other shape runs rung 09's kernels, unchanged.
+// 10_latency: rung 09 with one idea for short problems, where its grids leave SMs idle:
+// the fixed cost of a launch cut. A query block of 64 rows is one warpgroup that loads its
+// whole key range at once (no producer warpgroup, no ring), takes the softmax in one pass
+// (no online rescale) and stores from registers; causal shapes of 3-4 key tiles split the
+// keys over a thread-block cluster of two such blocks, merged through distributed shared
+// memory in the same launch. Every other shape runs rung 09's kernels, unchanged.
 //
 // The files:
 //   09_tile_scheduling/attention.cu  rung 09 whole (frozen), in namespace rung09: its kernels,
 //                        its choice and its phase ABI, called for the shapes this rung passes on
 //   cluster_ptx.cuh      the cluster instructions: rank, the split barrier, remote stores
-//   latency_kernel.cuh   the latency kernel: loads, S, one-pass softmax, P V, the merge
-//   latency_choice.cuh   which shapes it takes, and the cluster size
+//   latency_kernel.cuh   the latency kernel: loads, S, one-pass softmax, P V, the merge, the store
+//   latency_choice.cuh   which shapes it takes, and which of them split over a cluster
 //   attention.cu         (this file) the phase ABI: init, run, fini
 #include <climits>
 #include <cmath>
@@ -20,7 +19,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
-#include <algorithm>
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_fp16.h>
@@ -68,62 +66,44 @@ char g_chosen[384] = "not initialised";
 const char *unsupported(const attn_shape *s) { return rung09::unsupported(s); }
 size_t workspace_bytes(const attn_shape *s) { return rung09::workspace_bytes(s); }
 
-// The latency kernel for this shape, or nullptr.
+// The latency kernel for head_dim d (64 or 128, which unsupported() admits) and its shared memory.
 const void *lat_fn(int d)
 {
-    static const bool poly = getenv("ATTN10_POLY") != nullptr;   // measuring only
-    if (poly)
-        return d == 64 ? reinterpret_cast<const void *>(&latency_attention<64, true>)
-             : d == 128 ? reinterpret_cast<const void *>(&latency_attention<128, true>) : nullptr;
-    return d == 64 ? reinterpret_cast<const void *>(&latency_attention<64, false>)
-         : d == 128 ? reinterpret_cast<const void *>(&latency_attention<128, false>) : nullptr;
+    return d == 64 ? reinterpret_cast<const void *>(&latency_attention<64>)
+                   : reinterpret_cast<const void *>(&latency_attention<128>);
 }
-int lat_smem(int d)
-{
-    const int need = d == 64 ? LatCfg<64>::SMEM : LatCfg<128>::SMEM;
-    static const bool one = getenv("ATTN10_ONE") != nullptr;   // measuring only: one block per SM
-    return one && need < 120 * 1024 ? 120 * 1024 : need;
-}
+int lat_smem(int d) { return d == 64 ? LatCfg<64>::SMEM : LatCfg<128>::SMEM; }
 
 // Sets up the latency path in st; false (g_cuda set, or not) when the device cannot run
 // it, and then rung 09 takes the shape.
-int init_latency(State &st, const attn_shape *s, int sms, int dev)
+int init_latency(State &st, const attn_shape *s, int sms)
 {
+    st.lc = lat_choose(s, sms);
+    if (!st.lc.take) return 0;
     const void *fn = lat_fn(s->head_dim);
     const int smem = lat_smem(s->head_dim);
     if ((g_cuda = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem)) != cudaSuccess)
         return ERR_L_CUDA;
-    st.lc = lat_choose(s, sms, 8);
-    if (const char *e = getenv("ATTN10_CLUSTER")) {   // measuring only ("cs,cq"): removed before the rung is frozen
-        int a = 0, b = 0;
-        if (st.lc.take && sscanf(e, "%d,%d", &a, &b) == 2 && (a == 1 || a == 2 || a == 4) && b >= 1 && a * b <= 16 &&
-            (s->seq_kv + LAT_KT - 1) / LAT_KT <= a * LAT_MAXT) {
-            st.lc.cs = a;
-            st.lc.cq = b;
-            st.lc.groups = ((s->seq_q + 63) / 64 + b - 1) / b;
+    if (st.lc.cs > 1) {
+        // The pairs must be placeable: the occupancy calculator says how many fit at once
+        // (none: rung 09 takes the shape).
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3((unsigned)(st.lc.qblocks * st.lc.cs), (unsigned)(s->batch * s->heads));
+        cfg.blockDim = dim3(128);
+        cfg.dynamicSmemBytes = (size_t)smem;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = (unsigned)st.lc.cs;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        int clusters = 0;
+        if ((g_cuda = cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg)) != cudaSuccess) return ERR_L_CUDA;
+        if (clusters < 1) {
+            st.lc.take = false;
+            return 0;
         }
-    }
-    if (!st.lc.take) return 0;
-    if (st.lc.cs * st.lc.cq > 8 &&
-        (g_cuda = cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)) != cudaSuccess)
-        return ERR_L_CUDA;
-    // The cluster must be placeable: the occupancy calculator says how many fit at once.
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)(st.lc.groups * st.lc.cs * st.lc.cq), (unsigned)(s->batch * s->heads));
-    cfg.blockDim = dim3(128);
-    cfg.dynamicSmemBytes = (size_t)smem;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)(st.lc.cs * st.lc.cq);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    int clusters = 0;
-    if ((g_cuda = cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg)) != cudaSuccess) return ERR_L_CUDA;
-    if (clusters < 1) {
-        st.lc.take = false;
-        return 0;
     }
     cudaDriverEntryPointQueryResult found;
     void *enc = nullptr;
@@ -137,14 +117,19 @@ int init_latency(State &st, const attn_shape *s, int sms, int dev)
     cudaFuncAttributes fa;
     if ((g_cuda = cudaFuncGetAttributes(&fa, fn)) != cudaSuccess) return ERR_L_CUDA;
     const int n_kt = (s->seq_kv + LAT_KT - 1) / LAT_KT;
-    snprintf(g_chosen, sizeof g_chosen,
-             "latency: 64-row query blocks, clusters of %d key splits x %d query blocks (K/V tiles multicast "
-             "to the query blocks), %d key tiles of %d, at most %d a CTA loaded at once, one-pass softmax, "
-             "merge through distributed shared memory; %ld CTAs of 128 threads, %d B shared memory, %d registers "
-             "(sm_90a code, wgmma), programmatic dependent launch",
-             st.lc.cs, st.lc.cq, n_kt, LAT_KT, LAT_MAXT, st.lc.groups * st.lc.cs * st.lc.cq * s->batch * s->heads,
-             smem, fa.numRegs);
-    (void)dev;
+    if (st.lc.cs == 1)
+        snprintf(g_chosen, sizeof g_chosen,
+                 "latency: 64-row query blocks, all %d key tile(s) of %d loaded at once, one-pass softmax, "
+                 "stored from registers; %ld CTAs of 128 threads, %d B shared memory, %d registers "
+                 "(sm_90a code, wgmma), programmatic dependent launch",
+                 n_kt, LAT_KT, st.lc.qblocks * s->batch * s->heads, smem, fa.numRegs);
+    else
+        snprintf(g_chosen, sizeof g_chosen,
+                 "latency-cluster: 64-row query blocks, the %d key tiles of %d split over clusters of 2 CTAs, "
+                 "each loaded at once, one-pass softmax, partials merged through distributed shared memory; "
+                 "%ld CTAs of 128 threads, %d B shared memory, %d registers (sm_90a code, wgmma), "
+                 "programmatic dependent launch",
+                 n_kt, LAT_KT, 2 * st.lc.qblocks * s->batch * s->heads, smem, fa.numRegs);
     return 0;
 }
 
@@ -159,7 +144,7 @@ int init(void **state, const attn_shape *s)
     if (!st) return rung09::ERR_ALLOC;
     st->shape = *s;
     int rc = rung09::check_sm90a(nullptr);
-    if (rc == 0) rc = init_latency(*st, s, sms, dev);
+    if (rc == 0) rc = init_latency(*st, s, sms);
     if (rc) {
         free(st);
         return rc;   // below 100: rung 09's code and its error_string
@@ -199,7 +184,7 @@ int run_latency(State &st, const attn_args *a)
     const attn_shape &s = st.shape;
     const void *ptr[3] = {a->q, a->k, a->v};
     const int rows[3] = {s.seq_q, s.seq_kv, s.seq_kv};
-    const int box[3] = {64, LAT_KT / st.lc.cq, LAT_KT / st.lc.cq};   // K/V: each block's slice of a tile
+    const int box[3] = {64, LAT_KT, LAT_KT};
     for (int i = 0; i < 3; ++i) {
         if (ptr[i] == st.mapped[i]) continue;
         if (reinterpret_cast<uintptr_t>(ptr[i]) % 16) return ERR_L_ALIGN;
@@ -216,33 +201,24 @@ int run_latency(State &st, const attn_args *a)
     p.seq_kv = s.seq_kv;
     p.causal = s.causal != 0;
     p.cs = st.lc.cs;
-    p.cq = st.lc.cq;
     p.scale_log2 = s.scale * rung09::LOG2E;
     p.o16 = reinterpret_cast<uintptr_t>(a->o) % 16 == 0;
     void *args[] = {&st.maps[0], &st.maps[1], &st.maps[2], &p};
     const long bh = (long)s.batch * s.heads;
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)(st.lc.groups * st.lc.cs * st.lc.cq), (unsigned)bh);
+    cfg.gridDim = dim3((unsigned)(st.lc.qblocks * st.lc.cs), (unsigned)bh);
     cfg.blockDim = dim3(128);
     cfg.dynamicSmemBytes = (size_t)st.smem;
     cfg.stream = a->stream;
     cudaLaunchAttribute attr[2];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)(st.lc.cs * st.lc.cq);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    attr[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[1].val.programmaticStreamSerializationAllowed = 1;
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    attr[1].id = cudaLaunchAttributeClusterDimension;   // the pairs; one block per query block: no cluster
+    attr[1].val.clusterDim.x = (unsigned)st.lc.cs;
+    attr[1].val.clusterDim.y = 1;
+    attr[1].val.clusterDim.z = 1;
     cfg.attrs = attr;
-    cfg.numAttrs = 2;
-    // measuring only: removed before the rung is frozen
-    static const bool nopdl = getenv("ATTN10_NOPDL") != nullptr;
-    if (st.lc.cs * st.lc.cq == 1) {   // no cluster: a plain launch (the cluster instructions see a cluster of one)
-        cfg.attrs = attr + 1;
-        cfg.numAttrs = nopdl ? 0 : 1;
-    } else if (nopdl) {
-        cfg.numAttrs = 1;
-    }
+    cfg.numAttrs = st.lc.cs > 1 ? 2 : 1;
     g_cuda = cudaLaunchKernelExC(&cfg, st.fn, args);
     if (g_cuda == cudaSuccess) g_cuda = cudaGetLastError();
     return g_cuda == cudaSuccess ? 0 : ERR_L_CUDA;
@@ -255,43 +231,10 @@ int run(void *state, const attn_args *a)
     return st.latency ? run_latency(st, a) : rung09::run(st.inner, a);
 }
 
-#ifdef LAT_TRACE
-// The last launch's stamps: per stamp, the median over blocks of its time after the
-// earliest block's entry, and of its time after the stamp before it (ns).
-void trace_report(const State &st)
-{
-    static unsigned long long h[8192][10];
-    if (cudaDeviceSynchronize() != cudaSuccess || cudaMemcpyFromSymbol(h, g_lat_trace, sizeof h) != cudaSuccess) return;
-    const long n = std::min(8192L, st.lc.groups * st.lc.cs * st.lc.cq * st.shape.batch * st.shape.heads);
-    unsigned long long t0 = ~0ull;
-    for (long b = 0; b < n; ++b) t0 = std::min(t0, h[b][0]);
-    fprintf(stderr, "trace %dx%dx%d:%dx%d c%d cs=%d cq=%d blocks=%ld\n", st.shape.batch, st.shape.heads, st.shape.seq_q,
-            st.shape.seq_kv, st.shape.head_dim, st.shape.causal, st.lc.cs, st.lc.cq, n);
-    static long long a[8192], d[8192];
-    for (int k = 0; k < 10; ++k) {
-        long m = 0;
-        for (long b = 0; b < n; ++b) {
-            if (!h[b][k] || h[b][0] < t0) continue;
-            a[m] = (long long)(h[b][k] - t0);
-            d[m] = k ? (long long)(h[b][k] - h[b][k - 1]) : 0;
-            ++m;
-        }
-        if (!m) continue;
-        std::sort(a, a + m);
-        std::sort(d, d + m);
-        fprintf(stderr, "  stamp %d: after first entry median %lld min %lld max %lld; after stamp %d median %lld\n", k,
-                a[m / 2], a[0], a[m - 1], k - 1, d[m / 2]);
-    }
-}
-#endif
-
 void fini(void *state)
 {
     State *st = static_cast<State *>(state);
     if (!st) return;
-#ifdef LAT_TRACE
-    if (st->latency) trace_report(*st);
-#endif
     if (!st->latency) rung09::fini(st->inner);
     free(st);
 }
@@ -311,6 +254,6 @@ const char *error_string(int code)
 }  // namespace
 
 extern "C" ATTN_PHASE_EXPORT const attn_phase attn_phase_entry = {
-    1, "10_cluster_latency", "Hopper latency: keys split over a thread-block cluster, merged in distributed shared memory",
+    1, "10_latency", "Hopper latency: one-pass blocks for short key ranges, causal keys split over a cluster pair",
     unsupported, workspace_bytes, init, run, fini, error_string,
 };

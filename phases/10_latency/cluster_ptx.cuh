@@ -38,21 +38,3 @@ __device__ __forceinline__ void store4(uint32_t addr, float a, float b, float c,
 
 }  // namespace cluster
 
-namespace cluster {
-
-// One box of a 3-d tensor map (x = column, y = row, z = batch * heads) into the shared
-// memory of every block in `mask` (bit r: the block of rank r), at the same offset in each,
-// each block's mbarrier at the same offset counting the bytes it receives. The blocks that
-// share a K/V tile each fetch a slice of it for all of them: one read of L2 per tile.
-__device__ __forceinline__ void tma_load_3d_multicast(void *dst, const void *tmap, int x, int y, int z, uint64_t *bar,
-                                                      uint16_t mask)
-{
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-                 " [%0], [%1, {%2, %3, %4}], [%5], %6;\n"
-                 :: "r"(static_cast<uint32_t>(__cvta_generic_to_shared(dst))),
-                    "l"(reinterpret_cast<uint64_t>(tmap)), "r"(x), "r"(y), "r"(z),
-                    "r"(static_cast<uint32_t>(__cvta_generic_to_shared(bar))), "h"(mask)
-                 : "memory");
-}
-
-}  // namespace cluster

@@ -1,12 +1,11 @@
-// latency_kernel.cuh: the latency kernel. A query block of 64 rows is served by a cluster
-// of `csize` blocks (one warpgroup each), block r of the cluster taking the r-th share of
-// the key tiles the block's rows see. Every K/V tile a block needs is loaded at once (at
-// most LAT_MAXT, no ring and no producer warp), S of all of them is one batch of wgmma, the
-// softmax is taken once over the whole share (no online rescale), and O += P V is one more
-// batch. The blocks' partial results (O unnormalised, the row max m and row sum l) are then
-// merged through distributed shared memory: each block owns 64 / csize rows of the output,
-// the others store their partial rows of it into its shared memory, one cluster barrier, and
-// it merges and stores them. No second kernel, no global workspace.
+// latency_kernel.cuh: the latency kernel. One warpgroup serves a query block of 64 rows:
+// every K/V tile of its key share is loaded at once (at most LAT_MAXT, no ring and no
+// producer warp), S of all of them is one batch of wgmma, the softmax is taken once over
+// the whole share (no online rescale), and O += P V is one more batch. The share is all the
+// keys the block's rows see (csize = 1: the block stores its rows from registers), or half
+// of them (csize = 2: two blocks of a thread-block cluster, whose partial results, O
+// unnormalised with the row max m and row sum l, are merged through distributed shared
+// memory before the store).
 //
 // Register layout: rung 09's (hopper_ptx.cuh): a thread holds rows r0 and r0 + 8 of the 64
 // (r0 = 16 warp + lane / 4), S column 8g + 2(lane % 4) + c of row r0 + 8i in s[4g + 2i + c].
@@ -16,7 +15,6 @@ namespace {
 
 constexpr int LAT_KT = 128;   // keys per K/V tile: one S wgmma of N = 128
 constexpr int LAT_MAXT = 2;   // K/V tiles a block holds, all loaded at once
-constexpr int LAT_MAX_CLUSTER = 16;   // 8 is portable; sm_90 allows 16 where the kernel opts in
 
 template <int D> struct LatCfg {
     static constexpr int CHUNKS = D / 64;                 // 64-column chunks of 128 bytes (the layout rule)
@@ -27,47 +25,15 @@ template <int D> struct LatCfg {
     static_assert(SMEM <= 227 * 1024, "fits the sm_90 per-block limit");
 };
 
-#ifdef LAT_TRACE   // measuring build only (not in the rung's build)
-__device__ unsigned long long g_lat_trace[8192][10];
-#define LAT_STAMP(k)                                                                                   \
-    do {                                                                                               \
-        if (threadIdx.x == 0) {                                                                        \
-            unsigned long long t_;                                                                     \
-            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_));                                   \
-            if (blockIdx.y * gridDim.x + blockIdx.x < 8192) g_lat_trace[blockIdx.y * gridDim.x + blockIdx.x][k] = t_; \
-        }                                                                                              \
-    } while (0)
-#else
-#define LAT_STAMP(k) \
-    do {             \
-    } while (0)
-#endif
-
 struct LatParams {
     __half *o;
     int seq_q, seq_kv, causal;
-    int cs, cq;  // a cluster: cs key splits (1, 2 or 4) of each of cq query blocks (cs * cq <= 16)
+    int cs;      // blocks (a cluster) that split a query block's keys: 1 or 2
     float scale_log2;
     int o16;     // o is 16-byte aligned
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-// 2^x for x <= 0 on the FMA pipe instead of the MUFU's: x = n + f with n an integer (the
-// rounding of adding 1.5 * 2^23) and |f| <= 1/2; 2^f by its degree-5 Taylor polynomial in
-// f ln 2 (relative error under 3e-6, far below fp16's half ulp of 4.9e-4); 2^n added to
-// the exponent bits. Below -126 the input is clamped (2^-126 instead of a denormal or 0:
-// such a probability is 0 in fp16 and nothing in a row sum).
-__device__ __forceinline__ float ex2_fma(float x)
-{
-    x = fmaxf(x, -126.f);
-    const float big = 12582912.f;   // 1.5 * 2^23: x + big rounds x to an integer in the low bits
-    const float t = x + big;
-    const float f = x - (t - big);
-    float p = fmaf(fmaf(fmaf(fmaf(1.3333558e-3f, f, 9.6181291e-3f), f, 5.5504109e-2f), f, 2.4022651e-1f), f, 6.9314718e-1f);
-    p = fmaf(p, f, 1.f);
-    return __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
-}
-
 // S = Q K^T of the block's NT tiles, one batch of wgmma (FRESH first k slice).
 template <int D, int NT>
 __device__ __forceinline__ void lat_qk(float (&s)[NT][LAT_KT / 2], uint32_t qa, uint32_t ka)
@@ -94,7 +60,7 @@ __device__ __forceinline__ void lat_qk(float (&s)[NT][LAT_KT / 2], uint32_t qa, 
 // keys: masked past `lim` (the causal diagonal, seq_kv, the end of the share), the max over
 // the quad, the exponentials against it (the scale folded into one FMA), this thread's
 // partial sum. Returns the row max (raw score units; -inf when the row sees no key here).
-template <int NT, bool POLY>
+template <int NT>
 __device__ __forceinline__ float lat_softmax_row(float (&s)[NT][LAT_KT / 2], int i, int key0, int lim,
                                                  float scale_log2, float &sum)
 {
@@ -127,9 +93,7 @@ __device__ __forceinline__ float lat_softmax_row(float (&s)[NT][LAT_KT / 2], int
 #pragma unroll
             for (int c = 0; c < 2; ++c) {
                 float &x = s[t][4 * g + 2 * i + c];
-                // POLY: every second exponential on the FMA pipe (the MUFU's 16 a clock per
-                // SM bound the softmax of a 64 x 256 share: 16K exponentials)
-                x = POLY && c == 1 ? ex2_fma(fmaf(x, scale_log2, -ms)) : rung09::ex2(fmaf(x, scale_log2, -ms));
+                x = rung09::ex2(fmaf(x, scale_log2, -ms));
                 sm4[g % 4] += x;
             }
     sum = (sm4[0] + sm4[1]) + (sm4[2] + sm4[3]);
@@ -266,7 +230,7 @@ __device__ __forceinline__ void lat_store(const float (&o)[D / 2], const LatPara
 
 // S, the softmax and O += P V of the block's NT key tiles (from key0; the share ends at
 // key_end), this thread's rows r0 and r0 + 8 of the query block at q0: o, m and l.
-template <int D, int NT, bool POLY>
+template <int D, int NT>
 __device__ __forceinline__ void lat_compute(float (&o)[D / 2], float (&m)[2], float (&l)[2], uint32_t qa, uint32_t ka,
                                             uint32_t va, uint64_t *bar, const LatParams &p, int q0, int key0)
 {
@@ -275,29 +239,24 @@ __device__ __forceinline__ void lat_compute(float (&o)[D / 2], float (&m)[2], fl
     const int diag = p.seq_kv - p.seq_q, key_end = key0 + NT * LAT_KT;
     float s[NT][LAT_KT / 2];
     hp::mbar_wait(&bar[0], 0);
-    LAT_STAMP(3);
     lat_qk<D, NT>(s, qa, ka);
-    LAT_STAMP(4);
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
         const int row = q0 + warp * 16 + lane / 4 + 8 * i;
         const int lim = min(key_end, p.causal ? min(p.seq_kv, row + diag + 1) : p.seq_kv);
-        m[i] = lat_softmax_row<NT, POLY>(s, i, key0, lim, p.scale_log2, l[i]);
+        m[i] = lat_softmax_row<NT>(s, i, key0, lim, p.scale_log2, l[i]);
     }
     uint32_t pf[NT][LAT_KT / 4];
 #pragma unroll
     for (int t = 0; t < NT; ++t)
 #pragma unroll
         for (int j = 0; j < LAT_KT / 4; ++j) pf[t][j] = rung09::pack_half2(s[t][2 * j], s[t][2 * j + 1]);
-    LAT_STAMP(5);
     hp::mbar_wait(&bar[1], 0);
-    LAT_STAMP(6);
     lat_pv<D, NT>(o, pf, va);
-    LAT_STAMP(7);
 }
 #endif
 
-template <int D, bool POLY>
+template <int D>
 __global__ void __launch_bounds__(128, 1)
 latency_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                   const __grid_constant__ CUtensorMap tm_v, const LatParams p)
@@ -313,71 +272,43 @@ latency_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constan
     unsigned char *merge = v_s + LAT_MAXT * L::KV_BYTES;
     uint64_t *bar = reinterpret_cast<uint64_t *>(merge + L::MERGE_BYTES);   // [0]: Q and K landed, [1]: V landed
 
-    // The cluster: cq query blocks (consecutive, one head) times cs key splits; rank =
-    // qsub * cs + split. The cq blocks of one split load the same K/V tiles, each a slice of
-    // every tile for all of them (multicast); the cs blocks of one query block merge.
-    const int cs = p.cs, cq = p.cq, rank = (int)cluster::rank();
-    const int split = rank % cs, qsub = rank / cs;
-    const int group = (int)blockIdx.x / (cs * cq);
-    const int q0 = (group * cq + qsub) * 64, bh = (int)blockIdx.y;
-    // The keys the group's rows see: [0, kend) (bottom-right causal: row i sees keys
-    // <= i + seq_kv - seq_q; the group's last row sees the most), in `need` tiles; the
-    // blocks of this split take tiles [t0, t0 + nt), the same for all of them.
+    // csize = 2: the two blocks of a cluster (rank = split) share the query block's keys.
+    const int cs = p.cs, split = cs > 1 ? (int)cluster::rank() : 0;
+    const int q0 = (int)(blockIdx.x / cs) * 64, bh = (int)blockIdx.y;
+    // The keys the query block's rows see: [0, kend) (bottom-right causal: row i sees keys
+    // <= i + seq_kv - seq_q; the block's last row sees the most), in `need` tiles; this
+    // block takes tiles [t0, t0 + nt).
     const int diag = p.seq_kv - p.seq_q;
-    const int group_end = min((group + 1) * cq * 64, p.seq_q);
-    const int kend = p.causal ? min(p.seq_kv, group_end + diag) : p.seq_kv;
+    const int kend = p.causal ? min(p.seq_kv, min(q0 + 64, p.seq_q) + diag) : p.seq_kv;
     const int need = kend > 0 ? (kend + LAT_KT - 1) / LAT_KT : 0;
     const int t0 = split * need / cs, nt = (split + 1) * need / cs - t0;
 
-    LAT_STAMP(0);
     if (threadIdx.x == 0) {
         hp::mbar_init(&bar[0], 1);
         hp::mbar_init(&bar[1], 1);
         hp::fence_barrier_init();
     }
-    // With K/V multicast (cq > 1), every block's barriers are initialised before any
-    // block's copies may land in it (fence_barrier_init publishes them at cluster scope):
-    // the cluster barrier is passed before the loads. Without (cq = 1), the first barrier
-    // only says that every block has started (its shared memory exists for the merge):
-    // arrived at now, waited for before the merge.
-    cluster::arrive_relaxed();
+    // The cluster barrier's first phase says that every block has started (its shared
+    // memory exists for the merge): arrived at now, waited for just before the merge, when
+    // the other block arrived long ago.
+    if (cs > 1) cluster::arrive_relaxed();
     // Programmatic dependent launch: the next launch may place its blocks now; nothing here
     // reads Q/K/V or writes O before the previous launch has completed.
     hp::launch_dependents();
     hp::wait_prior_grid();
-    LAT_STAMP(1);
-    if (cq > 1) cluster::wait_acquire();
-    LAT_STAMP(2);
     if (threadIdx.x == 0 && nt > 0) {
         hp::mbar_arrive_expect_tx(&bar[0], L::Q_BYTES + nt * L::KV_BYTES);
 #pragma unroll
         for (int c = 0; c < L::CHUNKS; ++c) hp::tma_load_3d(q_s + c * 64 * 128, &tm_q, 64 * c, q0, bh, &bar[0]);
-        if (cq == 1) {
-            for (int t = 0; t < nt; ++t)
+        for (int t = 0; t < nt; ++t)
 #pragma unroll
-                for (int c = 0; c < L::CHUNKS; ++c)
-                    hp::tma_load_3d(k_s + t * L::KV_BYTES + c * LAT_KT * 128, &tm_k, 64 * c, (t0 + t) * LAT_KT, bh, &bar[0]);
-            hp::mbar_arrive_expect_tx(&bar[1], nt * L::KV_BYTES);
-            for (int t = 0; t < nt; ++t)
+            for (int c = 0; c < L::CHUNKS; ++c)
+                hp::tma_load_3d(k_s + t * L::KV_BYTES + c * LAT_KT * 128, &tm_k, 64 * c, (t0 + t) * LAT_KT, bh, &bar[0]);
+        hp::mbar_arrive_expect_tx(&bar[1], nt * L::KV_BYTES);
+        for (int t = 0; t < nt; ++t)
 #pragma unroll
-                for (int c = 0; c < L::CHUNKS; ++c)
-                    hp::tma_load_3d(v_s + t * L::KV_BYTES + c * LAT_KT * 128, &tm_v, 64 * c, (t0 + t) * LAT_KT, bh, &bar[1]);
-        } else {
-            uint16_t mask = 0;
-            for (int j = 0; j < cq; ++j) mask |= (uint16_t)(1u << (j * cs + split));
-            const int slice = LAT_KT / cq;   // rows of each tile this block fetches for the others
-            for (int t = 0; t < nt; ++t)
-#pragma unroll
-                for (int c = 0; c < L::CHUNKS; ++c)
-                    cluster::tma_load_3d_multicast(k_s + t * L::KV_BYTES + c * LAT_KT * 128 + qsub * slice * 128, &tm_k,
-                                                   64 * c, (t0 + t) * LAT_KT + qsub * slice, bh, &bar[0], mask);
-            hp::mbar_arrive_expect_tx(&bar[1], nt * L::KV_BYTES);
-            for (int t = 0; t < nt; ++t)
-#pragma unroll
-                for (int c = 0; c < L::CHUNKS; ++c)
-                    cluster::tma_load_3d_multicast(v_s + t * L::KV_BYTES + c * LAT_KT * 128 + qsub * slice * 128, &tm_v,
-                                                   64 * c, (t0 + t) * LAT_KT + qsub * slice, bh, &bar[1], mask);
-        }
+            for (int c = 0; c < L::CHUNKS; ++c)
+                hp::tma_load_3d(v_s + t * L::KV_BYTES + c * LAT_KT * 128, &tm_v, 64 * c, (t0 + t) * LAT_KT, bh, &bar[1]);
     }
     __syncthreads();   // the barriers are initialised before anyone here waits on them
 
@@ -386,8 +317,8 @@ latency_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constan
     for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
     float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
     const uint32_t qa = hp::smem_u32(q_s), ka = hp::smem_u32(k_s), va = hp::smem_u32(v_s);
-    if (nt == 2) lat_compute<D, 2, POLY>(o, m, l, qa, ka, va, bar, p, q0, t0 * LAT_KT);
-    else if (nt == 1) lat_compute<D, 1, POLY>(o, m, l, qa, ka, va, bar, p, q0, t0 * LAT_KT);
+    if (nt == 2) lat_compute<D, 2>(o, m, l, qa, ka, va, bar, p, q0, t0 * LAT_KT);
+    else if (nt == 1) lat_compute<D, 1>(o, m, l, qa, ka, va, bar, p, q0, t0 * LAT_KT);
     static_assert(LAT_MAXT == 2, "the branches above cover every share");
     auto warp_id = [] { return (int)(threadIdx.x / 32); };
 #pragma unroll
@@ -395,23 +326,20 @@ latency_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constan
         l[i] += __shfl_xor_sync(0xffffffffu, l[i], 1);
         l[i] += __shfl_xor_sync(0xffffffffu, l[i], 2);
     }
-    // The cs blocks of this query block merge (LatMerge); one block alone stores at once.
-    if (cq == 1) cluster::wait_acquire();   // every block has started (the first barrier's other half)
+    // The blocks of this query block merge (LatMerge); one block alone stores at once.
     if (cs == 1) {
         lat_receive<D>(o, m, l, merge, 0, 1, p.scale_log2);
-        LAT_STAMP(8);
         lat_store<D>(o, p, q0, bh);
     } else {
-        lat_send<D>(o, m, l, hp::smem_u32(merge), qsub * cs, split, cs);
+        cluster::wait_acquire();   // the other block has started (the first phase's other half)
+        lat_send<D>(o, m, l, hp::smem_u32(merge), 0, split, cs);
         cluster::arrive_release();
-        cluster::wait_acquire();   // every partial is in and every copy landed; nothing remote after this
-        LAT_STAMP(8);
+        cluster::wait_acquire();   // every partial is in; nothing remote after this
         if (LatMerge<D>::owner(warp_id(), cs) == split) {
             lat_receive<D>(o, m, l, merge, split, cs, p.scale_log2);
             lat_store<D>(o, p, q0, bh);
         }
     }
-    LAT_STAMP(9);
 #else
     (void)tm_q, (void)tm_k, (void)tm_v, (void)p;
 #endif
