@@ -10,26 +10,10 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
 void rng_seed(rng_state *r, uint64_t seed)
 {
     uint64_t x = seed;
     for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
-}
-
-uint64_t rng_next(rng_state *r)
-{
-    uint64_t *s = r->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
 }
 
 double rng_uniform(rng_state *r)
@@ -47,4 +31,18 @@ uint64_t rng_below(rng_state *r, uint64_t n)
         uint64_t x = rng_next(r);
         if (x >= threshold) return x % n;
     }
+}
+
+void rng_range_init(rng_range *g, uint64_t n)
+{
+    g->n = n;
+    g->threshold = n > 1 ? (0 - n) % n : 0;
+    unsigned l = 0;   /* ceil(log2 n) */
+    while (l < 64 && (UINT64_C(1) << l) < n) l++;
+    g->shift1 = l < 1 ? l : 1;
+    g->shift2 = l > 1 ? l - 1 : 0;
+    /* m' = floor(2^64 (2^l - n) / n) + 1, below 2^64 since 2^l - n < n (2^l - n wraps to
+     * 2^64 - n when l is 64) */
+    uint64_t excess = (l < 64 ? UINT64_C(1) << l : 0) - n;
+    g->magic = n ? (uint64_t)(((rng_u128)excess << 64) / n) + 1 : 0;
 }

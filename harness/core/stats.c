@@ -1,10 +1,10 @@
 /* core/stats.c: percentiles, bootstrap intervals and the stop rule.
  *
- * A bootstrap resample of a sample set is drawn as n indices (rng_below(n), in order)
- * into the set as the caller gives it; only how often each value was drawn matters for
- * an order statistic, so the drawn indices are counted at their samples' positions in
- * the sorted set and the resample's median is read off the cumulative counts in O(n)
- * instead of sorting every resample. The interval is the type-7 percentile pair
+ * A bootstrap resample of a sample set is drawn as n indices (rng_below(n), in order,
+ * through a bound prepared once: rng_range_below) into the set as the caller gives it;
+ * only how often each value was drawn matters for an order statistic, so the drawn
+ * indices are counted at their samples' positions in the sorted set and the resample's
+ * median is read off the cumulative counts in O(n) instead of sorting every resample. The interval is the type-7 percentile pair
  * (1-conf)/2 and (1+conf)/2 of the resampled statistic. */
 #include "core/stats.h"
 
@@ -58,6 +58,7 @@ typedef struct {
     double *sorted;
     uint32_t *rank;
     size_t n;
+    rng_range below_n;   /* the draws' bound, prepared once */
 } ranked_set;
 
 typedef struct {
@@ -77,6 +78,7 @@ static int ranked_init(ranked_set *r, const double *x, size_t n)
     r->sorted = malloc(n * sizeof *r->sorted);
     r->rank = malloc(n * sizeof *r->rank);
     r->n = n;
+    rng_range_init(&r->below_n, n);
     if (!iv || !r->sorted || !r->rank) {
         free(iv);
         return -1;
@@ -102,7 +104,7 @@ static void ranked_free(ranked_set *r)
 static double resample_median(const ranked_set *s, uint32_t *counts, rng_state *r)
 {
     size_t n = s->n;
-    for (size_t i = 0; i < n; i++) counts[s->rank[rng_below(r, n)]]++;
+    for (size_t i = 0; i < n; i++) counts[s->rank[rng_range_below(r, &s->below_n)]]++;
     size_t k1 = (n - 1) / 2, k2 = n / 2, seen = 0;
     double v1 = 0, v2 = 0;
     int have1 = 0;

@@ -72,6 +72,47 @@ static void below_is_in_range_and_unbiased(void **st)
     assert_true(abs(low - 50000) < 1000);
 }
 
+/* A prepared bound draws what rng_below draws, draw for draw from the same state, and its
+ * division is x % n for every x, the extremes and the multiples of n included. */
+static void prepared_bound_draws_as_below(void **st)
+{
+    (void)st;
+    static const uint64_t ns[] = { 0, 1, 2, 3, 7, 64, 100, 125, 132, 199, 200, 201, 1000, 2000, 10000,
+                                   65535, 65536, 65537, 0x7fffffffull, 0x80000000ull, 0xfffffffbull,
+                                   0xffffffffull, 0x100000000ull, 0x100000001ull, 0x5555555555555555ull,
+                                   0x8000000000000000ull, 0x8000000000000001ull, 0xAAAAAAAAAAAAAAAAull,
+                                   0xfffffffffffffffeull, 0xffffffffffffffffull };
+    rng_state a, b, w;
+    rng_seed(&w, 17);
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+        uint64_t n = ns[k];
+        rng_range g;
+        rng_range_init(&g, n);
+        rng_seed(&a, 100 + k);
+        rng_seed(&b, 100 + k);
+        for (int i = 0; i < 20000; i++) assert_true(rng_range_below(&a, &g) == rng_below(&b, n));
+        assert_memory_equal(&a, &b, sizeof a);
+        if (n == 0) continue;
+        const uint64_t m = UINT64_MAX / n * n;   /* the largest multiple of n */
+        const uint64_t xs[] = { 0, 1, n - 1, n, n + 1, 2 * n - 1, m - 1, m, UINT64_MAX - 1, UINT64_MAX };
+        for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) assert_true(rng_range_mod(&g, xs[i]) == xs[i] % n);
+        for (int i = 0; i < 20000; i++) {
+            uint64_t x = rng_next(&w);
+            assert_true(rng_range_mod(&g, x) == x % n);
+        }
+    }
+    /* every n below 2^16 and a spread of larger ones */
+    for (uint64_t n = 1; n < 100000; n += n < 70000 ? 1 : 997) {
+        rng_range g;
+        rng_range_init(&g, n);
+        for (int i = 0; i < 20; i++) {
+            uint64_t x = rng_next(&w);
+            assert_true(rng_range_mod(&g, x) == x % n);
+        }
+        assert_true(rng_range_mod(&g, UINT64_MAX) == UINT64_MAX % n);
+    }
+}
+
 static int is_nan_half(uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0; }
 
 /* The value a half pattern stands for, from the definition of binary16. */
@@ -187,6 +228,7 @@ int main(void)
         cmocka_unit_test(splitmix_seeding_gives_known_stream),
         cmocka_unit_test(uniform_is_top_53_bits),
         cmocka_unit_test(below_is_in_range_and_unbiased),
+        cmocka_unit_test(prepared_bound_draws_as_below),
         cmocka_unit_test(every_half_round_trips),
         cmocka_unit_test(known_roundings),
         cmocka_unit_test(every_midpoint_rounds_to_nearest_even),
