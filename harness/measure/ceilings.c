@@ -10,6 +10,7 @@
 #include "core/half.h"
 #include "core/rng.h"
 #include "core/stats.h"
+#include "measure/cublas_lib.h"
 
 #define REPEATS 10
 
@@ -61,14 +62,14 @@ static int enqueue_copy(void *ctx, cudaStream_t s)
     return cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, s) != cudaSuccess;
 }
 
-typedef struct { cublasHandle_t h; int n; void *a, *b, *c; } gemm_ctx;
+typedef struct { const cublas_lib *lib; cublasHandle_t h; int n; void *a, *b, *c; } gemm_ctx;
 
 static int enqueue_gemm(void *ctx, cudaStream_t s)
 {
     gemm_ctx *g = ctx;
     (void)s;
     const float one = 1.0f, zero = 0.0f;
-    return cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->n, g->n, g->n, &one,
+    return g->lib->gemm_ex(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->n, g->n, g->n, &one,
                         g->a, CUDA_R_16F, g->n, g->b, CUDA_R_16F, g->n, &zero,
                         g->c, CUDA_R_16F, g->n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)
            != CUBLAS_STATUS_SUCCESS;
@@ -122,11 +123,12 @@ done:
 
 static int measure_gemm(cudaStream_t stream, ceilings *out, char *err, size_t errlen)
 {
-    gemm_ctx g = { NULL, 8192, NULL, NULL, NULL };
+    gemm_ctx g = { cublas_lib_get(err, errlen), NULL, 8192, NULL, NULL, NULL };
     size_t elems = (size_t)g.n * g.n;
     int rc = -1;
-    CUBLAS_OR_FAIL(cublasCreate(&g.h));
-    CUBLAS_OR_FAIL(cublasSetStream(g.h, stream));
+    if (!g.lib) return -1;
+    CUBLAS_OR_FAIL(g.lib->create(&g.h));
+    CUBLAS_OR_FAIL(g.lib->set_stream(g.h, stream));
     CUDA_OR_GOTO(cudaMalloc(&g.a, elems * 2), done);
     CUDA_OR_GOTO(cudaMalloc(&g.b, elems * 2), done);
     CUDA_OR_GOTO(cudaMalloc(&g.c, elems * 2), done);
@@ -140,7 +142,7 @@ done:
     if (g.a) cudaFree(g.a);
     if (g.b) cudaFree(g.b);
     if (g.c) cudaFree(g.c);
-    if (g.h) cublasDestroy(g.h);
+    if (g.h) g.lib->destroy(g.h);
     return rc;
 }
 

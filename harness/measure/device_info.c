@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
-#include <cublas_api.h>
 #include "core/files.h"
 #include "core/names.h"
 #include "measure/clock_watch.h"
+#include "measure/cublas_lib.h"
 #include "measure/nvml_shim.h"
 
 #ifndef ATTN_NVCC_VERSION
@@ -145,12 +145,12 @@ json_t *device_versions_json(void)
     json_t *v = json_object();
     json_object_set_new(v, "cuda_driver", json_integer(drv));
     json_object_set_new(v, "cuda_runtime", json_integer(rt));
-    if (cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
-        cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
-        cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
+    const cublas_lib *cb = cublas_lib_get(NULL, 0);
+    if (cb && cb->get_property(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+        cb->get_property(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+        cb->get_property(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
         json_object_set_new(v, "cublas", json_integer(major * 10000 + minor * 100 + patch));
-    const char *cublas_path = library_of((void *)cublasGetProperty);
-    if (cublas_path) json_object_set_new(v, "cublas_path", json_string(cublas_path));
+    if (cb && cb->path) json_object_set_new(v, "cublas_path", json_string(cb->path));
     const char *cudart_path = library_of((void *)cudaRuntimeGetVersion);
     if (cudart_path) json_object_set_new(v, "cudart_path", json_string(cudart_path));
     add_cudnn(v);
