@@ -12,12 +12,12 @@ struct LatChoice {
 
 // Taken where rung 09's grids of 128-row blocks leave SMs idle (its one-warpgroup path),
 // on the shapes where it measured faster than rung 09 on the H100 (README, Outcome):
-// - the keys fit one block (at most LAT_MAXT tiles, 256 keys), one block per SM at most,
-//   and not causal unless one tile holds the keys (causal 1x8x256x64: rung 09's overlap of
-//   S(j + 1) with the softmax of j was 6% faster than the one-pass softmax);
-// - causal shapes with 3 or 4 key tiles and room for two blocks per query block: the keys
-//   split over a cluster of two (the causal headline, 1x8x512x64: 3% faster); non-causal,
-//   the split was 11% slower than rung 09 (the merge waits for the slower block).
+// - the keys fit one block (at most LAT_MAXT tiles, 256 keys) and the grid is at most 40
+//   blocks (at 64 blocks, 2x8x256x64 causal, and at 128, 4x8x256x64, rung 09 was 4-7%
+//   faster; at 32-40 the one-block path was 2-14% faster);
+// - causal shapes of 512 keys, two whole tiles for each block of a cluster pair, with room
+//   for two blocks per query block (7-11% faster at six such shapes; with 3 or 3.5 tiles,
+//   split unevenly, 3-24% slower; non-causal, 5% slower at the headline).
 LatChoice lat_choose(const attn_shape *s, int sms)
 {
     LatChoice c;
@@ -27,10 +27,10 @@ LatChoice lat_choose(const attn_shape *s, int sms)
     const long blocks64 = c.qblocks * bh;
     if (blocks128 >= sms || bh > 65535) return c;   // grid y is batch * heads
     const int n_kt = (s->seq_kv + LAT_KT - 1) / LAT_KT;
-    if (n_kt <= LAT_MAXT && blocks64 <= sms && (!s->causal || n_kt == 1)) {
+    if (n_kt <= LAT_MAXT && blocks64 <= 40) {
         c.take = true;
         c.cs = 1;
-    } else if (s->causal && n_kt > LAT_MAXT && n_kt <= 2 * LAT_MAXT && 2 * blocks64 <= sms) {
+    } else if (s->causal && s->seq_kv == 2 * LAT_MAXT * LAT_KT && 2 * blocks64 <= sms) {
         c.take = true;
         c.cs = 2;
     }
