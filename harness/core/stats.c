@@ -9,6 +9,7 @@
 #include "core/stats.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/rng.h"
@@ -31,6 +32,52 @@ double stats_percentile_sorted(const double *sorted, size_t n, double p)
     size_t lo = (size_t)floor(h);
     if (lo >= n - 1) return sorted[n - 1];
     return sorted[lo] + (h - (double)lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
+/* The k-th smallest of v[0..n) (k < n), v partly reordered: Hoare's FIND as Wirth
+ * writes it, the pivot the median of the range's first, middle and last values. */
+static double select_kth(double *v, size_t n, size_t k)
+{
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+    while (lo < hi) {
+        ptrdiff_t mid = lo + (hi - lo) / 2;
+        double a = v[lo], b = v[mid], c = v[hi];
+        double x = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        ptrdiff_t i = lo, j = hi;
+        do {
+            while (v[i] < x) i++;
+            while (x < v[j]) j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        } while (i <= j);
+        if (kk <= j) hi = j;
+        else if (kk >= i) lo = i;
+        else break;   /* between the two parts: equal to the pivot */
+    }
+    return v[k];
+}
+
+double stats_percentile_select(double *v, size_t n, double p)
+{
+    /* the order qsort leaves NaNs and signed zeros in is its own: sort those */
+    for (size_t i = 0; i < n; i++)
+        if (isnan(v[i]) || v[i] == 0) {
+            qsort(v, n, sizeof *v, cmp_double);
+            return stats_percentile_sorted(v, n, p);
+        }
+    /* the branches and arithmetic of stats_percentile_sorted, on order statistics */
+    if (n == 1 || p <= 0) return select_kth(v, n, 0);
+    if (p >= 1) return select_kth(v, n, n - 1);
+    double h = (double)(n - 1) * p;
+    size_t lo = (size_t)floor(h);
+    if (lo >= n - 1) return select_kth(v, n, n - 1);
+    double a = select_kth(v, n, lo), b = v[lo + 1];
+    for (size_t i = lo + 2; i < n; i++)   /* above a: the next order statistic is their least */
+        if (v[i] < b) b = v[i];
+    return a + (h - (double)lo) * (b - a);
 }
 
 static double *sorted_copy(const double *x, size_t n)
@@ -129,9 +176,8 @@ static int bad_args(size_t n, size_t resamples, double conf)
 
 static void interval(double *values, size_t resamples, double conf, double *lo, double *hi)
 {
-    qsort(values, resamples, sizeof *values, cmp_double);
-    *lo = stats_percentile_sorted(values, resamples, (1 - conf) / 2);
-    *hi = stats_percentile_sorted(values, resamples, (1 + conf) / 2);
+    *lo = stats_percentile_select(values, resamples, (1 - conf) / 2);
+    *hi = stats_percentile_select(values, resamples, (1 + conf) / 2);
 }
 
 static int bad_spec(const stats_bootstrap_spec *s, size_t resamples, double conf)

@@ -16,6 +16,10 @@ typedef struct {
 /* p in [0, 1]; sorted ascending; n > 0 */
 double stats_percentile_sorted(const double *sorted, size_t n, double p);
 double stats_median(const double *x, size_t n);   /* does not modify x */
+/* stats_percentile_sorted of v sorted, bit for bit, found by selection in O(n) instead of
+ * sorting (a bootstrap interval reads two percentiles of thousands of resamples); v is
+ * reordered. n > 0. */
+double stats_percentile_select(double *v, size_t n, double p);
 
 /* Percentile-bootstrap CI of the median: `resamples` resamples of size n drawn with
  * replacement from x. Returns 0, -1 on bad arguments (n == 0, resamples == 0,

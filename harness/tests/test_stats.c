@@ -138,6 +138,40 @@ static void ratio_properties(void **st)
     assert_true(fabs(r - 1 / 1.1) < 1e-12 && hi < 1.0);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A percentile by selection is the percentile of the sorted values, bit for bit, at every
+ * level a bootstrap interval asks for and at the ends, with ties, for every size. */
+static void percentile_by_selection_is_the_sorted_one(void **st)
+{
+    (void)st;
+    enum { N = 2003 };
+    static double v[N], s[N], w[N];
+    static const double ps[] = { 0, 1e-9, 0.005, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.975,
+                                 0.995, 1 - 1e-9, 1, -0.5, 1.5 };
+    rng_state r;
+    rng_seed(&r, 77);
+    for (size_t n = 1; n <= N; n += n < 40 ? 1 : 97) {
+        for (int ties = 0; ties < 2; ties++) {
+            for (size_t i = 0; i < n; i++)
+                v[i] = ties ? (double)(1 + rng_below(&r, 7)) : 10.0 * exp(0.3 * (rng_uniform(&r) - 0.5));
+            memcpy(s, v, n * sizeof *s);
+            qsort(s, n, sizeof *s, cmp_dbl);
+            for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
+                memcpy(w, v, n * sizeof *w);
+                double want = stats_percentile_sorted(s, n, ps[k]);
+                double got = stats_percentile_select(w, n, ps[k]);
+                if (memcmp(&want, &got, sizeof want))
+                    fail_msg("n %zu ties %d p %g: selection %.17g, sorted %.17g", n, ties, ps[k], got, want);
+            }
+        }
+    }
+}
+
 /* The point ratio alone (no resampling: what the accepted set's spread reads) is the
  * ratio stats_ratio_ci reports, bit for bit, and is refused where it is refused. */
 static void median_ratio_is_the_ci_point(void **st)
@@ -344,6 +378,7 @@ int main(void)
         cmocka_unit_test(bad_arguments_refused),
         cmocka_unit_test(ratio_properties),
         cmocka_unit_test(median_ratio_is_the_ci_point),
+        cmocka_unit_test(percentile_by_selection_is_the_sorted_one),
         cmocka_unit_test(paired_ratio_properties),
         cmocka_unit_test(summary_fields),
         cmocka_unit_test(stop_rule_decisions),
