@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/memo.h"
 #include "core/rng.h"
 
 /* the stop rule's noise test: few resamples (it runs after every sample), 95% level */
@@ -311,16 +312,33 @@ int stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb,
                    double *ratio, double *lo, double *hi)
 {
     if (!a || !b || bad_args(na, resamples, conf) || bad_args(nb, resamples, conf)) return -1;
+    /* the same ratio is asked for again (a report's tables and plots, a gate's checks):
+     * answered from the memo, keyed by every input */
+    const memo_part key[] = { { "stats_ratio_ci", 14 }, { a, na * sizeof *a }, { b, nb * sizeof *b },
+                              { &resamples, sizeof resamples }, { &seed, sizeof seed }, { &conf, sizeof conf } };
+    double got[3];
+    if (memo_get(key, sizeof key / sizeof key[0], got, sizeof got)) {
+        *ratio = got[0];
+        *lo = got[1];
+        *hi = got[2];
+        return 0;
+    }
     double *sa = sorted_copy(a, na), *sb = sorted_copy(b, nb);
     int rc = -1;
     if (sa && sb && stats_percentile_sorted(sb, nb, 0.5) != 0) {
         const double *sets[2] = { sa, sb };
         size_t n[2] = { na, nb };
         stats_bootstrap_spec spec = { sets, n, 2, median_ratio, 1, NULL };
-        rc = stats_bootstrap_medians(&spec, resamples, seed, conf, ratio, lo, hi);
+        rc = stats_bootstrap_medians(&spec, resamples, seed, conf, &got[0], &got[1], &got[2]);
     }
     free(sa);
     free(sb);
+    if (rc == 0) {
+        memo_put(key, sizeof key / sizeof key[0], got, sizeof got);
+        *ratio = got[0];
+        *lo = got[1];
+        *hi = got[2];
+    }
     return rc;
 }
 

@@ -172,6 +172,36 @@ static void percentile_by_selection_is_the_sorted_one(void **st)
     }
 }
 
+/* A ratio asked for again is answered from the memo with what the bootstrap gives, and
+ * only for the same inputs: the same buffer with one sample changed, another seed,
+ * level or count of resamples each get their own bootstrap. */
+static void repeated_ratio_is_the_same_and_only_for_the_same_inputs(void **st)
+{
+    (void)st;
+    double x[NX], r, lo, hi, r2, lo2, hi2;
+    memcpy(x, X, sizeof x);
+    for (int pass = 0; pass < 3; pass++) {   /* computed, then answered twice */
+        assert_int_equal(stats_ratio_ci(x, NX, Y, NY, 500, 7, 0.95, &r, &lo, &hi), 0);
+        assert_true(fabs(r - 0.54878048780487809) < 1e-15);
+        assert_true(fabs(lo - 0.48030207280080894) < 1e-15);
+        assert_true(fabs(hi - 0.63157894736842102) < 1e-15);
+    }
+    x[4] = 12.25;   /* 9.5 -> 12.25: the median of x moves from 11.25 to 11.75 */
+    assert_int_equal(stats_ratio_ci(x, NX, Y, NY, 500, 7, 0.95, &r2, &lo2, &hi2), 0);
+    assert_true(fabs(r2 - 11.75 / 20.5) < 1e-15);
+    x[4] = 9.5;
+    assert_int_equal(stats_ratio_ci(x, NX, Y, NY, 500, 7, 0.95, &r2, &lo2, &hi2), 0);
+    assert_true(r2 == r && lo2 == lo && hi2 == hi);
+    assert_int_equal(stats_ratio_ci(x, NX, Y, NY, 500, 8, 0.95, &r2, &lo2, &hi2), 0);
+    assert_true(r2 == r && (lo2 != lo || hi2 != hi));   /* another seed, other draws */
+    assert_int_equal(stats_ratio_ci(x, NX, Y, NY, 500, 7, 0.5, &r2, &lo2, &hi2), 0);
+    assert_true(lo2 > lo && hi2 < hi);
+    assert_int_equal(stats_ratio_ci(x, NX, Y, NY, 501, 7, 0.95, &r2, &lo2, &hi2), 0);
+    assert_true(lo2 != lo || hi2 != hi);
+    assert_int_equal(stats_ratio_ci(x, NX - 1, Y, NY, 500, 7, 0.95, &r2, &lo2, &hi2), 0);
+    assert_true(r2 != r);
+}
+
 /* The point ratio alone (no resampling: what the accepted set's spread reads) is the
  * ratio stats_ratio_ci reports, bit for bit, and is refused where it is refused. */
 static void median_ratio_is_the_ci_point(void **st)
@@ -378,6 +408,7 @@ int main(void)
         cmocka_unit_test(bad_arguments_refused),
         cmocka_unit_test(ratio_properties),
         cmocka_unit_test(median_ratio_is_the_ci_point),
+        cmocka_unit_test(repeated_ratio_is_the_same_and_only_for_the_same_inputs),
         cmocka_unit_test(percentile_by_selection_is_the_sorted_one),
         cmocka_unit_test(paired_ratio_properties),
         cmocka_unit_test(summary_fields),
