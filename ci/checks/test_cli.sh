@@ -102,6 +102,22 @@ expect 2 "needs_absent.so: cannot load" -- run --build "$tmp/b"
 # gnuplot missing: the report says what to install and writes nothing.
 expect 2 "install gnuplot-nox" -- report --gnuplot "$tmp/no-gnuplot" --out "$tmp/rep"
 if [ -e "$tmp/rep" ]; then echo "test_cli: a failed report left $tmp/rep behind" >&2; fail=1; fi
+# How gnuplot is run: the script's path its one argument, LC_ALL=C whatever the caller's
+# locale, its standard output the plot and its standard error the message of a failure
+# (stand-ins that say what they were given, or fail; the unit tests' small evidence).
+small=(--evidence harness/tests/data/evidence --phases harness/tests/data/phases --config harness/tests/data/gate_config.json)
+printf '#!/bin/sh\necho "<svg><title>Gnuplot</title><desc>x</desc><!-- LC_ALL=$LC_ALL args=$# --></svg>"\n' > "$tmp/gp-env"
+printf '#!/bin/sh\necho "line 3: undefined variable: boom" >&2\nexit 1\n' > "$tmp/gp-fail"
+chmod +x "$tmp/gp-env" "$tmp/gp-fail"
+expect 0 "report: " -- report "${small[@]}" --gnuplot "$tmp/gp-env" --out "$tmp/rep-env"
+LC_ALL=C.UTF-8 expect 0 "report: " -- report "${small[@]}" --gnuplot "$tmp/gp-env" --out "$tmp/rep-env2"
+for d in rep-env rep-env2; do
+  if ! grep -q "<!-- LC_ALL=C args=1 -->" "$tmp/$d/plots/ladder.svg" 2>/dev/null; then
+    echo "test_cli: gnuplot was not run with LC_ALL=C and the script alone ($d): $(grep -o '<!--.*-->' "$tmp/$d/plots/ladder.svg" 2>/dev/null)" >&2; fail=1
+  fi
+done
+expect 2 "gp-fail failed on plots/.*: line 3: undefined variable: boom" -- report "${small[@]}" --gnuplot "$tmp/gp-fail" --out "$tmp/rep-fail"
+if [ -e "$tmp/rep-fail" ]; then echo "test_cli: a failed report left $tmp/rep-fail behind" >&2; fail=1; fi
 
 # A partial (interrupted) run is left out by show, gate and report unless asked for.
 acc=evidence/nvidia-h100-80gb-hbm3/$(head -1 evidence/nvidia-h100-80gb-hbm3/accepted.txt 2>/dev/null)
