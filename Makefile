@@ -284,10 +284,10 @@ TEST_JOBS ?= 2
 # finished first, and the long ones end up last, one core idle while they finish). So
 # under `make test` the short checks wait for the builds (order-only, below): the builds
 # and the fuzzers' fixed minute go first, then the long checks, longest first, and the
-# short ones fill the end. CPU seconds of each on the 2-core machine: check-fuzz 100 (72
-# of them fuzzing), check-cli 37, check-asan 39, check-judge 34, check-unit 20,
-# check-drift 25, check-report 15, check-planted 65 (10 nvcc), check-kernels and
-# check-study 1-2; the short ones 1-7 each.
+# short ones fill the end. CPU seconds of each, alone, on the 2-core machine (builds
+# apart): check-fuzz 100 (72 of them fuzzing), check-cli 38, check-asan 36, check-judge
+# 33, check-unit 20, check-drift 27, check-report 14, check-planted 61 (10 nvcc),
+# check-kernels and check-study 1; the short ones 1-7 each.
 TEST_LONG  := check-fuzz check-cli check-asan check-judge check-unit check-drift \
               check-report check-planted check-kernels check-study
 TEST_SHORT := check-freeze check-layers check-lint check-ab-gate check-store check-scripts
