@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/text_safe.h"
+#include "evidence/accepted.h"
 #include "evidence/consistency.h"
 #include "evidence/evidence_file.h"
 #include "json_at.h"
@@ -22,12 +23,11 @@ static size_t g_row;   /* a phase's row timed in graph mode with a ratio */
 static int load(void **st)
 {
     (void)st;
-    char name[256] = "", path[512], err[1024];
-    FILE *f = fopen("evidence/nvidia-h100-80gb-hbm3/accepted.txt", "r");
-    if (!f || !fgets(name, sizeof name, f)) return -1;
-    fclose(f);
-    name[strcspn(name, " \n")] = '\0';
-    snprintf(path, sizeof path, "evidence/nvidia-h100-80gb-hbm3/%s", name);
+    char name[256], path[1024], err[1024];
+    if (evidence_accepted("evidence", "nvidia-h100-80gb-hbm3", name, sizeof name, path, sizeof path, err, sizeof err) != 1) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
     g_run = evidence_load(path, err, sizeof err);
     if (!g_run) {
         fprintf(stderr, "%s\n", err);

@@ -16,6 +16,7 @@
 #include "core/files.h"
 #include "core/gz_read.h"
 #include "core/names.h"
+#include "evidence/accepted.h"
 #include "evidence/evidence_file.h"
 #include "json_at.h"
 #include "evidence/reader.h"
@@ -54,12 +55,11 @@ static size_t first_timed(void)
 static int load_accepted(void **st)
 {
     (void)st;
-    char name[256] = "", path[512], err[1024];
-    FILE *f = fopen("evidence/nvidia-h100-80gb-hbm3/accepted.txt", "r");
-    if (!f || !fgets(name, sizeof name, f)) return -1;
-    fclose(f);
-    name[strcspn(name, " \n")] = '\0';
-    snprintf(path, sizeof path, "evidence/nvidia-h100-80gb-hbm3/%s", name);
+    char name[256], path[1024], err[1024];
+    if (evidence_accepted("evidence", "nvidia-h100-80gb-hbm3", name, sizeof name, path, sizeof path, err, sizeof err) != 1) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
     g_accepted = evidence_load(path, err, sizeof err);
     if (!g_accepted) fprintf(stderr, "%s\n", err);
     return g_accepted ? 0 : -1;
