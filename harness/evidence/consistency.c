@@ -233,16 +233,13 @@ static void check_forms(cstate *c, const json_t *doc)
         const char *t = str(x, "title");
         if (!c->failed && t && strlen(t) > 256) cfail(c, "%s.title: %zu bytes, longer than the 256 allowed", p, strlen(t));
     }
-    json_array_foreach(get(doc, "results"), i, x) {
-        char p[64];
-        snprintf(p, sizeof p, "results[%zu]", i);
-        safe(c, x, p, "tag", 1);
-    }
-    json_array_foreach(get(doc, "input_checks"), i, x) {
-        char p[64];
-        snprintf(p, sizeof p, "input_checks[%zu]", i);
-        safe(c, x, p, "tag", 1);
-    }
+    static const char *const tagged[] = { "results", "input_checks" };
+    for (size_t a = 0; a < sizeof tagged / sizeof tagged[0]; a++)
+        json_array_foreach(get(doc, tagged[a]), i, x) {
+            char p[64];
+            snprintf(p, sizeof p, "%s[%zu]", tagged[a], i);
+            safe(c, x, p, "tag", 1);
+        }
     json_array_foreach(get(doc, "profile"), i, x) {
         char p[64];
         snprintf(p, sizeof p, "profile[%zu]", i);
