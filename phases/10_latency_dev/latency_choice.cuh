@@ -1,0 +1,54 @@
+// latency_choice.cuh: which shapes the latency kernel takes, and whether a query block's
+// keys are split over a cluster of two blocks. Everything else runs rung 09's choice.
+#pragma once
+
+namespace {
+
+struct LatChoice {
+    bool take = false;
+    int cs = 0;         // blocks per query block: 1, or 2 (a cluster)
+    long qblocks = 0;   // query blocks of 64 wg rows per head
+    int wg = 1;         // warpgroups a block (1: 64 rows, 2 tiles at most; 2: 128 rows, 1 tile at most)
+};
+
+// Taken where rung 09's grids of 128-row blocks leave SMs idle (its one-warpgroup path),
+// on the shapes where it measured faster than rung 09 on the H100 (README, Outcome):
+// - the keys fit one block (at most LAT_MAXT tiles, 256 keys) and the grid is at most 40
+//   blocks (at 64 blocks, 2x8x256x64 causal, and at 128, 4x8x256x64, rung 09 was 4-7%
+//   faster; at 32-40 the one-block path was 2-14% faster);
+// - causal shapes of 512 keys, two whole tiles for each block of a cluster pair, with room
+//   for two blocks per query block (7-11% faster at six such shapes; with 3 or 3.5 tiles,
+//   split unevenly, 3-24% slower; non-causal, 5% slower at the headline).
+LatChoice lat_choose(const attn_shape *s, int sms)
+{
+    LatChoice c;
+    const long bh = (long)s->batch * s->heads;
+    const long blocks128 = (long)((s->seq_q + 127) / 128) * bh;
+    c.qblocks = (s->seq_q + 63) / 64;
+    const long blocks64 = c.qblocks * bh;
+    if (blocks128 >= sms || bh > 65535) return c;   // grid y is batch * heads
+    const int n_kt = (s->seq_kv + LAT_KT - 1) / LAT_KT;
+#ifndef DEV_NO_QUAD
+    if (n_kt == 4 && 4 * blocks128 <= sms) {   // 128-row blocks, the 4 key tiles over a cluster of 4
+        c.take = true;
+        c.cs = 4;
+        c.wg = 2;
+        c.qblocks = (s->seq_q + 127) / 128;
+        return c;
+    }
+#endif
+    if (n_kt <= LAT_MAXT && blocks64 <= 40) {
+        c.take = true;
+        c.cs = 1;
+#ifdef DEV_PAIRNC
+    } else if (s->seq_kv == 2 * LAT_MAXT * LAT_KT && 2 * blocks64 <= sms) {
+#else
+    } else if (s->causal && s->seq_kv == 2 * LAT_MAXT * LAT_KT && 2 * blocks64 <= sms) {
+#endif
+        c.take = true;
+        c.cs = 2;
+    }
+    return c;
+}
+
+}  // namespace
