@@ -1,7 +1,7 @@
 // 10_latency: rung 09 with one idea for short problems, where its grids leave SMs idle:
 // the fixed cost of a launch cut. A query block of 64 rows is one warpgroup that loads its
 // whole key range at once (no producer warpgroup, no ring), takes the softmax in one pass
-// (no online rescale) and stores from registers; causal shapes of 3-4 key tiles split the
+// (no online rescale) and stores from registers; shapes of 512 keys split the
 // keys over a thread-block cluster of two such blocks, merged through distributed shared
 // memory in the same launch. Every other shape runs rung 09's kernels, unchanged.
 //
@@ -121,15 +121,16 @@ int init_latency(State &st, const attn_shape *s, int sms)
         snprintf(g_chosen, sizeof g_chosen,
                  "latency: 64-row query blocks, all %d key tile(s) of %d loaded at once, one-pass softmax, "
                  "stored from registers; %ld CTAs of 128 threads, %d B shared memory, %d registers "
-                 "(sm_90a code, wgmma), programmatic dependent launch",
+                 "(sm_90a code, wgmma), programmatic dependent launch triggered after the wait",
                  n_kt, LAT_KT, st.lc.qblocks * s->batch * s->heads, smem, fa.numRegs);
     else
         snprintf(g_chosen, sizeof g_chosen,
                  "latency-cluster: 64-row query blocks, the %d key tiles of %d split over clusters of 2 CTAs, "
                  "each loaded at once, one-pass softmax, partials merged through distributed shared memory; "
                  "%ld CTAs of 128 threads, %d B shared memory, %d registers (sm_90a code, wgmma), "
-                 "programmatic dependent launch",
-                 n_kt, LAT_KT, 2 * st.lc.qblocks * s->batch * s->heads, smem, fa.numRegs);
+                 "programmatic dependent launch triggered %s",
+                 n_kt, LAT_KT, 2 * st.lc.qblocks * s->batch * s->heads, smem, fa.numRegs,
+                 st.lc.early ? "at entry" : "after the wait");
     return 0;
 }
 
@@ -201,6 +202,7 @@ int run_latency(State &st, const attn_args *a)
     p.seq_kv = s.seq_kv;
     p.causal = s.causal != 0;
     p.cs = st.lc.cs;
+    p.early = st.lc.early ? 1 : 0;
     p.scale_log2 = s.scale * rung09::LOG2E;
     p.o16 = reinterpret_cast<uintptr_t>(a->o) % 16 == 0;
     void *args[] = {&st.maps[0], &st.maps[1], &st.maps[2], &p};
