@@ -301,8 +301,8 @@ latency_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constan
     // here has triggered; nothing here reads Q/K/V or writes O before the previous launch
     // has completed. Triggered at entry, the next launch can be placed while the one before
     // this is still running: three launches share the SMs, and the next one's blocks fill
-    // the slots as they free, two to an SM on some (20 of 128 blocks at the headline, each
-    // ending 0.4-1.2 us after the others). Triggered after the wait, at most two launches
+    // the slots as they free, two to an SM on some (16-24 of 128 blocks at the headline,
+    // ending 0.3-1.2 us after the others). Triggered after the wait, at most two launches
     // are resident and none of the next one's blocks shared an SM (README, the trace).
     if (p.early) hp::launch_dependents();
     hp::wait_prior_grid();
