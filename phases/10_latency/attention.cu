@@ -3,14 +3,19 @@
 // whole key range at once (no producer warpgroup, no ring), takes the softmax in one pass
 // (no online rescale) and stores from registers; shapes of 512 keys split the
 // keys over a thread-block cluster of two such blocks, merged through distributed shared
-// memory in the same launch. Every other shape runs rung 09's kernels, unchanged.
+// memory in the same launch. Every other shape runs a rung below, unchanged: rung 09's
+// kernels, or rung 07's or 08's where rung 09's one-warpgroup blocks need more than one
+// wave and theirs fit in one.
 //
 // The files:
 //   09_tile_scheduling/attention.cu  rung 09 whole (frozen), in namespace rung09: its kernels,
 //                        its choice and its phase ABI, called for the shapes this rung passes on
+//   07_wgmma_tma/attention.cu, 08_warpgroup_pingpong/attention.cu  rungs 07 and 08 whole
+//                        (frozen), in namespaces rung07 and rung08, the same way
 //   cluster_ptx.cuh      the cluster instructions: rank, the split barrier, remote stores
 //   latency_kernel.cuh   the latency kernel: loads, S, one-pass softmax, P V, the merge, the store
 //   latency_choice.cuh   which shapes it takes, and which of them split over a cluster
+//   delegate_choice.cuh  which rung below runs the shapes it does not take
 //   attention.cu         (this file) the phase ABI: init, run, fini
 #include <climits>
 #include <cmath>
@@ -25,9 +30,10 @@
 #include <cuda_runtime.h>
 #include "attn_phase.h"
 
-// Rung 09 is included, not copied: the system headers above are already in, so its own
-// includes of them are empty here; its entry point is renamed and not exported (this
-// shared object exports only attn_phase_entry).
+// Rungs 09, 07 and 08 are included, not copied, each in its own namespace: the system
+// headers above are already in, so their own includes of them are empty here (each rung's
+// hopper_ptx.cuh is its own file, found beside its attention.cu); their entry points are
+// renamed and not exported (this shared object exports only attn_phase_entry).
 #undef ATTN_PHASE_EXPORT
 #define ATTN_PHASE_EXPORT
 #define attn_phase_entry attn_phase_entry_09
@@ -35,21 +41,47 @@ namespace rung09 {
 #include "09_tile_scheduling/attention.cu"
 }  // namespace rung09
 #undef attn_phase_entry
+#define attn_phase_entry attn_phase_entry_07
+namespace rung07 {
+#include "07_wgmma_tma/attention.cu"
+}  // namespace rung07
+#undef attn_phase_entry
+#define attn_phase_entry attn_phase_entry_08
+namespace rung08 {
+#include "08_warpgroup_pingpong/attention.cu"
+}  // namespace rung08
+#undef attn_phase_entry
 #undef ATTN_PHASE_EXPORT
 #define ATTN_PHASE_EXPORT __attribute__((visibility("default")))
 
 #include "cluster_ptx.cuh"
 #include "latency_kernel.cuh"
 #include "latency_choice.cuh"
+#include "delegate_choice.cuh"
 
 namespace {
 
-// Codes of this rung's own path; below 100 they are rung 09's (its init, run and strings).
+// Codes of this rung's own path. Below 100 they are rung 09's (its init, run and strings);
+// 201-299 rung 07's codes plus 200, 301-399 rung 08's plus 300 (Lower::offset).
 enum { ERR_L_CUDA = 101, ERR_L_TMAP, ERR_L_ALIGN, ERR_L_STATE };
 
+// A rung below, through its own phase ABI: its entry point (renamed, not exported), the
+// offset its error codes carry here, and the codes of its init that say it declines the
+// shape or the device (then rung 09 runs the shape, as it would have without the rule).
+struct Lower {
+    const attn_phase *ph;
+    int offset;
+    int decline[3];
+};
+const Lower LOWER_09 = {&rung09::attn_phase_entry_09, 0, {0, 0, 0}};
+const Lower LOWER_07 = {&rung07::attn_phase_entry_07, 200, {rung07::ERR_SHAPE, rung07::ERR_SMEM, rung07::ERR_NOT_90A}};
+const Lower LOWER_08 = {&rung08::attn_phase_entry_08, 300, {rung08::ERR_SHAPE, rung08::ERR_SMEM, rung08::ERR_NOT_90A}};
+
+int lower_code(const Lower *in, int rc) { return rc ? rc + in->offset : 0; }
+
 struct State {
-    bool latency;    // this rung's kernel, or rung 09's choice (inner)
-    void *inner;     // rung 09's state
+    const Lower *lower;   // the rung below that runs the shape, or NULL: this rung's kernel
+    void *inner;          // its state
     attn_shape shape;
     LatChoice lc;
     const void *fn;
@@ -60,8 +92,12 @@ struct State {
 };
 
 cudaError_t g_cuda = cudaSuccess;
-bool g_last_latency = false;   // which path the last successful init took (error_string(0))
+// Which path the last successful init took, for error_string(0): this rung's kernel
+// (g_chosen), rung 09 (its own note), or rung 07 or 08 (g_passed: which, why, its note).
+enum { LAST_LATENCY, LAST_09, LAST_PASSED } g_last = LAST_09;
 char g_chosen[384] = "not initialised";
+char g_passed[768];
+char g_lower_error[320];
 
 const char *unsupported(const attn_shape *s) { return rung09::unsupported(s); }
 size_t workspace_bytes(const attn_shape *s) { return rung09::workspace_bytes(s); }
@@ -151,17 +187,39 @@ int init(void **state, const attn_shape *s)
         return rc;   // below 100: rung 09's code and its error_string
     }
     if (st->lc.take) {
-        st->latency = true;
-        g_last_latency = true;
+        g_last = LAST_LATENCY;
         *state = st;
         return 0;
+    }
+    DelegateChoice d;
+    if ((g_cuda = delegate_choose(s, sms, d)) != cudaSuccess) {
+        free(st);
+        return ERR_L_CUDA;
+    }
+    if (d.rung != DELEGATE_09) {
+        const Lower *in = d.rung == DELEGATE_07 ? &LOWER_07 : &LOWER_08;
+        rc = in->ph->init(&st->inner, s);
+        if (rc == 0) {
+            st->lower = in;
+            delegate_note(g_passed, sizeof g_passed, d, sms, in->ph->name, in->ph->error_string(0));
+            g_last = LAST_PASSED;
+            *state = st;
+            return 0;
+        }
+        const bool declined = rc == in->decline[0] || rc == in->decline[1] || rc == in->decline[2];
+        if (!declined) {
+            free(st);
+            return lower_code(in, rc);
+        }
+        st->inner = nullptr;   // declined: rung 09 runs the shape
     }
     rc = rung09::init(&st->inner, s);
     if (rc) {
         free(st);
         return rc;
     }
-    g_last_latency = false;
+    st->lower = &LOWER_09;
+    g_last = LAST_09;
     *state = st;
     return 0;
 }
@@ -230,26 +288,36 @@ int run(void *state, const attn_args *a)
 {
     if (!state) return ERR_L_STATE;
     State &st = *static_cast<State *>(state);
-    return st.latency ? run_latency(st, a) : rung09::run(st.inner, a);
+    return st.lower ? lower_code(st.lower, st.lower->ph->run(st.inner, a)) : run_latency(st, a);
 }
 
 void fini(void *state)
 {
     State *st = static_cast<State *>(state);
     if (!st) return;
-    if (!st->latency) rung09::fini(st->inner);
+    if (st->lower) st->lower->ph->fini(st->inner);
     free(st);
+}
+
+// A code of rung 07 or 08 (offset on), named with the rung it came from.
+const char *lower_error(const Lower *in, int code)
+{
+    snprintf(g_lower_error, sizeof g_lower_error, "%s: %s", in->ph->name, in->ph->error_string(code - in->offset));
+    return g_lower_error;
 }
 
 const char *error_string(int code)
 {
     switch (code) {
-    case 0: return g_last_latency ? g_chosen : rung09::error_string(0);
+    case 0: return g_last == LAST_LATENCY ? g_chosen : g_last == LAST_PASSED ? g_passed : rung09::error_string(0);
     case ERR_L_CUDA: return cudaGetErrorString(g_cuda);
     case ERR_L_TMAP: return "cuTensorMapEncodeTiled failed or not found in the driver (tensor maps of Q/K/V)";
     case ERR_L_ALIGN: return "q/k/v must be 16-byte aligned and o 4-byte aligned";
     case ERR_L_STATE: return "run called without a state (init failed or not called)";
-    default: return rung09::error_string(code);
+    default:
+        if (code > LOWER_08.offset && code < LOWER_08.offset + 100) return lower_error(&LOWER_08, code);
+        if (code > LOWER_07.offset && code < LOWER_07.offset + 100) return lower_error(&LOWER_07, code);
+        return rung09::error_string(code);
     }
 }
 
