@@ -4,14 +4,17 @@
 // (no online rescale) and stores from registers; shapes of 512 keys split the
 // keys over a thread-block cluster of two such blocks, merged through distributed shared
 // memory in the same launch. Every other shape runs a rung below, unchanged: rung 09's
-// kernels, or rung 07's or 08's where rung 09's one-warpgroup blocks need more than one
-// wave and theirs fit in one.
+// kernels; rung 06's where rung 09's 64-row grid would fill at most a quarter of the SMs
+// and rung 06's 16-row blocks, their keys split over four warps, measured faster; or rung
+// 07's or 08's where rung 09's one-warpgroup blocks need more than one wave and theirs fit
+// in one.
 //
 // The files:
 //   09_tile_scheduling/attention.cu  rung 09 whole (frozen), in namespace rung09: its kernels,
 //                        its choice and its phase ABI, called for the shapes this rung passes on
-//   07_wgmma_tma/attention.cu, 08_warpgroup_pingpong/attention.cu  rungs 07 and 08 whole
-//                        (frozen), in namespaces rung07 and rung08, the same way
+//   06_tiling/attention.cu, 07_wgmma_tma/attention.cu, 08_warpgroup_pingpong/attention.cu
+//                        rungs 06, 07 and 08 whole (frozen), in namespaces rung06, rung07
+//                        and rung08, the same way
 //   cluster_ptx.cuh      the cluster instructions: rank, the split barrier, remote stores
 //   latency_kernel.cuh   the latency kernel: loads, S, one-pass softmax, P V, the merge, the store
 //   latency_choice.cuh   which shapes it takes, and which of them split over a cluster
@@ -30,9 +33,9 @@
 #include <cuda_runtime.h>
 #include "attn_phase.h"
 
-// Rungs 09, 07 and 08 are included, not copied, each in its own namespace: the system
+// Rungs 09, 06, 07 and 08 are included, not copied, each in its own namespace: the system
 // headers above are already in, so their own includes of them are empty here (each rung's
-// hopper_ptx.cuh is its own file, found beside its attention.cu); their entry points are
+// hopper_ptx.cuh or mma_ptx.cuh is its own file, found beside its attention.cu); their entry points are
 // renamed and not exported (this shared object exports only attn_phase_entry).
 #undef ATTN_PHASE_EXPORT
 #define ATTN_PHASE_EXPORT
@@ -40,6 +43,11 @@
 namespace rung09 {
 #include "09_tile_scheduling/attention.cu"
 }  // namespace rung09
+#undef attn_phase_entry
+#define attn_phase_entry attn_phase_entry_06
+namespace rung06 {
+#include "06_tiling/attention.cu"
+}  // namespace rung06
 #undef attn_phase_entry
 #define attn_phase_entry attn_phase_entry_07
 namespace rung07 {
@@ -62,7 +70,8 @@ namespace rung08 {
 namespace {
 
 // Codes of this rung's own path. Below 100 they are rung 09's (its init, run and strings);
-// 201-299 rung 07's codes plus 200, 301-399 rung 08's plus 300 (Lower::offset).
+// 201-299 rung 07's codes plus 200, 301-399 rung 08's plus 300, 401-499 rung 06's plus 400
+// (Lower::offset).
 enum { ERR_L_CUDA = 101, ERR_L_TMAP, ERR_L_ALIGN, ERR_L_STATE };
 
 // A rung below, through its own phase ABI: its entry point (renamed, not exported), the
@@ -76,6 +85,7 @@ struct Lower {
 const Lower LOWER_09 = {&rung09::attn_phase_entry_09, 0, {0, 0, 0}};
 const Lower LOWER_07 = {&rung07::attn_phase_entry_07, 200, {rung07::ERR_SHAPE, rung07::ERR_SMEM, rung07::ERR_NOT_90A}};
 const Lower LOWER_08 = {&rung08::attn_phase_entry_08, 300, {rung08::ERR_SHAPE, rung08::ERR_SMEM, rung08::ERR_NOT_90A}};
+const Lower LOWER_06 = {&rung06::attn_phase_entry_06, 400, {rung06::ERR_SHAPE, rung06::ERR_ARCH, rung06::ERR_SHAPE}};
 
 int lower_code(const Lower *in, int rc) { return rc ? rc + in->offset : 0; }
 
@@ -100,7 +110,13 @@ char g_passed[768];
 char g_lower_error[320];
 
 const char *unsupported(const attn_shape *s) { return rung09::unsupported(s); }
-size_t workspace_bytes(const attn_shape *s) { return rung09::workspace_bytes(s); }
+// Rung 09's workspace, or rung 06's where that is larger: rung 06's table never splits keys
+// across blocks (no workspace), but its tuning override (ATTN06_CONFIG) may.
+size_t workspace_bytes(const attn_shape *s)
+{
+    const size_t w09 = rung09::workspace_bytes(s), w06 = rung06::workspace_bytes(s);
+    return w06 > w09 ? w06 : w09;
+}
 
 // The latency kernel for head_dim d (64 or 128, which unsupported() admits) and its shared memory.
 const void *lat_fn(int d)
@@ -197,7 +213,7 @@ int init(void **state, const attn_shape *s)
         return ERR_L_CUDA;
     }
     if (d.rung != DELEGATE_09) {
-        const Lower *in = d.rung == DELEGATE_07 ? &LOWER_07 : &LOWER_08;
+        const Lower *in = d.rung == DELEGATE_06 ? &LOWER_06 : d.rung == DELEGATE_07 ? &LOWER_07 : &LOWER_08;
         rc = in->ph->init(&st->inner, s);
         if (rc == 0) {
             st->lower = in;
@@ -315,6 +331,7 @@ const char *error_string(int code)
     case ERR_L_ALIGN: return "q/k/v must be 16-byte aligned and o 4-byte aligned";
     case ERR_L_STATE: return "run called without a state (init failed or not called)";
     default:
+        if (code > LOWER_06.offset && code < LOWER_06.offset + 100) return lower_error(&LOWER_06, code);
         if (code > LOWER_08.offset && code < LOWER_08.offset + 100) return lower_error(&LOWER_08, code);
         if (code > LOWER_07.offset && code < LOWER_07.offset + 100) return lower_error(&LOWER_07, code);
         return rung09::error_string(code);

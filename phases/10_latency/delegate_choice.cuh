@@ -1,6 +1,21 @@
 // delegate_choice.cuh: which rung below runs a shape the latency kernel does not take.
 //
-// Rung 09, except where its choice is its one-warpgroup path (64-row blocks, taken when
+// Rung 06 where rung 09's choice is its one-warpgroup path and its grid of 64-row blocks
+// would fill at most a quarter of the SMs, with at most 1024 keys at D = 64 and at most
+// three key tiles of 128 at D = 128. There rung 06's table takes 16-row blocks whose four
+// warps split the keys (wn = 4): a quarter of the rows a block and a quarter of the keys a
+// warp, so each thread's serial softmax is an eighth of rung 09's (64 rows over 128 threads
+// for every key). Measured (H100, graph mode, one process, build 4235e9b; rung 06 against
+// rung 09 in the same run, us): D = 64 at 8-32 blocks, 300-1000 keys, both masks, rung 06
+// faster at all eight shapes by 9-22% (1x8x1:300 4.07 / 4.49, 1x8x129:257 4.40 / 4.95,
+// 1x8x1:500 4.65 / 5.35, 1x8x64:384 causal 4.43 / 5.29, 2x4x1:448 4.78 / 5.41, 1x8x1:1000
+// 7.27 / 8.74, 1x2x1000 7.47 / 9.14, 1x4x256:384 4.19 / 4.78); at 48 and 64 blocks rung 09
+// (1x8x384 causal 5.11 / 5.26, 1x4x1000 9.21 / 9.52). D = 128: rung 06 faster at three
+// tiles (1x8x1:300 causal 5.34 / 5.50, 1x8x129:257 causal 5.51 / 5.64, 1x4x100:320 5.59 /
+// 6.52), slower at four and eight (1x8x1:500 causal 7.09 / 6.57, 1x8x1:1000 11.80 / 11.03):
+// its mma.sync tiles have half wgmma's rate, which the longer key ranges expose.
+//
+// Otherwise rung 09, except where its choice is its one-warpgroup path (64-row blocks, taken when
 // 128-row blocks would be fewer than the SMs) and those blocks need more than one wave at
 // the occupancy they have. Then the first of rung 07 (the same 64-row blocks) and rung 08
 // (128-row blocks at D = 128, 192-row at D = 64) whose whole grid fits one wave runs it;
@@ -26,7 +41,7 @@
 namespace {
 
 // The rungs below, by the number their directories carry.
-enum { DELEGATE_07 = 7, DELEGATE_08 = 8, DELEGATE_09 = 9 };
+enum { DELEGATE_06 = 6, DELEGATE_07 = 7, DELEGATE_08 = 8, DELEGATE_09 = 9 };
 
 struct DelegateChoice {
     int rung = DELEGATE_09;
@@ -80,6 +95,16 @@ cudaError_t delegate_choose(const attn_shape *s, int sms, DelegateChoice &d)
     const void *fn = c.dynamic ? v->fn_dyn : v->fn;
     if (c.first) fn = v->fn_first[c.width == v->keys ? 3 : c.width == 48 ? 0 : c.width == 96 ? 1 : 2];
     if (!fn) return cudaSuccess;   // rung 09's init reports it
+    // Rung 06: rung 09's 64-row grid fills at most a quarter of the SMs, and the keys are in
+    // the range measured faster (above).
+    const int n_kt = (s->seq_kv + 127) / 128;
+    if (c.n_work * 4 <= sms && (s->head_dim == 64 ? s->seq_kv <= 1024 : n_kt <= 3) && !rung06::unsupported(s)) {
+        d.rung = DELEGATE_06;
+        d.variant09 = v->name;
+        d.blocks09 = c.n_work;
+        d.rows09 = 64 * v->ncons;
+        return cudaSuccess;
+    }
     cudaError_t e = blocks_per_sm(fn, v->threads, v->smem, &d.per_sm09);
     if (e != cudaSuccess) return e;
     if (d.per_sm09 < 1 || c.n_work <= (long)sms * d.per_sm09) return cudaSuccess;   // one wave: rung 09's
@@ -111,6 +136,13 @@ cudaError_t delegate_choose(const attn_shape *s, int sms, DelegateChoice &d)
 void delegate_note(char *out, size_t len, const DelegateChoice &d, int sms, const char *name,
                    const char *inner_note)
 {
+    if (d.rung == DELEGATE_06) {
+        snprintf(out, len,
+                 "%s, passed on for a short grid: 09_tile_scheduling's choice, %s, runs %ld blocks of %d rows "
+                 "on %d SMs (at most a quarter); %s: %s",
+                 name, d.variant09, d.blocks09, d.rows09, sms, name, inner_note ? inner_note : "");
+        return;
+    }
     const long waves09 = (d.blocks09 + (long)sms * d.per_sm09 - 1) / ((long)sms * d.per_sm09);
     snprintf(out, len,
              "%s, passed on by occupancy: 09_tile_scheduling's choice, %s, runs %ld blocks of %d rows "
