@@ -88,6 +88,12 @@ fi
 
 [ $# -gt 0 ] || { echo "usage: ci/freeze.sh NAME... | --check" >&2; exit 2; }
 for name in "$@"; do
+  # A phase's name: a directory under phases/ (letters, digits, underscores: no path, no
+  # option), checked before anything is written.
+  case "$name" in
+    "" | *[!A-Za-z0-9_]*) echo "freeze: '$name' is not a phase name (a directory under phases/: $(ls phases | tr '\n' ' '))" >&2; exit 2 ;;
+  esac
+  [ -d "phases/$name" ] || { echo "freeze: no phase directory phases/$name (phases: $(ls phases | tr '\n' ' '))" >&2; exit 2; }
   m=ci/frozen/$name.sha256
   manifest "$name" > "$m.tmp" && [ -s "$m.tmp" ] && mv "$m.tmp" "$m" \
     || { rm -f "$m.tmp"; echo "freeze: could not compute the closure of $name" >&2; exit 2; }

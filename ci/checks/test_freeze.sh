@@ -48,5 +48,13 @@ echo 'NVCCFLAGS := -O0' > "$tmp/phases/98_other/build.mk"; check 1 "a build.mk s
 echo '$(BUILD)/phases/99_probe.so: EXTRA := 1' > "$tmp/phases/98_other/build.mk"; check 1 "a build.mk adds to another directory's target"
 echo 'NVCCFLAGS_98_other := --threads 0' > "$tmp/phases/98_other/build.mk"; check 0 "a build.mk that keeps to its own directory"
 echo 'LDLIBS_99_probe := -lm' > "$tmp/phases/99_probe/build.mk"; check 1 "the frozen phase's own build.mk changed"
-[ $fail = 0 ] && echo "test_freeze: the freeze check catches edits, new includes, new files, other build flags and build.mk files outside their directory"
+# A name that is no phase directory (a typo, an option) is refused, and no manifest is written.
+for bad in 97_missing --help ../phases/99_probe; do
+  (cd "$tmp" && bash ci/freeze.sh "$bad" >/dev/null 2>&1); got=$?
+  [ "$got" = 2 ] || { echo "test_freeze: freeze.sh '$bad': expected exit 2, got $got" >&2; fail=1; }
+  [ -z "$(ls "$tmp/ci/frozen" | grep -v '^99_probe.sha256$')" ] \
+    || { echo "test_freeze: freeze.sh '$bad' wrote $(ls "$tmp/ci/frozen" | grep -v '^99_probe.sha256$')" >&2; fail=1; }
+  find "$tmp/ci/frozen" -type f ! -name 99_probe.sha256 -delete
+done
+[ $fail = 0 ] && echo "test_freeze: the freeze check catches edits, new includes, new files, other build flags and build.mk files outside their directory, and refuses a name that is no phase"
 exit $fail

@@ -63,7 +63,10 @@ PY
 commit "ab: always pass"
 pr freeze
 echo "// a comment" >> "$tmp/origin/phases/06_tiling/attention.cu"
-(cd "$tmp/origin" && bash ci/freeze.sh 06_tiling > /dev/null) || note "freeze: ci/freeze.sh 06_tiling failed in the attack's tree"
+# Every manifest that pins the file is rewritten: rung 06's own, and those of the rungs
+# that include it (10_latency includes rungs 06-09 whole).
+pinned=$(cd "$tmp/origin" && grep -l ' phases/06_tiling/attention.cu$' ci/frozen/*.sha256 | xargs -n1 basename | sed 's/\.sha256$//' | tr '\n' ' ')
+(cd "$tmp/origin" && bash ci/freeze.sh $pinned > /dev/null) || note "freeze: ci/freeze.sh $pinned failed in the attack's tree"
 commit "06 edited, manifest rewritten"
 g checkout -q --detach "$base"
 
@@ -155,7 +158,7 @@ scenario() {  # NAME RUN AB CONCLUSION GATE AB FREEZE HEAD_GATE HEAD_AB HEAD_FRE
 scenario clean  run_ok.json   ab_ok.json    success  0 0 0                 0 0 0                   ""
 scenario gate   run_slow.json ab_ok.json    failure  1 0 0                 0 0 0                   "ci/gate.json"
 scenario ab     run_ok.json   ab_slow.json  failure  0 1 0                 0 0 0                   "harness/gate/ab.c"
-scenario freeze run_ok.json   ab_ok.json    failure  0 0 1                 0 0 0                   "ci/frozen/06_tiling.sha256"
+scenario freeze run_ok.json   ab_ok.json    failure  0 0 1                 0 0 0                   "$(for r in $pinned; do printf 'ci/frozen/%s.sha256 ' "$r"; done | sed 's/ $//')"
 grep -q "06_tiling .*regressed" "$tmp/arts_ab/ladder-$gpu-100/comment.md" || note "ab: the comment does not name the regression"
 grep -q "06_tiling" "$tmp/arts_freeze/ladder-$gpu-100/comment.md" || note "freeze: the comment does not name the rung"
 
