@@ -1,7 +1,9 @@
 // latency_kernel.cuh: the latency kernel. One warpgroup serves a query block of 64 rows:
 // every K/V tile of its key share is loaded at once (at most LAT_MAXT, no ring and no
-// producer warp), S of all of them is one batch of wgmma, the softmax is taken once over
-// the whole share (no online rescale), and O += P V is one more batch. The share is all the
+// producer warp). One tile: S is one batch of wgmma, the softmax is taken once, and
+// O += P V is one more batch. Two tiles: S of both is issued at once and the tensor cores
+// finish the second while the first's softmax runs, then P0 V runs while the second's
+// softmax does (one online rescale of O and the sum, lat_compute2). The share is all the
 // keys the block's rows see (csize = 1: the block stores its rows from registers), or half
 // of them (csize = 2: two blocks of a thread-block cluster, whose partial results, O
 // unnormalised with the row max m and row sum l, are merged through distributed shared
@@ -63,7 +65,7 @@ __device__ __forceinline__ void lat_qk(float (&s)[NT][LAT_KT / 2], uint32_t qa, 
 // partial sum. Returns the row max (raw score units; -inf when the row sees no key here).
 template <int NT>
 __device__ __forceinline__ float lat_softmax_row(float (&s)[NT][LAT_KT / 2], int i, int key0, int lim,
-                                                 float scale_log2, float &sum)
+                                                 float scale_log2, float &sum, float m_prev = -INFINITY)
 {
     const int lane = threadIdx.x % 32;
     if (key0 + NT * LAT_KT > lim) {
@@ -84,6 +86,7 @@ __device__ __forceinline__ float lat_softmax_row(float (&s)[NT][LAT_KT / 2], int
     float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    mx = fmaxf(mx, m_prev);   // the tiles before this one (m_prev is the same across the quad)
     // A row that sees no key of this share keeps max -inf: its exponentials are 0, not NaN.
     const float ms = mx == -INFINITY ? 0.f : mx * scale_log2;
     float sm4[4] = {0.f, 0.f, 0.f, 0.f};
@@ -257,6 +260,91 @@ __device__ __forceinline__ void lat_compute(float (&o)[D / 2], float (&m)[2], fl
 }
 #endif
 
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// The same for two tiles with the tensor cores overlapping the softmax: S of both tiles is
+// issued as two groups and the softmax of the first runs while the second's S finishes;
+// P0 V is issued before the second tile's softmax, which runs while it finishes. The first
+// tile's exponentials are against its own row max, so O and the sum are rescaled by
+// 2^(m0 - m) once the second tile's max is known (the online softmax, for one step).
+template <int D>
+__device__ __forceinline__ void lat_compute2(float (&o)[D / 2], float (&m)[2], float (&l)[2], uint32_t qa, uint32_t ka,
+                                             uint32_t va, uint64_t *bar, const LatParams &p, int q0, int key0)
+{
+    namespace hp = rung09::hopper;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int diag = p.seq_kv - p.seq_q;
+    float s[2][LAT_KT / 2];
+    hp::mbar_wait(&bar[0], 0);
+    hp::wgmma_fence();
+#pragma unroll
+    for (int t = 0; t < 2; ++t) {
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk) {
+            const uint32_t off = (kk % 4) * 32;   // the k slice inside a 128-byte row
+            const uint64_t a = hp::make_desc(qa + (kk / 4) * 64 * 128 + off, 16, 1024);
+            const uint64_t b = hp::make_desc(ka + t * LatCfg<D>::KV_BYTES + (kk / 4) * LAT_KT * 128 + off, 16, 1024);
+            if (kk == 0) hp::mma_ss_n128<true>(s[t], a, b, 0);
+            else hp::mma_ss_n128(s[t], a, b, 1);
+        }
+        hp::wgmma_commit();
+    }
+    hp::wgmma_wait<1>();   // the first tile's S; the second's still in flight
+    hp::reg_fence(s[0]);
+    int lim[2];
+    float m0[2], l0[2];
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+        const int row = q0 + warp * 16 + lane / 4 + 8 * i;
+        lim[i] = min(key0 + 2 * LAT_KT, p.causal ? min(p.seq_kv, row + diag + 1) : p.seq_kv);
+        m0[i] = lat_softmax_row<1>(reinterpret_cast<float (&)[1][LAT_KT / 2]>(s[0]), i, key0, lim[i], p.scale_log2, l0[i]);
+    }
+    uint32_t pf0[LAT_KT / 4], pf1[LAT_KT / 4];
+#pragma unroll
+    for (int j = 0; j < LAT_KT / 4; ++j) pf0[j] = rung09::pack_half2(s[0][2 * j], s[0][2 * j + 1]);
+    hp::mbar_wait(&bar[1], 0);
+    hp::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < LAT_KT / 16; ++kk) {
+        const uint64_t b = hp::make_desc(va + kk * 16 * 128, LAT_KT * 128, 1024);
+        const uint32_t a[4] = {pf0[4 * kk], pf0[4 * kk + 1], pf0[4 * kk + 2], pf0[4 * kk + 3]};
+        if constexpr (D == 128) hp::mma_rs_n128(o, a, b, 1);
+        else hp::mma_rs_n64(o, a, b, 1);
+    }
+    hp::wgmma_commit();
+    hp::wgmma_wait<1>();   // the second tile's S (committed before P0 V); P0 V still in flight
+    hp::reg_fence(s[1]);
+    float alpha[2];
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+        float l1;
+        m[i] = lat_softmax_row<1>(reinterpret_cast<float (&)[1][LAT_KT / 2]>(s[1]), i, key0 + LAT_KT, lim[i], p.scale_log2, l1,
+                                  m0[i]);
+        alpha[i] = m0[i] == -INFINITY ? 0.f : rung09::ex2((m0[i] - m[i]) * p.scale_log2);
+        l[i] = fmaf(l0[i], alpha[i], l1);
+    }
+#pragma unroll
+    for (int j = 0; j < LAT_KT / 4; ++j) pf1[j] = rung09::pack_half2(s[1][2 * j], s[1][2 * j + 1]);
+    hp::wgmma_wait<0>();   // P0 V
+    hp::reg_fence(o);
+    hp::reg_fence(pf0);
+#pragma unroll
+    for (int u = 0; u < D / 8; ++u) {
+        o[4 * u] *= alpha[0], o[4 * u + 1] *= alpha[0], o[4 * u + 2] *= alpha[1], o[4 * u + 3] *= alpha[1];
+    }
+    hp::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < LAT_KT / 16; ++kk) {
+        const uint64_t b = hp::make_desc(va + LatCfg<D>::KV_BYTES + kk * 16 * 128, LAT_KT * 128, 1024);
+        const uint32_t a[4] = {pf1[4 * kk], pf1[4 * kk + 1], pf1[4 * kk + 2], pf1[4 * kk + 3]};
+        if constexpr (D == 128) hp::mma_rs_n128(o, a, b, 1);
+        else hp::mma_rs_n64(o, a, b, 1);
+    }
+    hp::wgmma_commit();
+    hp::wgmma_wait<0>();
+    hp::reg_fence(o);
+}
+#endif
+
 template <int D>
 __global__ void __launch_bounds__(128, 1)
 latency_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
@@ -328,7 +416,7 @@ latency_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constan
     for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
     float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
     const uint32_t qa = hp::smem_u32(q_s), ka = hp::smem_u32(k_s), va = hp::smem_u32(v_s);
-    if (nt == 2) lat_compute<D, 2>(o, m, l, qa, ka, va, bar, p, q0, t0 * LAT_KT);
+    if (nt == 2) lat_compute2<D>(o, m, l, qa, ka, va, bar, p, q0, t0 * LAT_KT);
     else if (nt == 1) lat_compute<D, 1>(o, m, l, qa, ka, va, bar, p, q0, t0 * LAT_KT);
     static_assert(LAT_MAXT == 2, "the branches above cover every share");
     auto warp_id = [] { return (int)(threadIdx.x / 32); };
