@@ -149,6 +149,11 @@ static void check_limits(cstate *c, const json_t *doc)
     at_most(c, json_array_size(profile), EVIDENCE_MAX_PROFILES, "profile", "profile rows");
     size_t i, k;
     json_t *x, *kv;
+    json_array_foreach(get(doc, "implementations"), i, x) {
+        char p[64];
+        snprintf(p, sizeof p, "implementations[%zu].resources.kernels", i);
+        at_most(c, json_array_size(get(get(x, "resources"), "kernels")), EVIDENCE_MAX_BUILD_KERNELS, p, "kernels");
+    }
     json_array_foreach(profile, i, x) {
         char p[64];
         snprintf(p, sizeof p, "profile[%zu].kernels", i);

@@ -16,6 +16,7 @@
 #define EVIDENCE_MAX_TOTAL_SAMPLES 400000     /* all timing samples and pairs of a run */
 #define EVIDENCE_MAX_PROFILES 1024
 #define EVIDENCE_MAX_KERNELS 256              /* per profile row */
+#define EVIDENCE_MAX_BUILD_KERNELS 4096       /* resources.kernels per implementation */
 #define EVIDENCE_MAX_METRICS 512              /* per kernel */
 #define EVIDENCE_MAX_STALLS 64
 #define EVIDENCE_MAX_INPUT_CHECKS 5000

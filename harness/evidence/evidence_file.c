@@ -328,6 +328,19 @@ static void check_ceilings(vstate *v, const json_t *c)
     if (fl) check_modes(v, fl, "ceilings.launch_floor");
 }
 
+static void check_items(vstate *v, const json_t *arr, const char *name,
+                        void (*check)(vstate *, const json_t *, const char *));
+
+/* One kernel of resources.kernels: the report matches it by name to the kernels that
+ * ran and prints its counts. */
+static void check_resource_kernel(vstate *v, const json_t *k, const char *path)
+{
+    static const char *const counts[] = { "registers", "smem_static", "spill_stores", "spill_loads", NULL };
+    member(v, k, path, "name", T_STR, REQUIRED);
+    members(v, k, path, T_INT, OPTIONAL, counts);
+    for (const char *const *c = counts; *c; c++) number_above(v, k, path, *c, 0, 1);
+}
+
 static void check_impl(vstate *v, const json_t *im, const char *path)
 {
     static const char *const kinds[] = { "phase", "baseline", "floor", "external", NULL };
@@ -351,7 +364,10 @@ static void check_impl(vstate *v, const json_t *im, const char *path)
     join(p, sizeof p, path, "resources");
     json_t *res = member(v, im, path, "resources", T_OBJ, NULLABLE);
     members(v, res, p, T_INT, OPTIONAL, res_ints);
-    member(v, res, p, "kernels", T_ARR, OPTIONAL);
+    json_t *kernels = member(v, res, p, "kernels", T_ARR, OPTIONAL);
+    char pk[512];
+    join(pk, sizeof pk, p, "kernels");
+    if (kernels) check_items(v, kernels, pk, check_resource_kernel);
 }
 
 static void check_correctness(vstate *v, const json_t *c, const char *path)

@@ -28,6 +28,37 @@ static long int_or(json_t *v, long dflt)
     return json_is_integer(v) ? (long)json_integer_value(v) : dflt;
 }
 
+/* A count the build wrote (registers, bytes): an integer >= 0, else -1 (absent). */
+static long count_or_absent(json_t *v)
+{
+    return json_is_integer(v) && json_integer_value(v) >= 0 ? (long)json_integer_value(v) : -1;
+}
+
+/* implementations[i].resources.kernels (absent: none listed); the validator has checked
+ * each is an object with a string name. */
+static int read_resource_kernels(run_data *r, size_t i, json_t *arr, run_impl *im, char *err, size_t errlen)
+{
+    if (!arr) return 0;
+    if (!json_is_array(arr))
+        return json_file_fail(err, errlen, r->path, "implementations[%zu].resources.kernels: not an array", i);
+    im->kernels = calloc(json_array_size(arr) + 1, sizeof *im->kernels);
+    if (!im->kernels) return json_file_fail(err, errlen, r->path, "out of memory");
+    size_t k;
+    json_t *v;
+    json_array_foreach(arr, k, v) {
+        run_kernel_resources *o = &im->kernels[im->n_kernels++];
+        o->name = str_or(json_object_get(v, "name"), NULL);
+        if (!o->name)
+            return json_file_fail(err, errlen, r->path, "implementations[%zu].resources.kernels[%zu].name: missing "
+                                  "or not a string", i, k);
+        o->registers = count_or_absent(json_object_get(v, "registers"));
+        o->smem_static = count_or_absent(json_object_get(v, "smem_static"));
+        o->spill_stores = count_or_absent(json_object_get(v, "spill_stores"));
+        o->spill_loads = count_or_absent(json_object_get(v, "spill_loads"));
+    }
+    return 0;
+}
+
 static int read_impls(run_data *r, char *err, size_t errlen)
 {
     json_t *arr = json_object_get(r->doc, "implementations");
@@ -50,6 +81,7 @@ static int read_impls(run_data *r, char *err, size_t errlen)
             im->smem_static = int_or(json_object_get(res, "smem_static"), -1);
             im->spill_stores = int_or(json_object_get(res, "spill_stores"), -1);
             im->spill_loads = int_or(json_object_get(res, "spill_loads"), -1);
+            if (read_resource_kernels(r, i, json_object_get(res, "kernels"), im, err, errlen)) return -1;
         }
     }
     return 0;
@@ -464,6 +496,7 @@ void run_close(run_data *r)
         free(r->results[i].paired_base);
     }
     free(r->results);
+    for (size_t i = 0; r->impls && i < r->n_impls; i++) free(r->impls[i].kernels);
     free(r->impls);
     for (size_t i = 0; r->profiles && i < r->n_profiles; i++) {
         for (size_t k = 0; k < r->profiles[i].n_kernels; k++) {

@@ -9,10 +9,21 @@
 #include <jansson.h>
 #include "attn_phase.h"
 
+/* One kernel of an implementation's shared object (resources.kernels[]): its mangled
+ * name and what the build says of it; -1 where absent. */
+typedef struct {
+    const char *name;
+    long registers, smem_static, spill_stores, spill_loads;
+} run_kernel_resources;
+
 typedef struct {
     const char *name, *title, *kind;   /* kind: "phase", "baseline", "floor", "external" */
     int has_resources;
+    /* over every kernel of the object: the largest registers and static smem, the sum of
+     * the spills; -1 where absent */
     long registers, smem_static, spill_stores, spill_loads;
+    run_kernel_resources *kernels;     /* each kernel, n_kernels of them (0: not listed) */
+    size_t n_kernels;
 } run_impl;
 
 typedef struct {

@@ -11,6 +11,7 @@
 #include "core/numfmt.h"
 #include "core/text_safe.h"
 #include "report/phase_doc.h"
+#include "report/ran_kernels.h"
 
 
 static FILE *open_page(const report_ctx *c, const char *rel, char *path, size_t len)
@@ -107,33 +108,51 @@ static void context_paragraph(FILE *f, const report_gpu *g)
     }
 }
 
+/* The registers, shared memory and spills of what impl ran at s (report/ran_kernels.h),
+ * each cell marked where it is not simply the one kernel's figure (the legend under the
+ * first table says how): "(largest of N kernels)" where N kernels ran and differ in it,
+ * "(max of N kernels)" where the shape was not profiled and the figure is the largest
+ * over the shared object's kernels. */
 static void resources_cells(const run_data *r, const run_impl *im, const attn_shape *s,
                             char *regs, char *smem, char *spills, size_t len)
 {
-    snprintf(regs, len, "-");
-    snprintf(smem, len, "-");
-    snprintf(spills, len, "-");
-    if (im && im->has_resources) {
-        if (im->registers >= 0) snprintf(regs, len, "%ld", im->registers);
-        if (im->smem_static >= 0) snprintf(smem, len, "%ld", im->smem_static);
-        if (im->spill_stores >= 0 && im->spill_loads >= 0)
-            snprintf(spills, len, "%ld", im->spill_stores + im->spill_loads);
+    ran_resources k;
+    ran_resources_at(r, im, s, &k);
+    char varied[48] = "", build[48] = "", summed[32] = "";
+    snprintf(varied, sizeof varied, " (largest of %zu kernels)", k.n);
+    if (!k.profiled) {
+        if (k.n > 1) snprintf(build, sizeof build, " (max of %zu kernels)", k.n);
+        else snprintf(build, sizeof build, "%s", k.n == 1 ? " (its only kernel)" : " (max of its kernels)");
+        snprintf(summed, sizeof summed, " (sum of its kernels)");
     }
-    /* Dynamic shared memory is known only from a profile at that shape. */
-    double dyn = -1;
-    for (size_t i = 0; im && i < r->n_profiles; i++) {
-        const run_profile *p = &r->profiles[i];
-        if (strcmp(p->impl, im->name) != 0 || !run_same_shape(&p->shape, s)) continue;
-        for (size_t k = 0; k < p->n_kernels; k++) {
-            const run_metric *d = run_metric_find(&p->kernels[k], "launch__shared_mem_per_block_dynamic");
-            if (d && d->is_number && d->number > dyn) dyn = d->number;
-        }
-    }
-    if (dyn >= 0) {
-        char st[32];
-        snprintf(st, sizeof st, "%.20s", smem);
-        snprintf(smem, len, "%.20s + %.0f dyn", st, dyn);
-    }
+    const char *m_regs = k.profiled ? (k.registers_vary ? varied : "") : build;
+    const char *m_smem = k.profiled ? (k.smem_vary ? varied : "") : build;
+    const char *m_spills = k.profiled ? (k.spills_vary ? varied : "") : k.spills_summed ? summed : build;
+    if (k.registers >= 0) snprintf(regs, len, "%ld%s", k.registers, m_regs);
+    else snprintf(regs, len, "-");
+    if (k.smem_static >= 0 && k.smem_dynamic >= 0)
+        snprintf(smem, len, "%ld + %ld dyn%s", k.smem_static, k.smem_dynamic, m_smem);
+    else if (k.smem_static >= 0)
+        snprintf(smem, len, "%ld static%s", k.smem_static, m_smem);
+    else if (k.smem_dynamic >= 0)
+        snprintf(smem, len, "%ld dyn%s", k.smem_dynamic, m_smem);
+    else
+        snprintf(smem, len, "-");
+    if (k.spills >= 0) snprintf(spills, len, "%ld%s", k.spills, m_spills);
+    else snprintf(spills, len, "-");
+}
+
+/* Under the first table: what the resource columns hold. */
+static void resources_legend(FILE *f)
+{
+    fprintf(f, "Registers (per thread), smem bytes (per block, static + dynamic) and spill bytes are those of "
+            "the kernel that ran at the shape: the profiler's launch figures there, and the spills the build "
+            "reports for that kernel, found by its name among the kernels of the phase's shared object (\"-\" "
+            "where no single one of them has that name: a library's kernel, cuBLAS's or cuDNN's, is in no "
+            "phase's build). \"(largest of N kernels)\": N different kernels ran at the shape and differ in "
+            "that figure; it is the largest. \"(max of N kernels)\": the shape was not profiled, so the figure "
+            "is the largest over the N kernels of the phase's shared object, which need not be the one that ran "
+            "(smem then static only).\n\n");
 }
 
 /* The ladder table's header; with_gpu adds a first column naming the GPU (the first
@@ -161,11 +180,11 @@ static void ladder_rows(FILE *f, const report_ctx *c, const report_gpu *g, const
         if (!im || strcmp(im->kind, "phase") != 0) continue;
         const run_result *x = run_find(r, ph, s);
         char verdict[256], vcell[260], med[32], ci[64], rat[32], rci[64], prev[32], sc[32], tf[32],
-             fp[32], fd[32], regs[48], smem[96], spills[48], why[200];
+             fp[32], fd[32], regs[96], smem[96], spills[96], why[200];
         if (g->gate_ok) gate_phase_verdict(&g->ladder, ph, s, verdict, sizeof verdict);
         else snprintf(verdict, sizeof verdict, "-");
         cell(verdict, vcell, sizeof vcell);
-        resources_cells(r, im, s, regs, smem, spills, 48);
+        resources_cells(r, im, s, regs, smem, spills, sizeof regs);
         if (!x || !x->timed) {
             const char *reason = !x ? "not measured" : !x->supported ? (x->reason ? x->reason : "unsupported")
                                : x->checked && !x->correct ? "**failed correctness**" : "not timed";
@@ -474,6 +493,7 @@ int report_write_readme(const report_ctx *c)
     for (size_t i = 0; i < c->n_gpus; i++)
         if (c->gpus[i].ref) ladder_rows(f, c, &c->gpus[i], h0, 1);
     fprintf(f, "\n");
+    resources_legend(f);
     for (size_t i = 0; i < c->n_gpus; i++) {
         char name[512];
         if (!c->gpus[i].ref) continue;

@@ -618,6 +618,149 @@ static void moved_rung_keeps_its_history(void **st)
     free(tmp);
 }
 
+/* The first line of text that starts with prefix, as a string; NULL when none. */
+static char *line_from(const char *text, const char *prefix)
+{
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, prefix, strlen(prefix))) return strndup(p, strcspn(p, "\n"));
+    return NULL;
+}
+
+static json_t *kernel_entry(const char *name, long regs, long smem, long st, long ld)
+{
+    return json_pack("{s:s, s:I, s:I, s:I, s:I}", "name", name, "registers", (json_int_t)regs, "smem_static",
+                     (json_int_t)smem, "spill_stores", (json_int_t)st, "spill_loads", (json_int_t)ld);
+}
+
+static json_t *profiled(const char *name, json_t *regs, json_t *smem, json_t *dyn)
+{
+    json_t *m = json_object();
+    if (regs) json_object_set_new(m, "launch__registers_per_thread", regs);
+    if (smem) json_object_set_new(m, "launch__shared_mem_per_block_static", smem);
+    if (dyn) json_object_set_new(m, "launch__shared_mem_per_block_dynamic", dyn);
+    return json_pack("{s:s, s:o}", "kernel", name, "metrics", m);
+}
+
+/* The profile row of impl at 1x8x512x64 (not causal) in doc: its kernels replaced. */
+static void set_profiled(json_t *doc, const char *impl, json_t *kernels)
+{
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(doc, "profile"), i, p) {
+        json_t *s = json_object_get(p, "shape");
+        if (!strcmp(json_string_value(json_object_get(p, "impl")), impl) &&
+            json_integer_value(json_object_get(s, "causal")) == 0 &&
+            json_integer_value(json_object_get(s, "seq_q")) == 512) {
+            json_object_set_new(p, "kernels", kernels);
+            return;
+        }
+    }
+    fail_msg("no profile row of %s", impl);
+}
+
+static void set_resources(json_t *doc, const char *impl, long regs, long smem, long st, long ld, json_t *kernels)
+{
+    size_t i;
+    json_t *im;
+    json_array_foreach(json_object_get(doc, "implementations"), i, im)
+        if (!strcmp(json_string_value(json_object_get(im, "name")), impl)) {
+            json_object_set_new(im, "resources", json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o}", "arch", "sm_90",
+                                "registers", (json_int_t)regs, "smem_static", (json_int_t)smem, "stack_bytes",
+                                (json_int_t)0, "spill_stores", (json_int_t)st, "spill_loads", (json_int_t)ld,
+                                "kernels", kernels));
+            return;
+        }
+    fail_msg("no implementation %s", impl);
+}
+
+#define LAT64_RAN "void <unnamed>::latency_attention<64>(CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, " \
+                  "<unnamed>::LatParams)"
+#define LAT64 "_ZN45_GLOBAL__N__af43c7dc_12_attention_cu_93ba954417latency_attentionILi64EEEv14CUtensorMap_stS1_S1_" \
+              "NS_9LatParamsE"
+#define LAT128 "_ZN45_GLOBAL__N__af43c7dc_12_attention_cu_93ba954417latency_attentionILi128EEEv14CUtensorMap_stS1_" \
+               "S1_NS_9LatParamsE"
+#define FLASH_BIG "_ZN6rung066tiling9flash_fwdILi64ELi128ELi128ELi4ELi2ELi1EEEvNS0_10fwd_paramsE"
+
+/* The registers, shared memory and spills of a ladder row are those of the kernel that ran
+ * at the row's shape (the profile there, spills from that kernel's entry), not the largest
+ * of the shared object; where the shape was not profiled, the largest of the object's
+ * kernels, said so. Rung 10's case: its object holds rung 06's kernels whole, the largest
+ * of which (255 registers, 100 spill bytes) never runs at the headline shape. */
+static void resources_of_the_kernel_that_ran(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *tmp = temp_dir();
+    char ev[512], out[512], run[1024];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    copy_evidence(tmp);
+    snprintf(run, sizeof run, "%s/nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", ev);
+    json_error_t je;
+    json_t *doc = json_load_file(run, 0, &je);
+    assert_non_null(doc);
+    /* the object's totals as the loader writes them: the largest registers and static
+     * smem of its kernels, the sum of their spills */
+    set_resources(doc, "06_tiling", 255, 128, 56, 44,
+                  json_pack("[o, o, o]", kernel_entry(FLASH_BIG, 255, 128, 56, 44), kernel_entry(LAT64, 162, 0, 0, 0),
+                            kernel_entry(LAT128, 163, 0, 0, 0)));
+    set_profiled(doc, "06_tiling",
+                 json_pack("[o]", profiled(LAT64_RAN, json_real(162), json_real(0), json_real(93200))));
+    assert_int_equal(json_dump_file(doc, run, JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
+    json_decref(doc);
+    /* the other GPU: two kernels ran, one of them not the object's (cuBLAS's); and a
+     * profile whose figures are no numbers */
+    snprintf(run, sizeof run, "%s/nvidia-other-gpu/20260110T000000Z_ddddddd.json", ev);
+    doc = json_load_file(run, 0, &je);
+    assert_non_null(doc);
+    set_profiled(doc, "06_tiling", json_pack("[o, o, o]", profiled("attn_kernel", json_real(128), json_real(0),
+                                                                  json_real(1000)),
+                                             profiled("nvjet_sm90_hss_128x128_64x6_1x2_h_bz_TNT", json_real(168),
+                                                      json_real(0), json_real(200000)),
+                                             profiled("attn_kernel", json_real(128), json_real(0), json_real(1000))));
+    set_profiled(doc, "04_cp_async", json_pack("[o]", profiled("nvjet_sm90_x", json_string("n/a"), json_real(1e300),
+                                                               json_real(-5))));
+    assert_int_equal(json_dump_file(doc, run, JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
+    json_decref(doc);
+    char *msg;
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    char *readme = read_rel(out, "README.md");
+    assert_non_null(readme);
+    char *top = first_lines(readme, 40);
+    /* the kernel that ran: 162 registers, its own smem, no spills (was 255, 128, 100) */
+    char *row = line_from(top, "| [NVIDIA Test GPU](#nvidia-test-gpu) | [06_tiling](phases/06_tiling.md) |");
+    assert_non_null(row);
+    if (!strstr(row, " | 162 | 0 + 93200 dyn | 0 | ")) fail_msg("row: %s", row);
+    free(row);
+    /* two kernels ran: the larger figures, said so; cuBLAS's spills are nobody's to give */
+    row = line_from(top, "| [NVIDIA Other GPU](#nvidia-other-gpu) | [06_tiling](phases/06_tiling.md) |");
+    assert_non_null(row);
+    if (!strstr(row, " | 168 (largest of 2 kernels) | 0 + 200000 dyn (largest of 2 kernels) | - | "))
+        fail_msg("row: %s", row);
+    free(row);
+    row = line_from(top, "| [NVIDIA Other GPU](#nvidia-other-gpu) | [04_cp_async](phases/04_cp_async.md) |");
+    assert_non_null(row);
+    if (!strstr(row, " | - | - | - | ")) fail_msg("row: %s", row);
+    free(row);
+    /* the legend says what the columns hold */
+    assert_non_null(strstr(top, "(max of N kernels)"));
+    free(top);
+    /* at the causal shape nothing was profiled: the object's largest, marked */
+    char *test_gpu = gpu_section(readme, "NVIDIA Test GPU");
+    const char *causal = strstr(test_gpu, "#### 1x8x512x64 causal");
+    assert_non_null(causal);
+    row = line_from(causal, "| [06_tiling](phases/06_tiling.md) |");
+    assert_non_null(row);
+    if (!strstr(row, " | 255 (max of 3 kernels) | 128 static (max of 3 kernels) | 100 (max of 3 kernels) | "))
+        fail_msg("row: %s", row);
+    free(row);
+    free(test_gpu);
+    free(readme);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 static void no_evidence_yet(void **st)
 {
     (void)st;
@@ -649,6 +792,7 @@ int main(void)
         cmocka_unit_test(gaps_fail_the_check),
         cmocka_unit_test(gap_checker_reads_tables_and_plots),
         cmocka_unit_test(moved_rung_keeps_its_history),
+        cmocka_unit_test(resources_of_the_kernel_that_ran),
         cmocka_unit_test(no_evidence_yet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

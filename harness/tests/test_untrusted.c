@@ -17,6 +17,7 @@
 #include "core/gz_read.h"
 #include "core/names.h"
 #include "evidence/accepted.h"
+#include "evidence/consistency.h"
 #include "evidence/evidence_file.h"
 #include "json_at.h"
 #include "evidence/reader.h"
@@ -188,6 +189,14 @@ static json_t *v_no_z(void) { return json_string("2026-11-22T10:30:00"); }
 static json_t *v_ci2(void) { return json_real(2.0); }
 static json_t *v_n_big(void) { return json_integer(100000); }
 static json_t *v_unknown_impl(void) { return json_string("99_missing"); }
+static json_t *v_not_objects(void) { return json_pack("[s]", "_Z1fv"); }
+/* one kernel more than an implementation's resources may list */
+static json_t *v_many_kernels(void)
+{
+    json_t *a = json_array();
+    for (int i = 0; i <= EVIDENCE_MAX_BUILD_KERNELS; i++) json_array_append_new(a, json_pack("{s:s}", "name", "_Z1fv"));
+    return a;
+}
 
 static const edit edits[] = {
     { "context.gpu.slug", v_traversal, "context.gpu.slug" },
@@ -229,6 +238,13 @@ static const edit edits[] = {
     { "T.derived.ratio.ci_lo", v_huge, ".derived.ratio.median" },
     { "T.derived.tflops", v_minus5, ".derived.tflops" },
     { "T.correctness.rel_l2", v_minus5, ".correctness.rel_l2" },
+    /* the build's kernels, which the report matches by name and prints the counts of */
+    { "implementations[3].resources.kernels[0].name", v_int0, "implementations[3].resources.kernels[0].name" },
+    { "implementations[3].resources.kernels[1].spill_loads", v_neg64,
+      "implementations[3].resources.kernels[1].spill_loads" },
+    { "implementations[3].resources.kernels[0].registers", v_huge, "implementations[3].resources.kernels[0].registers" },
+    { "implementations[3].resources.kernels", v_not_objects, "implementations[3].resources.kernels[0]" },
+    { "implementations[3].resources.kernels", v_many_kernels, "implementations[3].resources.kernels: 4097 kernels" },
 };
 
 /* Each edit of the accepted run is refused, naming the field (the findings). */
