@@ -248,7 +248,9 @@ fuzz-corpus:
 	@cp $(BUILD)/fuzz/seeds_consumer/* $(BUILD)/fuzz/corpus_evidence/
 	@find harness/tests/data -name '*.json' -size -2M -exec cp {} $(BUILD)/fuzz/corpus_evidence/ \; 2>/dev/null || true
 
-# Each target's log ends with libFuzzer's count of runs; a crash, leak or hang fails.
+# Each target's log ends with libFuzzer's count of runs; a crash, leak or hang fails. The
+# consumers' reference run is the accepted run's seed (make_seeds.py names it without .gz);
+# a reference that cannot be read stops them at once (fuzz_consumer.c).
 fuzz: $(FUZZ_BINS) $(FUZZ_CONSUMER_BINS) fuzz-corpus
 	@for f in evidence cli; do \
 	  if ! $(BUILD)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 \
@@ -258,7 +260,7 @@ fuzz: $(FUZZ_BINS) $(FUZZ_CONSUMER_BINS) fuzz-corpus
 	done
 	@for f in $(FUZZ_CONSUMERS); do \
 	  mkdir -p $(BUILD)/fuzz/corpus_$$f; \
-	  if ! FUZZ_REFERENCE=$(BUILD)/fuzz/seeds_consumer/seed_$$(head -1 evidence/nvidia-h100-80gb-hbm3/accepted.txt) \
+	  if ! FUZZ_REFERENCE=$(BUILD)/fuzz/seeds_consumer/seed_$$(head -1 evidence/nvidia-h100-80gb-hbm3/accepted.txt | sed 's/\.gz$$//') \
 	      $(BUILD)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_CONSUMER_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	      -dict=harness/fuzz/evidence.dict -artifact_prefix=$(BUILD)/fuzz/$$f- \
 	      $(BUILD)/fuzz/corpus_$$f $(BUILD)/fuzz/seeds_consumer > $(BUILD)/fuzz/$$f.log 2>&1; then \

@@ -26,6 +26,16 @@
 static char g_dir[64];                /* the temporary tree: ev/, out/, gnuplot */
 static char g_run[256], g_accepted[512], g_out[128], g_gnuplot[128], g_evroot[128];
 
+/* gate and compare read the reference run on every input: one that cannot be read would
+ * stop each input at the same refusal, and the fuzzer would reach nothing past it. */
+static int reference_readable(void)
+{
+    if (access(g_accepted, R_OK) == 0) return 0;
+    fprintf(stderr, "fuzz_consumer: the reference run %s cannot be read (FUZZ_REFERENCE or %s/accepted.txt)\n",
+            g_accepted, ACCEPTED_DIR);
+    return -1;
+}
+
 static void remove_dir(void)
 {
     if (g_dir[0]) files_remove_tree(g_dir);
@@ -52,7 +62,7 @@ static int setup(void)
     const char *ref = getenv("FUZZ_REFERENCE");
     if (ref && ref[0]) {
         snprintf(g_accepted, sizeof g_accepted, "%s", ref);
-        return 0;
+        return reference_readable();
     }
     char name[256] = "";
     FILE *f = fopen(ACCEPTED_DIR "/accepted.txt", "r");
@@ -64,7 +74,7 @@ static int setup(void)
     fclose(f);
     name[strcspn(name, " \n")] = '\0';
     snprintf(g_accepted, sizeof g_accepted, ACCEPTED_DIR "/%s", name);
-    return 0;
+    return reference_readable();
 }
 
 static int run_command(void)
