@@ -132,6 +132,10 @@ int init_latency(State &st, const attn_shape *s, int sms)
 {
     st.lc = lat_choose(s, sms);
     if (!st.lc.take) return 0;
+    // The sm_90a code must be what the device runs (rung 09's probe; below 100: its code).
+    // Only here: a shape passed on is probed by the rung that takes it.
+    const int arch = rung09::check_sm90a(nullptr);
+    if (arch) return arch;
     const void *fn = lat_fn(s->head_dim);
     const int smem = lat_smem(s->head_dim);
     if ((g_cuda = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem)) != cudaSuccess)
@@ -196,8 +200,7 @@ int init(void **state, const attn_shape *s)
     State *st = static_cast<State *>(calloc(1, sizeof(State)));
     if (!st) return rung09::ERR_ALLOC;
     st->shape = *s;
-    int rc = rung09::check_sm90a(nullptr);
-    if (rc == 0) rc = init_latency(*st, s, sms);
+    int rc = init_latency(*st, s, sms);
     if (rc) {
         free(st);
         return rc;   // below 100: rung 09's code and its error_string

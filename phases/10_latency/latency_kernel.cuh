@@ -37,91 +37,80 @@ struct LatParams {
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-// S = Q K^T of the block's NT tiles, one batch of wgmma (FRESH first k slice).
-template <int D, int NT>
-__device__ __forceinline__ void lat_qk(float (&s)[NT][LAT_KT / 2], uint32_t qa, uint32_t ka)
+// Issues S = Q K^T of one key tile (at kt) into s (FRESH first k slice); the caller fences,
+// commits and waits.
+template <int D>
+__device__ __forceinline__ void lat_qk_issue(float (&s)[LAT_KT / 2], uint32_t qa, uint32_t kt)
 {
     namespace hp = rung09::hopper;
-    hp::wgmma_fence();
 #pragma unroll
-    for (int t = 0; t < NT; ++t)
-#pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk) {
-            const uint32_t off = (kk % 4) * 32;   // the k slice inside a 128-byte row
-            const uint64_t a = hp::make_desc(qa + (kk / 4) * 64 * 128 + off, 16, 1024);
-            const uint64_t b = hp::make_desc(ka + t * LatCfg<D>::KV_BYTES + (kk / 4) * LAT_KT * 128 + off, 16, 1024);
-            if (kk == 0) hp::mma_ss_n128<true>(s[t], a, b, 0);
-            else hp::mma_ss_n128(s[t], a, b, 1);
-        }
-    hp::wgmma_commit();
-    hp::wgmma_wait<0>();
-#pragma unroll
-    for (int t = 0; t < NT; ++t) hp::reg_fence(s[t]);
+    for (int kk = 0; kk < D / 16; ++kk) {
+        const uint32_t off = (kk % 4) * 32;   // the k slice inside a 128-byte row
+        const uint64_t a = hp::make_desc(qa + (kk / 4) * 64 * 128 + off, 16, 1024);
+        const uint64_t b = hp::make_desc(kt + (kk / 4) * LAT_KT * 128 + off, 16, 1024);
+        if (kk == 0) hp::mma_ss_n128<true>(s, a, b, 0);
+        else hp::mma_ss_n128(s, a, b, 1);
+    }
 }
 
-// The softmax of one row (i: this thread's r0 or r0 + 8) over the block's whole share of
-// keys: masked past `lim` (the causal diagonal, seq_kv, the end of the share), the max over
-// the quad, the exponentials against it (the scale folded into one FMA), this thread's
-// partial sum. Returns the row max (raw score units; -inf when the row sees no key here).
-template <int NT>
-__device__ __forceinline__ float lat_softmax_row(float (&s)[NT][LAT_KT / 2], int i, int key0, int lim,
-                                                 float scale_log2, float &sum, float m_prev = -INFINITY)
+// The softmax of one row (i: this thread's r0 or r0 + 8) over one key tile (from key0):
+// masked past `lim` (the causal diagonal, seq_kv, the end of the share), the max over the
+// quad and over m_prev (the tiles before this one), the exponentials against it (the scale
+// folded into one FMA), this thread's partial sum. Returns the row max (raw score units;
+// -inf when the row sees no key yet).
+__device__ __forceinline__ float lat_softmax_row(float (&s)[LAT_KT / 2], int i, int key0, int lim, float scale_log2,
+                                                 float &sum, float m_prev = -INFINITY)
 {
     const int lane = threadIdx.x % 32;
-    if (key0 + NT * LAT_KT > lim) {
+    if (key0 + LAT_KT > lim) {
 #pragma unroll
-        for (int t = 0; t < NT; ++t)
+        for (int g = 0; g < LAT_KT / 8; ++g)
 #pragma unroll
-            for (int g = 0; g < LAT_KT / 8; ++g)
-#pragma unroll
-                for (int c = 0; c < 2; ++c)
-                    if (key0 + t * LAT_KT + 8 * g + 2 * (lane % 4) + c >= lim) s[t][4 * g + 2 * i + c] = -INFINITY;
+            for (int c = 0; c < 2; ++c)
+                if (key0 + 8 * g + 2 * (lane % 4) + c >= lim) s[4 * g + 2 * i + c] = -INFINITY;
     }
     float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};   // four chains: the max is the softmax's latency
 #pragma unroll
-    for (int t = 0; t < NT; ++t)
-#pragma unroll
-        for (int g = 0; g < LAT_KT / 8; ++g)
-            mx4[g % 4] = fmaxf(mx4[g % 4], fmaxf(s[t][4 * g + 2 * i], s[t][4 * g + 2 * i + 1]));
+    for (int g = 0; g < LAT_KT / 8; ++g) mx4[g % 4] = fmaxf(mx4[g % 4], fmaxf(s[4 * g + 2 * i], s[4 * g + 2 * i + 1]));
     float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-    mx = fmaxf(mx, m_prev);   // the tiles before this one (m_prev is the same across the quad)
-    // A row that sees no key of this share keeps max -inf: its exponentials are 0, not NaN.
+    mx = fmaxf(mx, m_prev);   // the same across the quad
+    // A row that sees no key yet keeps max -inf: its exponentials are 0, not NaN.
     const float ms = mx == -INFINITY ? 0.f : mx * scale_log2;
     float sm4[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
-    for (int t = 0; t < NT; ++t)
+    for (int g = 0; g < LAT_KT / 8; ++g)
 #pragma unroll
-        for (int g = 0; g < LAT_KT / 8; ++g)
-#pragma unroll
-            for (int c = 0; c < 2; ++c) {
-                float &x = s[t][4 * g + 2 * i + c];
-                x = rung09::ex2(fmaf(x, scale_log2, -ms));
-                sm4[g % 4] += x;
-            }
+        for (int c = 0; c < 2; ++c) {
+            float &x = s[4 * g + 2 * i + c];
+            x = rung09::ex2(fmaf(x, scale_log2, -ms));
+            sm4[g % 4] += x;
+        }
     sum = (sm4[0] + sm4[1]) + (sm4[2] + sm4[3]);
     return mx;
 }
 
-// O += P V of the NT tiles, P from registers (the A-fragment order of wgmma).
-template <int D, int NT>
-__device__ __forceinline__ void lat_pv(float (&o)[D / 2], const uint32_t (&pf)[NT][LAT_KT / 4], uint32_t va)
+// Issues O += P V of one key tile (V at vt), P from registers in wgmma's A-fragment order;
+// the caller fences, commits and waits (and keeps pf until the wait).
+template <int D>
+__device__ __forceinline__ void lat_pv_issue(float (&o)[D / 2], const uint32_t (&pf)[LAT_KT / 4], uint32_t vt)
 {
     namespace hp = rung09::hopper;
-    hp::wgmma_fence();
 #pragma unroll
-    for (int t = 0; t < NT; ++t)
+    for (int kk = 0; kk < LAT_KT / 16; ++kk) {
+        const uint64_t b = hp::make_desc(vt + kk * 16 * 128, LAT_KT * 128, 1024);
+        const uint32_t a[4] = {pf[4 * kk], pf[4 * kk + 1], pf[4 * kk + 2], pf[4 * kk + 3]};
+        if constexpr (D == 128) hp::mma_rs_n128(o, a, b, 1);
+        else hp::mma_rs_n64(o, a, b, 1);
+    }
+}
+
+// P of one tile to fp16 pairs in registers (wgmma's A-fragment order).
+__device__ __forceinline__ void lat_pack(const float (&s)[LAT_KT / 2], uint32_t (&pf)[LAT_KT / 4])
+{
 #pragma unroll
-        for (int kk = 0; kk < LAT_KT / 16; ++kk) {
-            const uint64_t b = hp::make_desc(va + t * LatCfg<D>::KV_BYTES + kk * 16 * 128, LAT_KT * 128, 1024);
-            const uint32_t a[4] = {pf[t][4 * kk], pf[t][4 * kk + 1], pf[t][4 * kk + 2], pf[t][4 * kk + 3]};
-            if constexpr (D == 128) hp::mma_rs_n128(o, a, b, 1);
-            else hp::mma_rs_n64(o, a, b, 1);
-        }
-    hp::wgmma_commit();
-    hp::wgmma_wait<0>();
-    hp::reg_fence(o);
+    for (int j = 0; j < LAT_KT / 4; ++j) pf[j] = rung09::pack_half2(s[2 * j], s[2 * j + 1]);
 }
 
 // The merge of a query block's cs partial results (cs = 1, 2 or 4). Warp w's 16 rows are
@@ -232,36 +221,39 @@ __device__ __forceinline__ void lat_store(const float (&o)[D / 2], const LatPara
 }
 #endif
 
-// S, the softmax and O += P V of the block's NT key tiles (from key0; the share ends at
-// key_end), this thread's rows r0 and r0 + 8 of the query block at q0: o, m and l.
-template <int D, int NT>
-__device__ __forceinline__ void lat_compute(float (&o)[D / 2], float (&m)[2], float (&l)[2], uint32_t qa, uint32_t ka,
-                                            uint32_t va, uint64_t *bar, const LatParams &p, int q0, int key0)
+// S, the softmax and O += P V of the warpgroup's one key tile (from key0), this thread's
+// rows r0 and r0 + 8 of the query block at q0: o, m and l.
+template <int D>
+__device__ __forceinline__ void lat_compute1(float (&o)[D / 2], float (&m)[2], float (&l)[2], uint32_t qa, uint32_t ka,
+                                             uint32_t va, uint64_t *bar, const LatParams &p, int q0, int key0)
 {
     namespace hp = rung09::hopper;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int diag = p.seq_kv - p.seq_q, key_end = key0 + NT * LAT_KT;
-    float s[NT][LAT_KT / 2];
+    const int diag = p.seq_kv - p.seq_q;
+    float s[LAT_KT / 2];
     hp::mbar_wait(&bar[0], 0);
-    lat_qk<D, NT>(s, qa, ka);
+    hp::wgmma_fence();
+    lat_qk_issue<D>(s, qa, ka);
+    hp::wgmma_commit();
+    hp::wgmma_wait<0>();
+    hp::reg_fence(s);
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
         const int row = q0 + warp * 16 + lane / 4 + 8 * i;
-        const int lim = min(key_end, p.causal ? min(p.seq_kv, row + diag + 1) : p.seq_kv);
-        m[i] = lat_softmax_row<NT>(s, i, key0, lim, p.scale_log2, l[i]);
+        const int lim = min(key0 + LAT_KT, p.causal ? min(p.seq_kv, row + diag + 1) : p.seq_kv);
+        m[i] = lat_softmax_row(s, i, key0, lim, p.scale_log2, l[i]);
     }
-    uint32_t pf[NT][LAT_KT / 4];
-#pragma unroll
-    for (int t = 0; t < NT; ++t)
-#pragma unroll
-        for (int j = 0; j < LAT_KT / 4; ++j) pf[t][j] = rung09::pack_half2(s[t][2 * j], s[t][2 * j + 1]);
+    uint32_t pf[LAT_KT / 4];
+    lat_pack(s, pf);
     hp::mbar_wait(&bar[1], 0);
-    lat_pv<D, NT>(o, pf, va);
+    hp::wgmma_fence();
+    lat_pv_issue<D>(o, pf, va);
+    hp::wgmma_commit();
+    hp::wgmma_wait<0>();
+    hp::reg_fence(o);
 }
-#endif
 
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-// The same for two tiles with the tensor cores overlapping the softmax: S of both tiles is
+// S, the softmax and O += P V of two tiles, with the tensor cores overlapping the softmax: S of both tiles is
 // issued as two groups and the softmax of the first runs while the second's S finishes;
 // P0 V is issued before the second tile's softmax, which runs while it finishes. The first
 // tile's exponentials are against its own row max, so O and the sum are rescaled by
@@ -278,14 +270,7 @@ __device__ __forceinline__ void lat_compute2(float (&o)[D / 2], float (&m)[2], f
     hp::wgmma_fence();
 #pragma unroll
     for (int t = 0; t < 2; ++t) {
-#pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk) {
-            const uint32_t off = (kk % 4) * 32;   // the k slice inside a 128-byte row
-            const uint64_t a = hp::make_desc(qa + (kk / 4) * 64 * 128 + off, 16, 1024);
-            const uint64_t b = hp::make_desc(ka + t * LatCfg<D>::KV_BYTES + (kk / 4) * LAT_KT * 128 + off, 16, 1024);
-            if (kk == 0) hp::mma_ss_n128<true>(s[t], a, b, 0);
-            else hp::mma_ss_n128(s[t], a, b, 1);
-        }
+        lat_qk_issue<D>(s[t], qa, ka + t * LatCfg<D>::KV_BYTES);
         hp::wgmma_commit();
     }
     hp::wgmma_wait<1>();   // the first tile's S; the second's still in flight
@@ -296,20 +281,13 @@ __device__ __forceinline__ void lat_compute2(float (&o)[D / 2], float (&m)[2], f
     for (int i = 0; i < 2; ++i) {
         const int row = q0 + warp * 16 + lane / 4 + 8 * i;
         lim[i] = min(key0 + 2 * LAT_KT, p.causal ? min(p.seq_kv, row + diag + 1) : p.seq_kv);
-        m0[i] = lat_softmax_row<1>(reinterpret_cast<float (&)[1][LAT_KT / 2]>(s[0]), i, key0, lim[i], p.scale_log2, l0[i]);
+        m0[i] = lat_softmax_row(s[0], i, key0, lim[i], p.scale_log2, l0[i]);
     }
     uint32_t pf0[LAT_KT / 4], pf1[LAT_KT / 4];
-#pragma unroll
-    for (int j = 0; j < LAT_KT / 4; ++j) pf0[j] = rung09::pack_half2(s[0][2 * j], s[0][2 * j + 1]);
+    lat_pack(s[0], pf0);
     hp::mbar_wait(&bar[1], 0);
     hp::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < LAT_KT / 16; ++kk) {
-        const uint64_t b = hp::make_desc(va + kk * 16 * 128, LAT_KT * 128, 1024);
-        const uint32_t a[4] = {pf0[4 * kk], pf0[4 * kk + 1], pf0[4 * kk + 2], pf0[4 * kk + 3]};
-        if constexpr (D == 128) hp::mma_rs_n128(o, a, b, 1);
-        else hp::mma_rs_n64(o, a, b, 1);
-    }
+    lat_pv_issue<D>(o, pf0, va);
     hp::wgmma_commit();
     hp::wgmma_wait<1>();   // the second tile's S (committed before P0 V); P0 V still in flight
     hp::reg_fence(s[1]);
@@ -317,13 +295,11 @@ __device__ __forceinline__ void lat_compute2(float (&o)[D / 2], float (&m)[2], f
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
         float l1;
-        m[i] = lat_softmax_row<1>(reinterpret_cast<float (&)[1][LAT_KT / 2]>(s[1]), i, key0 + LAT_KT, lim[i], p.scale_log2, l1,
-                                  m0[i]);
+        m[i] = lat_softmax_row(s[1], i, key0 + LAT_KT, lim[i], p.scale_log2, l1, m0[i]);
         alpha[i] = m0[i] == -INFINITY ? 0.f : rung09::ex2((m0[i] - m[i]) * p.scale_log2);
         l[i] = fmaf(l0[i], alpha[i], l1);
     }
-#pragma unroll
-    for (int j = 0; j < LAT_KT / 4; ++j) pf1[j] = rung09::pack_half2(s[1][2 * j], s[1][2 * j + 1]);
+    lat_pack(s[1], pf1);
     hp::wgmma_wait<0>();   // P0 V
     hp::reg_fence(o);
     hp::reg_fence(pf0);
@@ -332,13 +308,7 @@ __device__ __forceinline__ void lat_compute2(float (&o)[D / 2], float (&m)[2], f
         o[4 * u] *= alpha[0], o[4 * u + 1] *= alpha[0], o[4 * u + 2] *= alpha[1], o[4 * u + 3] *= alpha[1];
     }
     hp::wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < LAT_KT / 16; ++kk) {
-        const uint64_t b = hp::make_desc(va + LatCfg<D>::KV_BYTES + kk * 16 * 128, LAT_KT * 128, 1024);
-        const uint32_t a[4] = {pf1[4 * kk], pf1[4 * kk + 1], pf1[4 * kk + 2], pf1[4 * kk + 3]};
-        if constexpr (D == 128) hp::mma_rs_n128(o, a, b, 1);
-        else hp::mma_rs_n64(o, a, b, 1);
-    }
+    lat_pv_issue<D>(o, pf1, va + LatCfg<D>::KV_BYTES);
     hp::wgmma_commit();
     hp::wgmma_wait<0>();
     hp::reg_fence(o);
@@ -417,7 +387,7 @@ latency_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constan
     float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
     const uint32_t qa = hp::smem_u32(q_s), ka = hp::smem_u32(k_s), va = hp::smem_u32(v_s);
     if (nt == 2) lat_compute2<D>(o, m, l, qa, ka, va, bar, p, q0, t0 * LAT_KT);
-    else if (nt == 1) lat_compute<D, 1>(o, m, l, qa, ka, va, bar, p, q0, t0 * LAT_KT);
+    else if (nt == 1) lat_compute1<D>(o, m, l, qa, ka, va, bar, p, q0, t0 * LAT_KT);
     static_assert(LAT_MAXT == 2, "the branches above cover every share");
     auto warp_id = [] { return (int)(threadIdx.x / 32); };
 #pragma unroll
