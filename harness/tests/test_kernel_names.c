@@ -13,14 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/kernel_names.h"
+#include "kernel_name_fixtures.h"
 
-/* rung 10 at 1x8x512x64 (H100 and H200 reference runs, 2b3275c) and its build's entries */
-#define LAT64_RAN "void <unnamed>::latency_attention<64>(CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, " \
-                  "<unnamed>::LatParams)"
-#define LAT64 "_ZN45_GLOBAL__N__af43c7dc_12_attention_cu_93ba954417latency_attentionILi64EEEv14CUtensorMap_stS1_S1_" \
-              "NS_9LatParamsE"
-#define LAT128 "_ZN45_GLOBAL__N__af43c7dc_12_attention_cu_93ba954417latency_attentionILi128EEEv14CUtensorMap_stS1_" \
-               "S1_NS_9LatParamsE"
 /* rung 10 includes rungs 06-09 whole, each in a namespace of its own */
 #define R07_HOP64 "_ZN6rung0745_GLOBAL__N__af43c7dc_12_attention_cu_93ba954416hopper_attentionILi64EEEv14CUtensorMap_" \
                   "stS2_S2_NS0_6ParamsE"

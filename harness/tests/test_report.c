@@ -17,6 +17,7 @@
 #include "core/numfmt.h"
 #include "report/complete.h"
 #include "report/phase_doc.h"
+#include "kernel_name_fixtures.h"
 
 #define DATA "harness/tests/data/"
 
@@ -673,12 +674,6 @@ static void set_resources(json_t *doc, const char *impl, long regs, long smem, l
     fail_msg("no implementation %s", impl);
 }
 
-#define LAT64_RAN "void <unnamed>::latency_attention<64>(CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, " \
-                  "<unnamed>::LatParams)"
-#define LAT64 "_ZN45_GLOBAL__N__af43c7dc_12_attention_cu_93ba954417latency_attentionILi64EEEv14CUtensorMap_stS1_S1_" \
-              "NS_9LatParamsE"
-#define LAT128 "_ZN45_GLOBAL__N__af43c7dc_12_attention_cu_93ba954417latency_attentionILi128EEEv14CUtensorMap_stS1_" \
-               "S1_NS_9LatParamsE"
 #define FLASH_BIG "_ZN6rung066tiling9flash_fwdILi64ELi128ELi128ELi4ELi2ELi1EEEvNS0_10fwd_paramsE"
 
 /* The registers, shared memory and spills of a ladder row are those of the kernel that ran
