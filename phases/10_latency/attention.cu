@@ -182,11 +182,10 @@ int init_latency(State &st, const attn_shape *s, int sms)
     else
         snprintf(g_chosen, sizeof g_chosen,
                  "latency-cluster: 64-row query blocks, the %d key tiles of %d split over clusters of 2 CTAs, "
-                 "each loaded at once, one-pass softmax, partials merged through distributed shared memory; "
+                 "each loaded at once, one-pass softmax, partials merged by asynchronous stores into distributed shared memory; "
                  "%ld CTAs of 128 threads, %d B shared memory, %d registers (sm_90a code, wgmma), "
-                 "programmatic dependent launch triggered %s",
-                 n_kt, LAT_KT, 2 * st.lc.qblocks * s->batch * s->heads, smem, fa.numRegs,
-                 st.lc.early ? "at entry" : "after the wait");
+                 "programmatic dependent launch triggered after the wait",
+                 n_kt, LAT_KT, 2 * st.lc.qblocks * s->batch * s->heads, smem, fa.numRegs);
     return 0;
 }
 
@@ -279,7 +278,6 @@ int run_latency(State &st, const attn_args *a)
     p.seq_kv = s.seq_kv;
     p.causal = s.causal != 0;
     p.cs = st.lc.cs;
-    p.early = st.lc.early ? 1 : 0;
     p.scale_log2 = s.scale * rung09::LOG2E;
     p.o16 = reinterpret_cast<uintptr_t>(a->o) % 16 == 0;
     void *args[] = {&st.maps[0], &st.maps[1], &st.maps[2], &p};

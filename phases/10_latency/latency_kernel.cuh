@@ -1,13 +1,13 @@
 // latency_kernel.cuh: the latency kernel. One warpgroup serves a query block of 64 rows:
 // every K/V tile of its key share is loaded at once (at most LAT_MAXT, no ring and no
 // producer warp). One tile: S is one batch of wgmma, the softmax is taken once, and
-// O += P V is one more batch. Two tiles: S of both is issued at once and the tensor cores
-// finish the second while the first's softmax runs, then P0 V runs while the second's
-// softmax does (one online rescale of O and the sum, lat_compute2). The share is all the
-// keys the block's rows see (csize = 1: the block stores its rows from registers), or half
-// of them (csize = 2: two blocks of a thread-block cluster, whose partial results, O
-// unnormalised with the row max m and row sum l, are merged through distributed shared
-// memory before the store).
+// O += P V is one more batch. Two tiles: S of each is issued as its tile lands and the
+// tensor cores finish the second while the first's softmax runs, then P0 V runs while the
+// second's softmax does (one online rescale of O and the sum, lat_compute2). The share is
+// all the keys the block's rows see (csize = 1: the block stores its rows from registers),
+// or half of them (csize = 2: two blocks of a thread-block cluster, whose partial results,
+// O unnormalised with the row max m and row sum l, are sent by asynchronous stores into the
+// owner's shared memory that complete the owner's mbarrier, then merged and stored).
 //
 // Register layout: rung 09's (hopper_ptx.cuh): a thread holds rows r0 and r0 + 8 of the 64
 // (r0 = 16 warp + lane / 4), S column 8g + 2(lane % 4) + c of row r0 + 8i in s[4g + 2i + c].
@@ -23,7 +23,7 @@ template <int D> struct LatCfg {
     static constexpr int Q_BYTES = 64 * D * 2;
     static constexpr int KV_BYTES = LAT_KT * D * 2;
     static constexpr int MERGE_BYTES = 4 * (D / 8 + 1) * 32 * 16;   // LatMerge<D>::BYTES
-    static constexpr int SMEM = 1024 + Q_BYTES + 2 * LAT_MAXT * KV_BYTES + MERGE_BYTES + 16;   // + two mbarriers
+    static constexpr int SMEM = 1024 + Q_BYTES + 2 * LAT_MAXT * KV_BYTES + MERGE_BYTES + 40;   // + five mbarriers
     static_assert(SMEM <= 227 * 1024, "fits the sm_90 per-block limit");
 };
 
@@ -31,7 +31,6 @@ struct LatParams {
     __half *o;
     int seq_q, seq_kv, causal;
     int cs;      // blocks (a cluster) that split a query block's keys: 1 or 2
-    int early;   // programmatic dependent launch triggered at entry (1) or after the wait (0)
     float scale_log2;
     int o16;     // o is 16-byte aligned
 };
@@ -132,7 +131,7 @@ template <int D> struct LatMerge {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 template <int D>
 __device__ __forceinline__ void lat_send(const float (&o)[D / 2], const float (&m)[2], const float (&l)[2],
-                                         uint32_t merge_at, int base, int split, int cs)
+                                         uint32_t merge_at, uint32_t bar_at, int base, int split, int cs)
 {
     using M = LatMerge<D>;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -140,9 +139,10 @@ __device__ __forceinline__ void lat_send(const float (&o)[D / 2], const float (&
     if (f == split) return;
     const uint32_t dst = cluster::map(merge_at + (uint32_t)(M::slot(warp, split, cs) * M::SLOT_BYTES + lane * 16),
                                       (uint32_t)(base + f));
+    const uint32_t rbar = cluster::map(bar_at, (uint32_t)(base + f));   // the owner's barrier
 #pragma unroll
-    for (int u = 0; u < D / 8; ++u) cluster::store4(dst + u * 512, o[4 * u], o[4 * u + 1], o[4 * u + 2], o[4 * u + 3]);
-    cluster::store4(dst + (D / 8) * 512, m[0], m[1], l[0], l[1]);
+    for (int u = 0; u < D / 8; ++u) cluster::store4_async(dst + u * 512, o[4 * u], o[4 * u + 1], o[4 * u + 2], o[4 * u + 3], rbar);
+    cluster::store4_async(dst + (D / 8) * 512, m[0], m[1], l[0], l[1], rbar);
 }
 
 // The owner's rows: the other splits' partials added to its own (o, m, l), then o holds the
@@ -150,14 +150,14 @@ __device__ __forceinline__ void lat_send(const float (&o)[D / 2], const float (&
 // the ABI says).
 template <int D>
 __device__ __forceinline__ void lat_receive(float (&o)[D / 2], const float (&m)[2], const float (&l)[2],
-                                            const unsigned char *merge, int split, int cs, float scale_log2)
+                                            uint32_t merge, int split, int cs, float scale_log2)
 {
     using M = LatMerge<D>;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     float mx[2] = {m[0], m[1]};
     for (int s = 0; s < cs; ++s) {
         if (s == split) continue;
-        const float4 ml = *reinterpret_cast<const float4 *>(merge + M::slot(warp, s, cs) * M::SLOT_BYTES + (D / 8) * 512 + lane * 16);
+        const float4 ml = cluster::lds4(merge + M::slot(warp, s, cs) * M::SLOT_BYTES + (D / 8) * 512 + lane * 16);
         mx[0] = fmaxf(mx[0], ml.x);
         mx[1] = fmaxf(mx[1], ml.y);
     }
@@ -170,21 +170,23 @@ __device__ __forceinline__ void lat_receive(float (&o)[D / 2], const float (&m)[
     }
     for (int s = 0; s < cs; ++s) {
         if (s == split) continue;
-        const unsigned char *src = merge + M::slot(warp, s, cs) * M::SLOT_BYTES + lane * 16;
-        const float4 ml = *reinterpret_cast<const float4 *>(src + (D / 8) * 512);
+        const uint32_t src = merge + M::slot(warp, s, cs) * M::SLOT_BYTES + lane * 16;
+        const float4 ml = cluster::lds4(src + (D / 8) * 512);
         const float ws[2] = {weight(ml.x, 0), weight(ml.y, 1)};
         lsum[0] += ws[0] * ml.z;
         lsum[1] += ws[1] * ml.w;
 #pragma unroll
         for (int u = 0; u < D / 8; ++u) {
-            const float4 v = *reinterpret_cast<const float4 *>(src + u * 512);
+            const float4 v = cluster::lds4(src + u * 512);
             o[4 * u] = fmaf(ws[0], v.x, o[4 * u]);
             o[4 * u + 1] = fmaf(ws[0], v.y, o[4 * u + 1]);
             o[4 * u + 2] = fmaf(ws[1], v.z, o[4 * u + 2]);
             o[4 * u + 3] = fmaf(ws[1], v.w, o[4 * u + 3]);
         }
     }
-    const float inv[2] = {lsum[0] > 0.f ? __frcp_rn(lsum[0]) : 0.f, lsum[1] > 0.f ? __frcp_rn(lsum[1]) : 0.f};
+    // The approximate reciprocal (one MUFU.RCP): __frcp_rn's exact rounding is a
+    // subroutine with a slow path, on the path to the store.
+    const float inv[2] = {lsum[0] > 0.f ? __fdividef(1.f, lsum[0]) : 0.f, lsum[1] > 0.f ? __fdividef(1.f, lsum[1]) : 0.f};
 #pragma unroll
     for (int u = 0; u < D / 8; ++u) {
         o[4 * u] *= inv[0], o[4 * u + 1] *= inv[0], o[4 * u + 2] *= inv[1], o[4 * u + 3] *= inv[1];
@@ -221,6 +223,11 @@ __device__ __forceinline__ void lat_store(const float (&o)[D / 2], const LatPara
 }
 #endif
 
+// The barriers (LatBar): Q with K tile 0, K tile 1, V tile 0, V tile 1 (each completes when
+// its bytes land, so S of the first tile starts before the second has landed), and the
+// partials a cluster pair's owner receives (cs = 2).
+enum LatBar { LB_K0 = 0, LB_K1 = 1, LB_V0 = 2, LB_V1 = 3, LB_MERGE = 4 };
+
 // S, the softmax and O += P V of the warpgroup's one key tile (from key0), this thread's
 // rows r0 and r0 + 8 of the query block at q0: o, m and l.
 template <int D>
@@ -231,7 +238,7 @@ __device__ __forceinline__ void lat_compute1(float (&o)[D / 2], float (&m)[2], f
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int diag = p.seq_kv - p.seq_q;
     float s[LAT_KT / 2];
-    hp::mbar_wait(&bar[0], 0);
+    hp::mbar_wait(&bar[LB_K0], 0);
     hp::wgmma_fence();
     lat_qk_issue<D>(s, qa, ka);
     hp::wgmma_commit();
@@ -245,7 +252,7 @@ __device__ __forceinline__ void lat_compute1(float (&o)[D / 2], float (&m)[2], f
     }
     uint32_t pf[LAT_KT / 4];
     lat_pack(s, pf);
-    hp::mbar_wait(&bar[1], 0);
+    hp::mbar_wait(&bar[LB_V0], 0);
     hp::wgmma_fence();
     lat_pv_issue<D>(o, pf, va);
     hp::wgmma_commit();
@@ -266,13 +273,14 @@ __device__ __forceinline__ void lat_compute2(float (&o)[D / 2], float (&m)[2], f
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int diag = p.seq_kv - p.seq_q;
     float s[2][LAT_KT / 2];
-    hp::mbar_wait(&bar[0], 0);
+    hp::mbar_wait(&bar[LB_K0], 0);
     hp::wgmma_fence();
-#pragma unroll
-    for (int t = 0; t < 2; ++t) {
-        lat_qk_issue<D>(s[t], qa, ka + t * LatCfg<D>::KV_BYTES);
-        hp::wgmma_commit();
-    }
+    lat_qk_issue<D>(s[0], qa, ka);
+    hp::wgmma_commit();
+    hp::mbar_wait(&bar[LB_K1], 0);
+    hp::wgmma_fence();
+    lat_qk_issue<D>(s[1], qa, ka + LatCfg<D>::KV_BYTES);
+    hp::wgmma_commit();
     hp::wgmma_wait<1>();   // the first tile's S; the second's still in flight
     hp::reg_fence(s[0]);
     int lim[2];
@@ -285,7 +293,7 @@ __device__ __forceinline__ void lat_compute2(float (&o)[D / 2], float (&m)[2], f
     }
     uint32_t pf0[LAT_KT / 4], pf1[LAT_KT / 4];
     lat_pack(s[0], pf0);
-    hp::mbar_wait(&bar[1], 0);
+    hp::mbar_wait(&bar[LB_V0], 0);
     hp::wgmma_fence();
     lat_pv_issue<D>(o, pf0, va);
     hp::wgmma_commit();
@@ -307,6 +315,7 @@ __device__ __forceinline__ void lat_compute2(float (&o)[D / 2], float (&m)[2], f
     for (int u = 0; u < D / 8; ++u) {
         o[4 * u] *= alpha[0], o[4 * u + 1] *= alpha[0], o[4 * u + 2] *= alpha[1], o[4 * u + 3] *= alpha[1];
     }
+    hp::mbar_wait(&bar[LB_V1], 0);
     hp::wgmma_fence();
     lat_pv_issue<D>(o, pf1, va + LatCfg<D>::KV_BYTES);
     hp::wgmma_commit();
@@ -329,27 +338,35 @@ latency_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constan
     unsigned char *k_s = q_s + L::Q_BYTES;
     unsigned char *v_s = k_s + LAT_MAXT * L::KV_BYTES;
     unsigned char *merge = v_s + LAT_MAXT * L::KV_BYTES;
-    uint64_t *bar = reinterpret_cast<uint64_t *>(merge + L::MERGE_BYTES);   // [0]: Q and K landed, [1]: V landed
+    uint64_t *bar = reinterpret_cast<uint64_t *>(merge + L::MERGE_BYTES);   // LatBar
 
     // csize = 2: the two blocks of a cluster (rank = split) share the query block's keys.
     const int cs = p.cs, split = cs > 1 ? (int)cluster::rank() : 0;
-    const int q0 = (int)(blockIdx.x / cs) * 64, bh = (int)blockIdx.y;
+    // cs is 1 or 2: halves by shifts, never a division by a runtime value (~25 dependent
+    // instructions each, on the path to the loads and to the merge).
+    const int q0 = (int)(cs == 2 ? blockIdx.x >> 1 : blockIdx.x) * 64, bh = (int)blockIdx.y;
     // The keys the query block's rows see: [0, kend) (bottom-right causal: row i sees keys
     // <= i + seq_kv - seq_q; the block's last row sees the most), in `need` tiles; this
     // block takes tiles [t0, t0 + nt).
     const int diag = p.seq_kv - p.seq_q;
     const int kend = p.causal ? min(p.seq_kv, min(q0 + 64, p.seq_q) + diag) : p.seq_kv;
     const int need = kend > 0 ? (kend + LAT_KT - 1) / LAT_KT : 0;
-    const int t0 = split * need / cs, nt = (split + 1) * need / cs - t0;
+    const int t0 = cs == 2 ? (split * need) >> 1 : 0, nt = cs == 2 ? (((split + 1) * need) >> 1) - t0 : need;
 
     if (threadIdx.x == 0) {
         // The tensor maps are kernel parameters: fetched now, not on the first load's path.
         hp::prefetch_tmap(&tm_q);
         hp::prefetch_tmap(&tm_k);
         hp::prefetch_tmap(&tm_v);
-        hp::mbar_init(&bar[0], 1);
-        hp::mbar_init(&bar[1], 1);
-        hp::fence_barrier_init();
+        for (int b = LB_K0; b <= LB_V1; ++b) hp::mbar_init(&bar[b], 1);
+        if (cs == 2) {
+            // The partials of the owner rows here: the other block's 2 warps x 32 threads x U
+            // float4, expected before the cluster barrier's first phase lets it send (and
+            // the transaction count may go below zero first: it completes at zero either way).
+            hp::mbar_init(&bar[LB_MERGE], 1);
+            hp::mbar_arrive_expect_tx(&bar[LB_MERGE], (uint32_t)(2 * LatMerge<D>::SLOT_BYTES));
+        }
+        hp::fence_barrier_init();   // the inits, visible to the other block after the first phase
     }
     // The cluster barrier's first phase says that every block has started (its shared
     // memory exists for the merge): arrived at now, waited for just before the merge, when
@@ -357,27 +374,29 @@ latency_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constan
     if (cs > 1) cluster::arrive_relaxed();
     // Programmatic dependent launch: the next launch may place its blocks once every block
     // here has triggered; nothing here reads Q/K/V or writes O before the previous launch
-    // has completed. Triggered at entry, the next launch can be placed while the one before
-    // this is still running: three launches share the SMs, and the next one's blocks fill
-    // the slots as they free, two to an SM on some (16-24 of 128 blocks at the headline,
-    // ending 0.3-1.2 us after the others). Triggered after the wait, at most two launches
-    // are resident and none of the next one's blocks shared an SM (README, the trace).
-    if (p.early) hp::launch_dependents();
+    // has completed. Triggered after the wait, at most two launches are resident and none
+    // of the next one's blocks shared an SM (README, the trace); triggered at entry, three
+    // launches share the SMs and the next one's blocks fill the slots as they free, two to
+    // an SM on some (16-24 of 128 blocks at the headline, ending 0.3-1.2 us after the rest).
     hp::wait_prior_grid();
-    if (!p.early) hp::launch_dependents();
+    hp::launch_dependents();
     if (threadIdx.x == 0 && nt > 0) {
-        hp::mbar_arrive_expect_tx(&bar[0], L::Q_BYTES + nt * L::KV_BYTES);
+        hp::mbar_arrive_expect_tx(&bar[LB_K0], L::Q_BYTES + L::KV_BYTES);
+        hp::mbar_arrive_expect_tx(&bar[LB_V0], L::KV_BYTES);
+        if (nt > 1) {
+            hp::mbar_arrive_expect_tx(&bar[LB_K1], L::KV_BYTES);
+            hp::mbar_arrive_expect_tx(&bar[LB_V1], L::KV_BYTES);
+        }
 #pragma unroll
-        for (int c = 0; c < L::CHUNKS; ++c) hp::tma_load_3d(q_s + c * 64 * 128, &tm_q, 64 * c, q0, bh, &bar[0]);
+        for (int c = 0; c < L::CHUNKS; ++c) hp::tma_load_3d(q_s + c * 64 * 128, &tm_q, 64 * c, q0, bh, &bar[LB_K0]);
         for (int t = 0; t < nt; ++t)
 #pragma unroll
             for (int c = 0; c < L::CHUNKS; ++c)
-                hp::tma_load_3d(k_s + t * L::KV_BYTES + c * LAT_KT * 128, &tm_k, 64 * c, (t0 + t) * LAT_KT, bh, &bar[0]);
-        hp::mbar_arrive_expect_tx(&bar[1], nt * L::KV_BYTES);
+                hp::tma_load_3d(k_s + t * L::KV_BYTES + c * LAT_KT * 128, &tm_k, 64 * c, (t0 + t) * LAT_KT, bh, &bar[LB_K0 + t]);
         for (int t = 0; t < nt; ++t)
 #pragma unroll
             for (int c = 0; c < L::CHUNKS; ++c)
-                hp::tma_load_3d(v_s + t * L::KV_BYTES + c * LAT_KT * 128, &tm_v, 64 * c, (t0 + t) * LAT_KT, bh, &bar[1]);
+                hp::tma_load_3d(v_s + t * L::KV_BYTES + c * LAT_KT * 128, &tm_v, 64 * c, (t0 + t) * LAT_KT, bh, &bar[LB_V0 + t]);
     }
     __syncthreads();   // the barriers are initialised before anyone here waits on them
 
@@ -395,17 +414,19 @@ latency_attention(const __grid_constant__ CUtensorMap tm_q, const __grid_constan
         l[i] += __shfl_xor_sync(0xffffffffu, l[i], 1);
         l[i] += __shfl_xor_sync(0xffffffffu, l[i], 2);
     }
-    // The blocks of this query block merge (LatMerge); one block alone stores at once.
+    // The blocks of this query block merge (LatMerge); one block alone stores at once. The
+    // literal cs of each branch keeps LatMerge's divisions out of the machine code.
     if (cs == 1) {
-        lat_receive<D>(o, m, l, merge, 0, 1, p.scale_log2);
+        lat_receive<D>(o, m, l, hp::smem_u32(merge), 0, 1, p.scale_log2);
         lat_store<D>(o, p, q0, bh);
     } else {
-        cluster::wait_acquire();   // the other block has started (the first phase's other half)
-        lat_send<D>(o, m, l, hp::smem_u32(merge), 0, split, cs);
-        cluster::arrive_release();
-        cluster::wait_acquire();   // every partial is in; nothing remote after this
-        if (LatMerge<D>::owner(warp_id(), cs) == split) {
-            lat_receive<D>(o, m, l, merge, split, cs, p.scale_log2);
+        cluster::wait_acquire();   // the other block has started, its barriers initialised (the first phase's other half)
+        lat_send<D>(o, m, l, hp::smem_u32(merge), hp::smem_u32(&bar[LB_MERGE]), 0, split, 2);
+        // The warps that sent are done: this block stays resident while its owner warps
+        // wait below, so the other block's stores land in live shared memory.
+        if (LatMerge<D>::owner(warp_id(), 2) == split) {
+            hp::mbar_wait(&bar[LB_MERGE], 0);   // every partial of these rows is in
+            lat_receive<D>(o, m, l, hp::smem_u32(merge), split, 2, p.scale_log2);
             lat_store<D>(o, p, q0, bh);
         }
     }
