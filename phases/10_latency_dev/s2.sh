@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+B=.dev/b
+nvidia-smi -L
+for n in O10 T1 T2 N0 N1; do
+  cuobjdump -sass $B/phases/$n.so | awk '/Function :/{f=($0 ~ /latency_attention/)} f' > /tmp/$n.sass
+  echo "$n: HGMMA $(grep -c HGMMA /tmp/$n.sass) DEPBAR $(grep -c 'WARPGROUP.DEPBAR' /tmp/$n.sass) ARRIVE $(grep -c 'WARPGROUP.ARRIVE' /tmp/$n.sass) MUFU.EX2 $(grep -c 'MUFU.EX2' /tmp/$n.sass) lines $(wc -l < /tmp/$n.sass)"
+done
+grep -m3 "MUFU.EX2" /tmp/N0.sass
+S=""
+for sh in 1,8,512,64,0 1,8,512,64,1 1,8,512,128,1 1,8,512,128,0 2,8,77,64,0 2,8,77,128,1 1,8,256,64,0 1,8,300,129,64,1 1,4,512,64,1; do S="$S --shape $sh"; done
+for r in 1 2; do
+$B/attnladder run --build $B --impl O10,T1,T2,N0,N1,sdpa_cudnn $S --modes graph --sweep-modes graph --no-ceilings --max-seconds 1 --out $OUT/m$r.json > $OUT/m$r.txt 2>&1
+echo "run $r exit=$? $(grep -c 'check  PASS' $OUT/m$r.txt) pass $(grep -c FAIL $OUT/m$r.txt) fail"
+done
+python3 .dev/tab.py $OUT/m1.json $OUT/m2.json
