@@ -342,6 +342,6 @@ const char *error_string(int code)
 }  // namespace
 
 extern "C" ATTN_PHASE_EXPORT const attn_phase attn_phase_entry = {
-    1, "10_latency", "Hopper latency: one-pass blocks for short key ranges, causal keys split over a cluster pair",
+    1, "10_latency", "Hopper latency: one-pass blocks for short key ranges, keys of 512 split over a cluster pair",
     unsupported, workspace_bytes, init, run, fini, error_string,
 };
