@@ -340,6 +340,23 @@ static void reference_run_not_newest(void **st)
     free(tmp);
 }
 
+/* A run of the copied evidence (ev/rel), loaded for a test to edit; path gets its file. */
+static json_t *load_run(const char *ev, const char *rel, char *path, size_t n)
+{
+    snprintf(path, n, "%s/%s", ev, rel);
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    assert_non_null(doc);
+    return doc;
+}
+
+/* The edited run written back where it was read, and freed. */
+static void save_run(json_t *doc, const char *path)
+{
+    assert_int_equal(json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
+    json_decref(doc);
+}
+
 /* `show` without a file: each GPU's reference run, its headline rows printed even when
  * the run tagged them "custom" (a run made with --shape does). */
 static void show_prints_reference_rows(void **st)
@@ -350,16 +367,12 @@ static void show_prints_reference_rows(void **st)
     snprintf(ev, sizeof ev, "%s/evidence", tmp);
     copy_evidence(tmp);
     write_rel(ev, "nvidia-test-gpu/reference.txt", "20260101T000000Z_aaaaaaa.json\n");
-    snprintf(run, sizeof run, "%s/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json", ev);
-    json_error_t je;
-    json_t *doc = json_load_file(run, 0, &je);
-    assert_non_null(doc);
+    json_t *doc = load_run(ev, "nvidia-test-gpu/20260101T000000Z_aaaaaaa.json", run, sizeof run);
     size_t i;
     json_t *r;
     json_array_foreach(json_object_get(doc, "results"), i, r)
         json_object_set_new(r, "tag", json_string("custom"));
-    assert_int_equal(json_dump_file(doc, run, JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
-    json_decref(doc);
+    save_run(doc, run);
     snprintf(outpath, sizeof outpath, "%s/show.txt", tmp);
     char *argv[] = { "show", "--evidence", ev, NULL };
     fflush(stdout);
@@ -445,13 +458,9 @@ static void first_screen_steps_and_time_axis(void **st)
             };
             for (size_t k = 0; k < 3; k++) {
                 char run[1024];
-                snprintf(run, sizeof run, "%s/%s", ev, RUNS[k][0]);
-                json_error_t je;
-                json_t *doc = json_load_file(run, 0, &je);
-                assert_non_null(doc);
+                json_t *doc = load_run(ev, RUNS[k][0], run, sizeof run);
                 json_object_set_new(doc, "created_utc", json_string(RUNS[k][1]));
-                assert_int_equal(json_dump_file(doc, run, JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
-                json_decref(doc);
+                save_run(doc, run);
             }
             dir = ev;
         }
@@ -490,10 +499,7 @@ static void gaps_fail_the_check(void **st)
     snprintf(ev, sizeof ev, "%s/evidence", tmp);
     snprintf(out, sizeof out, "%s/r", tmp);
     copy_evidence(tmp);
-    snprintf(run, sizeof run, "%s/nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", ev);
-    json_error_t je;
-    json_t *doc = json_load_file(run, 0, &je);
-    assert_non_null(doc);
+    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
     json_t *ceil = json_object_get(doc, "ceilings");
     json_object_set_new(ceil, "fp16_tflops", json_null());
     json_object_set_new(ceil, "dram_gbps", json_null());
@@ -505,8 +511,7 @@ static void gaps_fail_the_check(void **st)
         json_object_set_new(d, "frac_fp16_peak", json_null());
         json_object_set_new(d, "frac_dram", json_null());
     }
-    assert_int_equal(json_dump_file(doc, run, JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
-    json_decref(doc);
+    save_run(doc, run);
     char *msg;
     assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);   /* written, gaps said */
     assert_non_null(strstr(msg, "gaps above"));
@@ -690,10 +695,7 @@ static void resources_of_the_kernel_that_ran(void **st)
     snprintf(ev, sizeof ev, "%s/evidence", tmp);
     snprintf(out, sizeof out, "%s/r", tmp);
     copy_evidence(tmp);
-    snprintf(run, sizeof run, "%s/nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", ev);
-    json_error_t je;
-    json_t *doc = json_load_file(run, 0, &je);
-    assert_non_null(doc);
+    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
     /* the object's totals as the loader writes them: the largest registers and static
      * smem of its kernels, the sum of their spills */
     set_resources(doc, "06_tiling", 255, 128, 56, 44,
@@ -701,13 +703,10 @@ static void resources_of_the_kernel_that_ran(void **st)
                             kernel_entry(LAT128, 163, 0, 0, 0)));
     set_profiled(doc, "06_tiling",
                  json_pack("[o]", profiled(LAT64_RAN, json_real(162), json_real(0), json_real(93200))));
-    assert_int_equal(json_dump_file(doc, run, JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
-    json_decref(doc);
+    save_run(doc, run);
     /* the other GPU: two kernels ran, one of them not the object's (cuBLAS's); and a
      * profile whose figures are no numbers */
-    snprintf(run, sizeof run, "%s/nvidia-other-gpu/20260110T000000Z_ddddddd.json", ev);
-    doc = json_load_file(run, 0, &je);
-    assert_non_null(doc);
+    doc = load_run(ev, "nvidia-other-gpu/20260110T000000Z_ddddddd.json", run, sizeof run);
     set_profiled(doc, "06_tiling", json_pack("[o, o, o]", profiled("attn_kernel", json_real(128), json_real(0),
                                                                   json_real(1000)),
                                              profiled("nvjet_sm90_hss_128x128_64x6_1x2_h_bz_TNT", json_real(168),
@@ -715,8 +714,7 @@ static void resources_of_the_kernel_that_ran(void **st)
                                              profiled("attn_kernel", json_real(128), json_real(0), json_real(1000))));
     set_profiled(doc, "04_cp_async", json_pack("[o]", profiled("nvjet_sm90_x", json_string("n/a"), json_real(1e300),
                                                                json_real(-5))));
-    assert_int_equal(json_dump_file(doc, run, JSON_INDENT(1) | JSON_PRESERVE_ORDER), 0);
-    json_decref(doc);
+    save_run(doc, run);
     char *msg;
     assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
     free(msg);

@@ -36,8 +36,8 @@ struct LatParams {
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-// Issues S = Q K^T of one key tile (at kt) into s (FRESH first k slice); the caller fences,
-// commits and waits.
+// Issues S = Q K^T of one key tile (at kt) into s (FRESH first k slice); lat_qk_start
+// fences and commits, the caller waits.
 template <int D>
 __device__ __forceinline__ void lat_qk_issue(float (&s)[LAT_KT / 2], uint32_t qa, uint32_t kt)
 {
@@ -91,7 +91,7 @@ __device__ __forceinline__ float lat_softmax_row(float (&s)[LAT_KT / 2], int i, 
 }
 
 // Issues O += P V of one key tile (V at vt), P from registers in wgmma's A-fragment order;
-// the caller fences, commits and waits (and keeps pf until the wait).
+// lat_pv_start fences and commits, the caller waits (and keeps pf until the wait).
 template <int D>
 __device__ __forceinline__ void lat_pv_issue(float (&o)[D / 2], const uint32_t (&pf)[LAT_KT / 4], uint32_t vt)
 {
@@ -228,6 +228,30 @@ __device__ __forceinline__ void lat_store(const float (&o)[D / 2], const LatPara
 // partials a cluster pair's owner receives (cs = 2).
 enum LatBar { LB_K0 = 0, LB_K1 = 1, LB_V0 = 2, LB_V1 = 3, LB_MERGE = 4 };
 
+// S of one key tile (at kt) issued as one wgmma group once the tile's barrier says it landed.
+template <int D>
+__device__ __forceinline__ void lat_qk_start(float (&s)[LAT_KT / 2], uint32_t qa, uint32_t kt, uint64_t *tile_bar)
+{
+    namespace hp = rung09::hopper;
+    hp::mbar_wait(tile_bar, 0);
+    hp::wgmma_fence();
+    lat_qk_issue<D>(s, qa, kt);
+    hp::wgmma_commit();
+}
+
+// O += P V of one key tile (V at vt) issued as one wgmma group once V has landed; pf is kept
+// until the group is waited for.
+template <int D>
+__device__ __forceinline__ void lat_pv_start(float (&o)[D / 2], const uint32_t (&pf)[LAT_KT / 4], uint32_t vt,
+                                             uint64_t *tile_bar)
+{
+    namespace hp = rung09::hopper;
+    hp::mbar_wait(tile_bar, 0);
+    hp::wgmma_fence();
+    lat_pv_issue<D>(o, pf, vt);
+    hp::wgmma_commit();
+}
+
 // S, the softmax and O += P V of the warpgroup's one key tile (from key0), this thread's
 // rows r0 and r0 + 8 of the query block at q0: o, m and l.
 template <int D>
@@ -238,10 +262,7 @@ __device__ __forceinline__ void lat_compute1(float (&o)[D / 2], float (&m)[2], f
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int diag = p.seq_kv - p.seq_q;
     float s[LAT_KT / 2];
-    hp::mbar_wait(&bar[LB_K0], 0);
-    hp::wgmma_fence();
-    lat_qk_issue<D>(s, qa, ka);
-    hp::wgmma_commit();
+    lat_qk_start<D>(s, qa, ka, &bar[LB_K0]);
     hp::wgmma_wait<0>();
     hp::reg_fence(s);
 #pragma unroll
@@ -252,17 +273,15 @@ __device__ __forceinline__ void lat_compute1(float (&o)[D / 2], float (&m)[2], f
     }
     uint32_t pf[LAT_KT / 4];
     lat_pack(s, pf);
-    hp::mbar_wait(&bar[LB_V0], 0);
-    hp::wgmma_fence();
-    lat_pv_issue<D>(o, pf, va);
-    hp::wgmma_commit();
+    lat_pv_start<D>(o, pf, va, &bar[LB_V0]);
     hp::wgmma_wait<0>();
     hp::reg_fence(o);
 }
 
-// S, the softmax and O += P V of two tiles, with the tensor cores overlapping the softmax: S of both tiles is
-// issued as two groups and the softmax of the first runs while the second's S finishes;
-// P0 V is issued before the second tile's softmax, which runs while it finishes. The first
+// S, the softmax and O += P V of two tiles, with the tensor cores overlapping the softmax: S
+// of each tile is issued as its own group when the tile lands, and the softmax of the first
+// runs while the second's S finishes; P0 V is issued before the second tile's softmax,
+// which runs while it finishes. The first
 // tile's exponentials are against its own row max, so O and the sum are rescaled by
 // 2^(m0 - m) once the second tile's max is known (the online softmax, for one step).
 template <int D>
@@ -273,14 +292,8 @@ __device__ __forceinline__ void lat_compute2(float (&o)[D / 2], float (&m)[2], f
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int diag = p.seq_kv - p.seq_q;
     float s[2][LAT_KT / 2];
-    hp::mbar_wait(&bar[LB_K0], 0);
-    hp::wgmma_fence();
-    lat_qk_issue<D>(s[0], qa, ka);
-    hp::wgmma_commit();
-    hp::mbar_wait(&bar[LB_K1], 0);
-    hp::wgmma_fence();
-    lat_qk_issue<D>(s[1], qa, ka + LatCfg<D>::KV_BYTES);
-    hp::wgmma_commit();
+    lat_qk_start<D>(s[0], qa, ka, &bar[LB_K0]);
+    lat_qk_start<D>(s[1], qa, ka + LatCfg<D>::KV_BYTES, &bar[LB_K1]);
     hp::wgmma_wait<1>();   // the first tile's S; the second's still in flight
     hp::reg_fence(s[0]);
     int lim[2];
@@ -293,10 +306,7 @@ __device__ __forceinline__ void lat_compute2(float (&o)[D / 2], float (&m)[2], f
     }
     uint32_t pf0[LAT_KT / 4], pf1[LAT_KT / 4];
     lat_pack(s[0], pf0);
-    hp::mbar_wait(&bar[LB_V0], 0);
-    hp::wgmma_fence();
-    lat_pv_issue<D>(o, pf0, va);
-    hp::wgmma_commit();
+    lat_pv_start<D>(o, pf0, va, &bar[LB_V0]);
     hp::wgmma_wait<1>();   // the second tile's S (committed before P0 V); P0 V still in flight
     hp::reg_fence(s[1]);
     float alpha[2];
@@ -315,10 +325,7 @@ __device__ __forceinline__ void lat_compute2(float (&o)[D / 2], float (&m)[2], f
     for (int u = 0; u < D / 8; ++u) {
         o[4 * u] *= alpha[0], o[4 * u + 1] *= alpha[0], o[4 * u + 2] *= alpha[1], o[4 * u + 3] *= alpha[1];
     }
-    hp::mbar_wait(&bar[LB_V1], 0);
-    hp::wgmma_fence();
-    lat_pv_issue<D>(o, pf1, va + LatCfg<D>::KV_BYTES);
-    hp::wgmma_commit();
+    lat_pv_start<D>(o, pf1, va + LatCfg<D>::KV_BYTES, &bar[LB_V1]);
     hp::wgmma_wait<0>();
     hp::reg_fence(o);
 }
