@@ -342,6 +342,7 @@ check-scripts:
 	@$(PYTHON) ci/checks/check_faulty_tile.py $(wildcard evidence/*/studies/faulty/faulty_skip_tile_*.json*)
 	@$(PYTHON) ci/checks/test_plant_transform.py
 	@bash ci/checks/test_study_tools.sh
+	@$(PYTHON) ci/checks/test_torch_sdpa.py
 	@bash ci/checks/test_sass_loops.sh
 # the drift gate on every committed run, once (ci/checks/drift_runs.sh)
 DRIFT_INPUTS := $(wildcard evidence/*/accepted.txt evidence/*/2*.json evidence/*/2*.json.gz) ci/gate.json ci/checks/drift_runs.sh

@@ -1,38 +1,64 @@
 #!/usr/bin/env python3
-"""torch_sdpa.py: PyTorch's SDPA backends as external baselines, measured by the harness's
-method, written in the JSON that `attnladder run --external FILE` imports.
+"""torch_sdpa.py: PyTorch's SDPA backends as external baselines, timed in rotation with the
+C baseline (sdpa_cudnn) in one process, written in the JSON that `attnladder run --external
+FILE` imports.
 
 usage: python3 ci/tools/torch_sdpa.py --shapes B,H,Sq,Skv,D,causal ... --out FILE
-         [--inner N] [--min-samples a] [--max-samples b] [--max-seconds t]
-         [--rel-ci-target r] [--seed s] [--backends flash,efficient,cudnn,math]
-         [--abi build/kernels/sdpa_cudnn.so ...]
+         [--abi build/kernels/sdpa_cudnn.so ...] [--backends flash,efficient,cudnn,math]
+         [--inner N] [--min-rounds a] [--max-rounds b] [--max-seconds t]
+         [--rel-ci-target r] [--min-gpu-seconds g] [--seed s]
 
 Each backend (torch.nn.attention.sdpa_kernel with FLASH_ATTENTION, EFFICIENT_ATTENTION,
-CUDNN_ATTENTION, MATH) runs on fp16 BHSD inputs drawn uniformly from [-1, 1) and is timed
-as the harness times a phase (harness/timing.c): two synchronised calls estimate the
-time, inner = ceil(2000 us / estimate) clamped to [1, --inner] calls are captured in one
-CUDA graph, the graph is replayed to warm up, then each replay is timed with CUDA events
-and one sample is replay time / inner, until the stop rule (harness/stats.h) says noise,
-max_samples or max_time. The harness recomputes every statistic from samples_us.
-Before timing, each backend's output is checked once per shape against float64 math
-(all rows, or a sample of rows on large shapes).
+CUDNN_ATTENTION, MATH) runs on fp16 BHSD inputs drawn uniformly from [-1, 1) and its output
+is checked once per shape against float64 math (all rows, or a sample of rows on large
+shapes). --abi loads ABI v1 shared objects through ci/abi_check.py's ctypes types; they are
+checked the same way.
+
+Timing (the rotation): at each shape every implementation that passed its check gets one
+CUDA graph of its own `inner` calls (two synchronised calls estimate a call's time, inner =
+ceil(2000 us / estimate) clamped to [1, --inner]; libraries allocate and pick kernels, and
+an ABI object initialises, outside the capture; an ABI `run` is enqueued on the capture
+stream). After warm-up rounds, each round replays every graph once, in an order drawn from
+a seeded RNG, each replay between two CUDA events and synchronised; a sample is replay time
+/ inner. The ratio of an implementation to sdpa_cudnn is the median of the per-round
+quotients with a 95% percentile-bootstrap CI over rounds (2000 resamples, seeded). Rounds
+stop after at least --min-rounds and --min-gpu-seconds of timed GPU time (all graphs) once
+every ratio's CI is at most --rel-ci-target of its median (checked every 5 rounds):
+"noise"; or at --max-rounds ("max_samples") or after --max-seconds of the shape's rotation
+("max_time"). A clock swing inside a round moves both sides of its quotient alike.
+
+Where no sdpa_cudnn object is given, or it is unsupported or failed at a shape, the backends
+are timed one at a time there as the harness times a phase (harness/timing.c: the same
+graphs, replayed until the stop rule of harness/stats.h), with no `paired` block; the
+printed line says so.
+
+Output: results[] of the PyTorch backends only (the harness measures the ABI objects
+itself), each timed one with timing.graph = {inner, samples_us, stop, regime: "rotation" |
+"separate", gpu_s, wall_s} and, in rotation, paired = {baseline, design, inner, n, stop,
+gpu_s, wall_s, impl_us, baseline_us, impl_first} (evidence/SCHEMA.md, results[].paired).
 
 PyTorch's is_causal is top-left aligned and the ABI's causal mask bottom-right, so causal
 shapes with Sq != Skv are recorded as unsupported with that reason.
 
---abi loads ABI v1 shared objects through ci/abi_check.py's ctypes types and measures
-them the same way in this process, for comparisons printed at the end (not written to
---out: the harness measures those itself).
-
 Without torch (or without a CUDA device) it prints one line and exits 0 without writing.
 """
-import argparse, json, math, os, struct, sys, tempfile, time
+import argparse, json, math, os, random, struct, sys, tempfile, time
+
+# ci/abi_check.py (the ABI's ctypes types) sits one directory up, whatever the caller's
+# working directory; it imports torch, so it is imported once torch is known to be there.
+CI_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+if CI_DIR not in sys.path:
+    sys.path.insert(0, CI_DIR)
 
 BACKENDS = [("flash", "FLASH_ATTENTION"), ("efficient", "EFFICIENT_ATTENTION"),
             ("cudnn", "CUDNN_ATTENTION"), ("math", "MATH")]
-GRAPH_TARGET_US = 2000.0   # harness/run_opts.c: graph_target_us
+BASELINE = "sdpa_cudnn"     # the C baseline: the ratios' denominator
+GRAPH_TARGET_US = 2000.0    # harness/run_opts.c: graph_target_us
+CHECK_EVERY = 5             # rounds between two looks at the ratios' CIs
+RESAMPLES = 2000            # bootstrap resamples of a ratio's CI
+CONF = 0.95
 BOUNDS = {"rel_l2": 2e-3, "max_abs": 1e-2}
-FULL_REF_FLOPS = 4e10      # larger shapes are checked on a sample of rows
+FULL_REF_FLOPS = 4e10       # larger shapes are checked on a sample of rows
 SAMPLE_ROWS = 512
 
 
@@ -56,7 +82,13 @@ def shape_text(s):
         c=" causal" if s["causal"] else "", **s)
 
 
-# ---- statistics: the stop rule of harness/stats.h ----------------------------------------
+def abi_types():
+    """(Phase, Shape, Args) of ci/abi_check.py; needs torch importable (abi_check imports it)."""
+    import abi_check
+    return abi_check.Phase, abi_check.Shape, abi_check.Args
+
+
+# ---- statistics --------------------------------------------------------------------------
 
 def median(xs):
     s = sorted(xs)
@@ -73,41 +105,140 @@ def percentile(sorted_xs, p):
     return sorted_xs[lo] + (h - lo) * (sorted_xs[hi] - sorted_xs[lo])
 
 
-def bootstrap_median_ci(xs, resamples, seed, conf=0.95):
+def bootstrap_median_ci(xs, resamples, seed, conf=CONF):
+    """Percentile-bootstrap CI of the median of xs (numpy when there, else the same in
+    Python; each is deterministic for a seed)."""
     try:
         import numpy as np
+    except ImportError:
+        np = None
+    if np is not None:
         rng = np.random.default_rng(seed)
-        a = np.asarray(xs)
+        a = np.asarray(xs, dtype=float)
         meds = np.median(a[rng.integers(0, len(a), size=(resamples, len(a)))], axis=1)
         lo, hi = np.percentile(meds, [50 * (1 - conf), 50 * (1 + conf)])
         return float(lo), float(hi)
-    except ImportError:
-        import random
-        r = random.Random(seed)
-        meds = sorted(median([xs[r.randrange(len(xs))] for _ in xs]) for _ in range(resamples))
-        return percentile(meds, (1 - conf) / 2), percentile(meds, (1 + conf) / 2)
+    r = random.Random(seed)
+    n = len(xs)
+    meds = sorted(median(r.choices(xs, k=n)) for _ in range(resamples))
+    return percentile(meds, (1 - conf) / 2), percentile(meds, (1 + conf) / 2)
+
+
+def paired_ratio(impl_us, base_us, seed, resamples=RESAMPLES, conf=CONF):
+    """The paired ratio impl / baseline: the median of the per-round quotients
+    impl_us[i] / base_us[i], and the percentile-bootstrap CI of that median over rounds."""
+    if len(impl_us) != len(base_us) or not impl_us:
+        raise ValueError("paired_ratio: need two equally long, non-empty series")
+    q = [a / b for a, b in zip(impl_us, base_us)]
+    lo, hi = bootstrap_median_ci(q, resamples, seed, conf)
+    return median(q), lo, hi
 
 
 def should_stop(xs, elapsed, rule, seed):
+    """The separate measurement's stop rule (harness/stats.h)."""
     n = len(xs)
-    if n < rule["min_samples"] and elapsed < rule["max_seconds"]:
+    if n < rule["min_rounds"] and elapsed < rule["max_seconds"]:
         return None
     if n >= 3:
         lo, hi = bootstrap_median_ci(xs, 200, seed)
         m = median(xs)
         if m > 0 and (hi - lo) / m <= rule["rel_ci_target"]:
             return "noise"
-    if n >= rule["max_samples"]:
+    if n >= rule["max_rounds"]:
         return "max_samples"
     if elapsed >= rule["max_seconds"]:
         return "max_time"
     return None
 
 
-# ---- measuring ------------------------------------------------------------------------
+def rotation_stop(n, gpu_s, wall_s, widths, rule):
+    """Why the rotation stops after round n, or None. gpu_s: timed GPU time of all graphs so
+    far; wall_s: the rotation's host time; widths(): each ratio's relative CI width (called
+    only on a look: every CHECK_EVERY rounds once min_rounds and min_gpu_s are reached)."""
+    if (n >= rule["min_rounds"] and gpu_s >= rule["min_gpu_s"]
+            and n % rule.get("check_every", CHECK_EVERY) == 0
+            and all(w <= rule["rel_ci_target"] for w in widths())):
+        return "noise"
+    if n >= rule["max_rounds"]:
+        return "max_samples"
+    if wall_s >= rule["max_seconds"] and n >= 2:
+        return "max_time"
+    return None
 
-def time_graph(torch, fn, rule, inner_max, seed):
-    """harness/timing.c, graph mode, for a Python callable that enqueues one call."""
+
+def draw_order(rng, names):
+    """One round's order: a permutation of names drawn from rng (random.Random)."""
+    order = list(names)
+    rng.shuffle(order)
+    return order
+
+
+def rotate(names, inner, replay, baseline, rule, seed, warm_rounds=2, clock=time.monotonic):
+    """The rotation at one shape. names: the implementations with a graph, baseline among
+    them; inner[name]: calls per replay; replay(name): replays that graph once, timed, and
+    returns the replay's GPU time in us. Warm-up rounds first (untimed), then rounds in an
+    order drawn from random.Random(seed) until rotation_stop. Returns {"n", "stop",
+    "wall_s", "gpu_s" (per name), "inner", "samples" (per name: per-call us, rounded to 4
+    decimals), "impl_first" (per name other than the baseline: 1 where it ran before the
+    baseline in that round), "order" (each round's order)}."""
+    if baseline not in names or len(set(names)) != len(names):
+        raise ValueError("rotate: names must be distinct and hold the baseline")
+    others = [x for x in names if x != baseline]
+    for _ in range(warm_rounds):
+        for x in names:
+            replay(x)
+    rng = random.Random(seed)
+    samples = {x: [] for x in names}
+    first = {x: [] for x in others}
+    gpu = {x: 0.0 for x in names}
+    orders = []
+    t0 = clock()
+    n, stop = 0, None
+
+    def widths():
+        out = []
+        for x in others:
+            m, lo, hi = paired_ratio(samples[x], samples[baseline], seed)
+            out.append((hi - lo) / m)
+        return out
+    while stop is None:
+        order = draw_order(rng, names)
+        for x in order:
+            t = replay(x)
+            per = round(t / inner[x], 4) if isinstance(t, (int, float)) and math.isfinite(t) else 0
+            if not per > 0:
+                raise RuntimeError(f"{x}: replay time {t!r} us is not a finite time > 0")
+            samples[x].append(per)
+            gpu[x] += t * 1e-6
+        pos = {x: i for i, x in enumerate(order)}
+        for x in others:
+            first[x].append(int(pos[x] < pos[baseline]))
+        orders.append(order)
+        n += 1
+        stop = rotation_stop(n, sum(gpu.values()), clock() - t0, widths, rule)
+    return {"n": n, "stop": stop, "wall_s": clock() - t0, "gpu_s": gpu, "inner": dict(inner),
+            "samples": samples, "impl_first": first, "order": orders}
+
+
+def rotation_timing(rot, name, baseline):
+    """A rotated implementation's result blocks: (timing, paired) as written to --out."""
+    graph = {"inner": rot["inner"][name], "samples_us": list(rot["samples"][name]),
+             "stop": rot["stop"], "regime": "rotation",
+             "gpu_s": rot["gpu_s"][name], "wall_s": rot["wall_s"]}
+    paired = {"baseline": baseline, "design": "rotation", "inner": rot["inner"][name],
+              "baseline_inner": rot["inner"][baseline], "n": rot["n"], "stop": rot["stop"],
+              "gpu_s": rot["gpu_s"][name] + rot["gpu_s"][baseline], "wall_s": rot["wall_s"],
+              "impl_us": list(rot["samples"][name]),
+              "baseline_us": list(rot["samples"][baseline]),
+              "impl_first": list(rot["impl_first"][name])}
+    return {"graph": graph}, paired
+
+
+# ---- measuring on the GPU -------------------------------------------------------------------
+
+def capture(torch, fn, inner_max):
+    """One CUDA graph of `inner` back-to-back calls of fn (a callable that enqueues one call
+    on the current stream): {"graph", "inner", "est_us"}."""
     e0 = torch.cuda.Event(enable_timing=True)
     e1 = torch.cuda.Event(enable_timing=True)
     stream = torch.cuda.current_stream()
@@ -131,21 +262,46 @@ def time_graph(torch, fn, rule, inner_max, seed):
     with torch.cuda.graph(graph):
         for _ in range(inner):
             fn()
-    warm = max(2, min(50, math.ceil(10e3 / (est_us * inner + 1.0))))
-    for _ in range(warm):
-        graph.replay()
     torch.cuda.synchronize()
-    samples, stop = [], None
-    t0 = time.monotonic()
-    while stop is None:
+    return {"graph": graph, "inner": inner, "est_us": est_us}
+
+
+def event_replay(torch, caps):
+    """replay(name) for rotate: one replay of caps[name]'s graph between two CUDA events,
+    synchronised; returns its time in us."""
+    e0 = torch.cuda.Event(enable_timing=True)
+    e1 = torch.cuda.Event(enable_timing=True)
+
+    def replay(name):
+        stream = torch.cuda.current_stream()
         e0.record(stream)
-        graph.replay()
+        caps[name]["graph"].replay()
         e1.record(stream)
         e1.synchronize()
-        samples.append(e0.elapsed_time(e1) * 1e3 / inner)
+        return e0.elapsed_time(e1) * 1e3
+    return replay
+
+
+def warm_round_count(caps):
+    """Untimed rounds before the rotation: about 10 ms of replays, 2 to 50 rounds."""
+    round_us = sum(c["est_us"] * c["inner"] for c in caps.values())
+    return max(2, min(50, math.ceil(10e3 / (round_us + 1.0))))
+
+
+def time_separate(torch, cap, rule, seed):
+    """harness/timing.c, graph mode: cap's graph replayed alone until the stop rule."""
+    replay = event_replay(torch, {"x": cap})
+    for _ in range(warm_round_count({"x": cap})):
+        replay("x")
+    samples, stop, gpu_s = [], None, 0.0
+    t0 = time.monotonic()
+    while stop is None:
+        t = replay("x")
+        gpu_s += t * 1e-6
+        samples.append(round(t / cap["inner"], 4))
         stop = should_stop(samples, time.monotonic() - t0, rule, seed + len(samples))
-    del graph
-    return {"inner": inner, "samples_us": [round(x, 4) for x in samples], "stop": stop}
+    return {"inner": cap["inner"], "samples_us": samples, "stop": stop, "regime": "separate",
+            "gpu_s": gpu_s, "wall_s": time.monotonic() - t0}
 
 
 # ---- inputs and reference --------------------------------------------------------------
@@ -214,15 +370,16 @@ def compare(torch, out, ref, rows, ref_kind):
     return res
 
 
-# ---- PyTorch backends ----------------------------------------------------------------
+# ---- the implementations at a shape: check, then capture ----------------------------------
 
-def torch_backend_point(torch, F, sdpa_kernel, backend, s, q, k, v, ref, rows, ref_kind, args):
+def torch_backend_prepare(torch, F, sdpa_kernel, backend, s, q, k, v, ref, rows, ref_kind, args):
+    """(result, capture or None): the backend's check and, when it passed, its graph."""
     import warnings
     res = {"supported": False, "reason": None}
     if s["causal"] and s["seq_q"] != s["seq_kv"]:
         res["reason"] = ("PyTorch's is_causal is top-left aligned; the ABI's causal mask is "
                          "bottom-right, so only causal shapes with Sq == Skv compare")
-        return res
+        return res, None
 
     def call():
         return F.scaled_dot_product_attention(q, k, v, is_causal=bool(s["causal"]),
@@ -241,44 +398,55 @@ def torch_backend_point(torch, F, sdpa_kernel, backend, s, q, k, v, ref, rows, r
                 why.append(text)
         res["reason"] = "; ".join(why + [str(e).splitlines()[0]])[:600]
         torch.cuda.empty_cache()
-        return res
+        return res, None
     res["supported"] = True
     res["correctness"] = compare(torch, out, ref, rows, ref_kind)
     del out
     if not res["correctness"]["pass"]:
-        return res
-    with sdpa_kernel(backend):
-        try:
-            res["timing"] = {"graph": time_graph(torch, call, args.rule, args.inner,
-                                                 args.seed)}
-        except RuntimeError as e:
-            res["supported"] = False
-            res["reason"] = "timing failed: " + str(e).splitlines()[0][:500]
-            res.pop("correctness", None)
-    torch.cuda.empty_cache()
+        return res, None
+    try:
+        with sdpa_kernel(backend):
+            cap = capture(torch, call, args.inner)
+    except RuntimeError as e:
+        torch.cuda.empty_cache()
+        return timing_failed(res, e), None
+    return res, cap
+
+
+def timing_failed(res, e):
+    res["supported"] = False
+    res["reason"] = "timing failed: " + (str(e).splitlines() or [""])[0][:500]
+    res.pop("correctness", None)
+    res.pop("timing", None)
     return res
 
 
-# ---- ABI shared objects (comparison only) ----------------------------------------------
-
-def abi_point(torch, lib, s, q, k, v, ref, rows, ref_kind, args):
+def abi_prepare(torch, lib, s, q, k, v, ref, rows, ref_kind, args, types, cleanup):
+    """(result, capture or None) of an ABI object: unsupported(), init (outside any
+    capture), one checked run, then its graph with `run` enqueued on the capture stream.
+    Appends the object's fini to cleanup (called once its graph is gone)."""
     import ctypes
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # ci/abi_check.py
-    from abi_check import Shape, Args
+    _, Shape, Args = types
     ph = lib.ph
     sh = Shape(s["batch"], s["heads"], s["seq_q"], s["seq_kv"], s["head_dim"], s["causal"],
                s["scale"])
     why = ph.unsupported(ctypes.byref(sh))
     if why:
-        return {"supported": False, "reason": why.decode()}
+        return {"supported": False, "reason": why.decode()}, None
     ws_n = ph.workspace_bytes(ctypes.byref(sh))
     ws = torch.empty(max(ws_n, 1), dtype=torch.uint8, device="cuda")
     st = ctypes.c_void_p()
     rc = ph.init(ctypes.byref(st), ctypes.byref(sh))
     if rc:
-        return {"supported": False, "reason": f"init failed ({rc}): {ph.error_string(rc).decode()}"}
+        return ({"supported": False,
+                 "reason": f"init failed ({rc}): {ph.error_string(rc).decode()}"}, None)
     note = ph.error_string(0).decode()
     o = torch.full_like(q, float("nan"))
+
+    def fini(st=st, keep=(ws, o)):
+        torch.cuda.synchronize()
+        ph.fini(st)
+    cleanup.append(fini)
 
     def call():
         a = Args(q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(),
@@ -289,49 +457,104 @@ def abi_point(torch, lib, s, q, k, v, ref, rows, ref_kind, args):
     try:
         call()
         torch.cuda.synchronize()
-        res = {"supported": True, "init_note": note,
-               "correctness": compare(torch, o, ref, rows, ref_kind)}
-        if res["correctness"]["pass"]:
-            res["timing"] = {"graph": time_graph(torch, call, args.rule, args.inner, args.seed)}
     except RuntimeError as e:
-        res = {"supported": False, "reason": str(e)[:600], "init_note": note}
-    finally:
-        torch.cuda.synchronize()
-        ph.fini(st)
-    return res
+        return {"supported": False, "reason": str(e)[:600], "init_note": note}, None
+    res = {"supported": True, "init_note": note,
+           "correctness": compare(torch, o, ref, rows, ref_kind)}
+    if not res["correctness"]["pass"]:
+        return res, None
+    try:
+        return res, capture(torch, call, args.inner)
+    except RuntimeError as e:
+        return timing_failed(res, e), None
+
+
+def measure_shape(torch, caps, results, baseline_why, args, seed):
+    """Times the captured graphs of one shape: in rotation when the baseline has a graph and
+    something else does too, else each alone. Fills results[name]["timing"] (and
+    ["paired"]); returns the rotation's ratios {name: (median, lo, hi, n)}."""
+    ratios = {}
+    if BASELINE in caps and len(caps) > 1:
+        names = list(caps)
+        try:
+            rot = rotate(names, {x: caps[x]["inner"] for x in names}, event_replay(torch, caps),
+                         BASELINE, args.rot_rule, seed, warm_rounds=warm_round_count(caps))
+        except RuntimeError as e:
+            for x in names:
+                timing_failed(results[x], e)
+            return ratios
+        for x in names:
+            if x == BASELINE:
+                results[x]["timing"] = {"graph": {
+                    "inner": rot["inner"][x], "samples_us": rot["samples"][x],
+                    "stop": rot["stop"], "regime": "rotation", "gpu_s": rot["gpu_s"][x],
+                    "wall_s": rot["wall_s"]}}
+                continue
+            results[x]["timing"], results[x]["paired"] = rotation_timing(rot, x, BASELINE)
+            m, lo, hi = paired_ratio(rot["samples"][x], rot["samples"][BASELINE], seed)
+            ratios[x] = (m, lo, hi, rot["n"])
+        return ratios
+    for x, cap in caps.items():
+        try:
+            results[x]["timing"] = {"graph": time_separate(torch, cap, args.sep_rule, seed)}
+        except RuntimeError as e:
+            timing_failed(results[x], e)
+            continue
+        if x != BASELINE:
+            results[x]["separate_why"] = baseline_why
+    return ratios
 
 
 # ---- output --------------------------------------------------------------------------
 
-def summary(timing, seed):
-    xs = timing["graph"]["samples_us"]
-    lo, hi = bootstrap_median_ci(xs, 2000, seed)
+def summary(graph, seed):
+    xs = graph["samples_us"]
+    lo, hi = bootstrap_median_ci(xs, RESAMPLES, seed)
     return median(xs), lo, hi, len(xs)
 
 
-def ratio_ci(a, b, seed, resamples=2000):
-    import random
-    r = random.Random(seed)
-    rs = sorted(median([a[r.randrange(len(a))] for _ in a]) /
-                median([b[r.randrange(len(b))] for _ in b]) for _ in range(resamples))
-    return median(a) / median(b), percentile(rs, 0.025), percentile(rs, 0.975)
-
-
-def line(name, s, res, seed):
+def line(name, s, res, seed, ratio=None):
+    """The printed line of one implementation at one shape; ratio: (median, lo, hi, n) of
+    its paired ratio to the baseline."""
     if not res["supported"]:
         return f"{name:16s} {shape_text(s):28s} unsupported: {res['reason']}"
     c = res["correctness"]
     text = (f"{name:16s} {shape_text(s):28s} rel_l2={c['rel_l2']:.2e} max_abs={c['max_abs']:.2e} "
             f"{'PASS' if c['pass'] else 'FAIL'}")
     if "timing" in res:
-        m, lo, hi, n = summary(res["timing"], seed)
         g = res["timing"]["graph"]
+        m, lo, hi, n = summary(g, seed)
         flops = 4.0 * s["batch"] * s["heads"] * s["seq_q"] * s["seq_kv"] * s["head_dim"]
         if s["causal"]:
             flops /= 2
         text += (f"  {m:10.3f} us [{lo:.3f}, {hi:.3f}] n={n} inner={g['inner']} ({g['stop']})"
                  f"  {flops / m / 1e6:7.1f} TFLOP/s")
+        if ratio:
+            r, rlo, rhi, rn = ratio
+            text += f"  / {BASELINE} {r:.3f} [{rlo:.3f}, {rhi:.3f}] n={rn} (rotation)"
+        elif name != BASELINE:
+            text += f"  separate, no paired ratio: {res.get('separate_why') or 'no baseline'}"
     return text
+
+
+def ratio_table(names, compared):
+    """The end-of-run table: each implementation / the baseline at each shape, from the
+    rotation's paired ratios; compared: [(shape, {name: (median, lo, hi, n)})]."""
+    shown = [x for x in names if any(x in r for _, r in compared)]
+    if not shown:
+        return [f"torch_sdpa: no paired ratio to {BASELINE} (no rotation ran)"]
+    w = 26
+    out = [f"{'paired ratio / ' + BASELINE:28s} " + " ".join(f"{x:>{w}s}" for x in shown)]
+    for s, r in compared:
+        cells = []
+        for x in shown:
+            if x in r:
+                m, lo, hi, n = r[x]
+                cells.append(f"{f'{m:.3f} [{lo:.3f},{hi:.3f}] n={n}':>{w}s}")
+            else:
+                cells.append(f"{'-':>{w}s}")
+        out.append(f"{shape_text(s):28s} " + " ".join(cells))
+    return out
 
 
 def write_atomic(path, obj):
@@ -344,30 +567,45 @@ def write_atomic(path, obj):
     os.replace(tmp, path)
 
 
-def main():
+def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shapes", nargs="+", default=["1,8,512,512,64,0", "1,8,512,512,64,1"])
-    ap.add_argument("--inner", type=int, default=20)
-    ap.add_argument("--min-samples", type=int, default=10)
-    ap.add_argument("--max-samples", type=int, default=200)
-    ap.add_argument("--max-seconds", type=float, default=1.0)
+    ap.add_argument("--inner", type=int, default=20, help="most calls in one graph")
+    ap.add_argument("--min-rounds", "--min-samples", dest="min_rounds", type=int, default=30)
+    ap.add_argument("--max-rounds", "--max-samples", dest="max_rounds", type=int, default=400)
+    ap.add_argument("--max-seconds", type=float, default=3.0, help="per shape's rotation")
+    ap.add_argument("--min-gpu-seconds", type=float, default=0.25,
+                    help="timed GPU time of a rotation (all graphs) before it may stop on noise")
     ap.add_argument("--rel-ci-target", type=float, default=0.02)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--backends", default="flash,efficient,cudnn,math",
                     help="comma-separated subset of flash,efficient,cudnn,math (or none)")
-    ap.add_argument("--abi", nargs="*", default=[], help="ABI v1 .so files to compare")
+    ap.add_argument("--abi", nargs="*", default=[],
+                    help=f"ABI v1 .so files timed in the rotation ({BASELINE} is the baseline)")
     ap.add_argument("--out", help="JSON file to write")
-    args = ap.parse_args()
-    shapes = [parse_shape(t) for t in args.shapes]
-    chosen = [b for b in args.backends.split(",") if b and b != "none"]
-    unknown = set(chosen) - {n for n, _ in BACKENDS}
+    args = ap.parse_args(argv)
+    args.shape_list = [parse_shape(t) for t in args.shapes]
+    args.chosen = [b for b in args.backends.split(",") if b and b != "none"]
+    unknown = set(args.chosen) - {n for n, _ in BACKENDS}
     if unknown:
-        raise SystemExit(f"torch_sdpa: unknown backends {sorted(unknown)}")
-    if args.inner < 1 or args.min_samples < 1 or args.max_samples < args.min_samples:
-        raise SystemExit("torch_sdpa: need inner >= 1 and 1 <= min-samples <= max-samples")
-    args.rule = {"min_samples": args.min_samples, "max_samples": args.max_samples,
-                 "max_seconds": args.max_seconds, "rel_ci_target": args.rel_ci_target}
+        ap.error(f"unknown backends {sorted(unknown)}")
+    if args.inner < 1 or args.min_rounds < 1 or args.max_rounds < args.min_rounds:
+        ap.error("need --inner >= 1 and 1 <= --min-rounds <= --max-rounds")
+    if not (args.max_seconds > 0 and args.min_gpu_seconds >= 0 and args.rel_ci_target > 0):
+        ap.error("need --max-seconds > 0, --min-gpu-seconds >= 0, --rel-ci-target > 0")
+    for p in args.abi:
+        if not os.path.isfile(p):
+            ap.error(f"--abi {p}: no such file (build it first: make kernels)")
+    args.rot_rule = {"min_rounds": args.min_rounds, "max_rounds": args.max_rounds,
+                     "max_seconds": args.max_seconds, "min_gpu_s": args.min_gpu_seconds,
+                     "rel_ci_target": args.rel_ci_target, "check_every": CHECK_EVERY}
+    args.sep_rule = {"min_rounds": args.min_rounds, "max_rounds": args.max_rounds,
+                     "max_seconds": args.max_seconds, "rel_ci_target": args.rel_ci_target}
+    return args
 
+
+def main(argv=None):
+    args = parse_args(argv)
     try:
         import torch
         import torch.nn.functional as F
@@ -375,19 +613,24 @@ def main():
     except Exception as e:   # ImportError, or a broken install
         print(f"torch_sdpa: skipped (no torch: {type(e).__name__}: {e})")
         return 0
+    types = abi_types() if args.abi else None
     if not torch.cuda.is_available():
         print(f"torch_sdpa: skipped (no torch: torch {torch.__version__} sees no CUDA device)")
         return 0
 
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import ctypes
     libs = []
     for path in args.abi:
-        import ctypes
-        from abi_check import Phase
         lib = ctypes.CDLL(os.path.abspath(path))
-        lib.ph = Phase.in_dll(lib, "attn_phase_entry")
+        lib.ph = types[0].in_dll(lib, "attn_phase_entry")
+        if lib.ph.abi_version != 1:
+            raise SystemExit(f"torch_sdpa: {path}: abi_version {lib.ph.abi_version}, not 1")
         lib.path = path
         libs.append(lib)
+    abi_names = [lib.ph.name.decode() for lib in libs]
+    if len(set(abi_names)) != len(abi_names):
+        raise SystemExit(f"torch_sdpa: --abi names an implementation twice: {abi_names}")
+    has_base = BASELINE in abi_names
 
     try:   # torch refuses a cuDNN other than its own (e.g. one put first by LD_PRELOAD)
         cudnn_v = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
@@ -397,52 +640,73 @@ def main():
         cudnn_v, cudnn_text = None, "unusable: " + " ".join(str(e).split())[:200]
     context = {"torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": cudnn_v,
                "device": torch.cuda.get_device_name(), "argv": sys.argv,
-               "method": {"inner": args.inner, "graph_target_us": GRAPH_TARGET_US, **args.rule,
+               "method": {"design": "rotation" if has_base else "separate",
+                          "baseline": BASELINE if has_base else None,
+                          "abi": [{"name": nm, "path": lib.path} for nm, lib in zip(abi_names, libs)],
+                          "inner": args.inner, "graph_target_us": GRAPH_TARGET_US,
+                          **args.rot_rule, "bootstrap_resamples": RESAMPLES, "conf": CONF,
                           "seed": args.seed, "bounds": BOUNDS}}
     print(f"torch_sdpa: torch {torch.__version__}, CUDA {torch.version.cuda}, cuDNN {cudnn_text},"
-          f" {context['device']}", flush=True)
+          f" {context['device']}; "
+          + (f"in rotation with {BASELINE}" if has_base else f"separate (no --abi {BASELINE})"),
+          flush=True)
     impls = []
     for name, _ in BACKENDS:
-        if name in chosen:
+        if name in args.chosen:
             extra = f", cuDNN {cudnn_text}" if name == "cudnn" else ""
             impls.append({"name": f"torch_{name}", "kind": "external",
                           "title": f"PyTorch SDPA {name} backend (torch {torch.__version__}{extra})"})
-    results, compared = [], []
-    for si, s in enumerate(shapes):
+    out_results, compared = [], []
+    order = [f"torch_{n}" for n, _ in BACKENDS if n in args.chosen] + abi_names
+    for si, s in enumerate(args.shape_list):
         seed = args.seed + si
         q, k, v = make_inputs(torch, s, seed)
         rows, ref_kind = check_rows(torch, s, seed)
         ref = reference_rows(torch, q, k, v, s, rows)
-        per_shape = {}
+        results, caps, cleanup = {}, {}, []
         for name, enum_name in BACKENDS:
-            if name not in chosen:
+            if name not in args.chosen:
                 continue
-            res = torch_backend_point(torch, F, sdpa_kernel, getattr(SDPBackend, enum_name), s,
-                                      q, k, v, ref, rows, ref_kind, args)
-            results.append({"impl": f"torch_{name}", "shape": s, **res})
-            per_shape[f"torch_{name}"] = res
-            print(line(f"torch_{name}", s, res, args.seed), flush=True)
-        for lib in libs:
-            res = abi_point(torch, lib, s, q, k, v, ref, rows, ref_kind, args)
-            nm = lib.ph.name.decode()
-            per_shape[nm] = res
-            print(line(nm, s, res, args.seed), flush=True)
+            res, cap = torch_backend_prepare(torch, F, sdpa_kernel, getattr(SDPBackend, enum_name),
+                                             s, q, k, v, ref, rows, ref_kind, args)
+            results[f"torch_{name}"] = res
+            if cap:
+                caps[f"torch_{name}"] = cap
+        for lib, nm in zip(libs, abi_names):
+            res, cap = abi_prepare(torch, lib, s, q, k, v, ref, rows, ref_kind, args, types,
+                                   cleanup)
+            results[nm] = res
+            if cap:
+                caps[nm] = cap
+        if not has_base:
+            why = f"no --abi {BASELINE}"
+        elif BASELINE not in caps:
+            b = results[BASELINE]
+            why = (f"{BASELINE} unsupported here: {b['reason']}" if not b["supported"] else
+                   f"{BASELINE} failed its check")
+        else:
+            why = None
+        ratios = measure_shape(torch, caps, results, why, args, seed)
+        caps.clear()
+        for f in cleanup:
+            f()
+        for nm in order:
+            res = results[nm]
+            print(line(nm, s, res, args.seed, ratios.get(nm)), flush=True)
             if res.get("init_note"):
                 print(f"{'':16s} init_note: {res['init_note']}", flush=True)
-        compared.append((s, per_shape))
+            if nm.startswith("torch_"):
+                res.pop("separate_why", None)
+                out_results.append({"impl": nm, "shape": s, **res})
+        compared.append((s, ratios))
         del q, k, v, ref, rows
         torch.cuda.empty_cache()
 
-    for lib in libs:
-        nm = lib.ph.name.decode()
-        for s, per in compared:
-            a, b = per.get(nm, {}), per.get("torch_cudnn", {})
-            if "timing" in a and "timing" in b:
-                r, lo, hi = ratio_ci(a["timing"]["graph"]["samples_us"],
-                                     b["timing"]["graph"]["samples_us"], args.seed)
-                print(f"ratio {nm} / torch_cudnn  {shape_text(s):28s} {r:.3f} [{lo:.3f}, {hi:.3f}]")
+    for text in ratio_table([x for x in order if x != BASELINE], compared):
+        print(text)
     if args.out:
-        write_atomic(args.out, {"implementations": impls, "results": results, "context": context})
+        write_atomic(args.out, {"implementations": impls, "results": out_results,
+                                "context": context})
         print(f"torch_sdpa: wrote {args.out}")
     return 0
 
