@@ -20,6 +20,8 @@
 #include "measure/timing.h"
 #include "measure/inputs.h"
 #include "measure/measure_shape.h"
+#include "measure/point_derived.h"
+#include "measure/point_ratios.h"
 #include "measure/planted_slowdown.h"
 #include "measure/kernel_resources.h"
 #include "measure/reference_gpu.h"
@@ -175,7 +177,42 @@ static int recompute_mode(json_t *mode, const time_config *tc)
     return rc;
 }
 
-/* An external result's derived figures, from its own (input) samples and shape. */
+/* An external result's `paired` block (its rotation with the C baseline in its own
+ * process, ci/tools/torch_sdpa.py --abi): the two time arrays, n long, every time finite
+ * and > 0, the baseline the run's. 0 with *n = 0 when there is none; 1 read; -1 malformed. */
+static int external_pairs(const json_t *res, const char *baseline, double **a, double **b, size_t *n)
+{
+    *a = *b = NULL;
+    *n = 0;
+    const json_t *pb = json_object_get(res, "paired");
+    if (!pb) return 0;
+    const json_t *ia = json_object_get(pb, "impl_us"), *ba = json_object_get(pb, "baseline_us"),
+                 *bn = json_object_get(pb, "baseline");
+    size_t m = json_array_size(ia);
+    if (!json_is_object(pb) || !json_is_array(ia) || !json_is_array(ba) || m == 0 || json_array_size(ba) != m ||
+        !json_is_string(bn) || !baseline || strcmp(json_string_value(bn), baseline))
+        return -1;
+    *a = malloc(m * sizeof **a);
+    *b = malloc(m * sizeof **b);
+    if (!*a || !*b) goto bad;
+    for (size_t i = 0; i < m; i++) {
+        const json_t *x = json_array_get(ia, i), *y = json_array_get(ba, i);
+        double u = json_is_number(x) ? json_number_value(x) : NAN, w = json_is_number(y) ? json_number_value(y) : NAN;
+        if (!(isfinite(u) && u > 0 && isfinite(w) && w > 0)) goto bad;
+        (*a)[i] = u;
+        (*b)[i] = w;
+    }
+    *n = m;
+    return 1;
+bad:
+    free(*a);
+    free(*b);
+    *a = *b = NULL;
+    return -1;
+}
+
+/* An external result's derived figures, from its own (input) samples and shape; its ratio
+ * from its pairs with the C baseline when it has them. */
 static int external_derive(json_t *res, json_t *graph, const measure_ctx *mc)
 {
     json_t *arr = json_object_get(graph, "samples_us");
@@ -184,12 +221,22 @@ static int external_derive(json_t *res, json_t *graph, const measure_ctx *mc)
     char err[256];
     if (run_read_shape(json_object_get(res, "shape"), &s) >= 0 || !n || shape_validate(&s, err, sizeof err))
         return -1;
+    double *pa, *pb;
+    size_t np;
+    if (external_pairs(res, mc->baseline, &pa, &pb, &np) < 0) return -1;
     double *x = malloc(n * sizeof *x);
-    if (!x) return -1;
+    if (!x) {
+        free(pa);
+        free(pb);
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) x[i] = json_number_value(json_array_get(arr, i));
     json_object_set_new(res, "derived",
-                        measure_derived(mc, &s, x, n, json_number_value(json_object_get(graph, "median_us")), NULL));
+                        measure_derived(mc, &s, x, n, json_number_value(json_object_get(graph, "median_us")), pa,
+                                        pb, np));
     free(x);
+    free(pa);
+    free(pb);
     return 0;
 }
 
@@ -223,7 +270,9 @@ static int import_external(const char *path, json_t *impls, json_t *results, con
         }
         json_object_set_new(v, "tag", json_string("external"));
         if (graph && external_derive(v, graph, mc)) {
-            fprintf(stderr, "attnladder run: --external %s: results[%zu]: bad shape or samples\n", path, i);
+            fprintf(stderr, "attnladder run: --external %s: results[%zu]: bad shape, samples or paired block "
+                    "(paired needs the run's baseline, impl_us and baseline_us of one length, times "
+                    "finite and > 0)\n", path, i);
             json_decref(ext);
             return -1;
         }
@@ -632,9 +681,25 @@ write:;
     json_t *method = method_json(o, scrub_bytes);
     method_inputs(method);
     json_object_set_new(method, "min_gpu_s", json_real(o->tc.min_gpu_s));
-    /* derived.ratio is always the separate measurements'; --paired adds derived.paired_ratio */
-    json_object_set_new(method, "ratio", json_string("independent"));
+    /* where each figure comes from: derived.ratio from the rotation (or, --independent, the
+     * separate measurements); timing.* and the derived rates from each one alone */
+    json_object_set_new(method, "ratio", json_string(o->paired ? "paired" : "independent"));
     json_object_set_new(method, "paired", json_boolean(o->paired));
+    if (o->paired) {
+        rotation_rule rr = point_rotation_rule(&mc, 0, 1);
+        json_object_set_new(method, "ratio_design",
+                            json_pack("{s:s, s:s, s:s, s:f, s:I, s:I, s:f, s:f, s:f}", "ratio",
+                                      "median of per-round quotients implementation/baseline, 95% bootstrap CI over rounds",
+                                      "rounds", "every implementation of the point no slower than slow_factor times the "
+                                      "baseline, one CUDA graph replay each per round, in an order drawn per round "
+                                      "(results[].paired.design \"rotation\"); slower ones in pairs with the baseline "
+                                      "alone (\"pair\")",
+                                      "absolute", "timing.* and derived.tflops/gbps: each implementation timed alone, "
+                                      "one after another (the sustained regime)",
+                                      "slow_factor", POINT_SLOW_FACTOR, "min_rounds", (json_int_t)rr.min_rounds,
+                                      "max_rounds", (json_int_t)rr.max_rounds, "max_seconds", rr.max_seconds,
+                                      "rel_ci_target", rr.rel_ci_target, "min_gpu_s", rr.min_gpu_s));
+    }
     json_object_set_new(method, "reference", json_pack("{s:s, s:s, s:f, s:f}", "gpu",
                                                        gref ? ref_gpu_path(gref) : "",
                                                        "gpu_why_not", gref ? "" : ref_why,

@@ -381,6 +381,23 @@ int stats_paired_ratio_ci(const double *a, const double *b, size_t n, size_t res
     return rc;
 }
 
+int stats_paired_median(const double *a, const double *b, size_t n, double *ratio)
+{
+    if (!a || !b || n == 0) return -1;
+    double *q = malloc(n * sizeof *q);
+    if (!q) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!(isfinite(a[i]) && a[i] > 0 && isfinite(b[i]) && b[i] > 0)) {
+            free(q);
+            return -1;
+        }
+        q[i] = a[i] / b[i];
+    }
+    *ratio = stats_median(q, n);
+    free(q);
+    return 0;
+}
+
 stop_reason stats_should_stop(const double *x, size_t n, double elapsed_s,
                               const stop_rule *rule, uint64_t seed)
 {

@@ -419,6 +419,9 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     r->stats_seed = (unsigned long long)int_or(json_object_get(method, "stats_seed"), 20261122);
     /* in range: the validator refuses a value outside consistency.h's bounds */
     r->resamples = (size_t)int_or(json_object_get(method, "bootstrap_resamples"), 2000);
+    json_t *rm = json_object_get(method, "ratio");
+    r->ratio_rotation = json_is_string(rm) && !strcmp(json_string_value(rm), "paired") &&
+                        json_is_object(json_object_get(method, "ratio_design"));
     r->planted = str_or(json_object_get(ctx, "planted_slowdown"), NULL);
     read_overrides(r, json_object_get(ctx, "env_overrides"));
     json_t *ce = json_object_get(doc, "ceilings");

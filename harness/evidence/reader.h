@@ -109,6 +109,10 @@ typedef struct {
     double ci_level;               /* method.ci_level, 0.95 when absent */
     unsigned long long stats_seed; /* method.stats_seed: the seed of the run's own bootstraps */
     size_t resamples;              /* method.bootstrap_resamples, 2000 when absent */
+    int ratio_rotation;            /* method.ratio "paired" with method.ratio_design: every
+                                      result's ratio is its pairs' (the rotation's rounds or
+                                      pairs with the baseline alone); 0: the separate
+                                      measurements' (older paired files included) */
     const char *planted;           /* context.planted_slowdown: a test build's plant, or NULL */
     const char *overrides;         /* context.env_overrides as "NAME=value ...", or NULL */
     char *overrides_buf;

@@ -3,6 +3,8 @@
 
 #include "core/stats.h"
 
+#include <string.h>
+
 int gate_result_ratio(const gate_config *c, const run_data *run, const run_result *res,
                       double *ratio, double *lo, double *hi)
 {
@@ -10,11 +12,15 @@ int gate_result_ratio(const gate_config *c, const run_data *run, const run_resul
      * read from derived.ratio: for a file the harness wrote the two agree exactly, and an
      * edited file is judged on its samples. */
     if (!res->timed) return -1;
-    /* The pairs of `run --paired` (res->paired_*) never decide: interleaved with a slower,
-     * lower-power rung the baseline leaves the power-capped steady state its own measurement
-     * runs in (H100, 4x16x4096x128: 831-892 us beside 01-06 against 910-925 us alone), so
-     * the paired ratio depends on the partner's power draw; bounds and accepted sets are in
-     * the separate measurements' ratio (ci/README.md, the paired study). */
+    /* A run that measured its ratios in rotation (run_data.ratio_rotation) is judged on
+     * them: the median of the paired quotients, its CI over the rounds. Older files' pairs
+     * (`run --paired` before the rotation: each implementation paired with the baseline
+     * alone, whose power state then followed the partner's) never decide. */
+    if (run->ratio_rotation && res->n_paired) {
+        if (strcmp(res->paired_baseline, c->baseline)) return -1;
+        return stats_paired_ratio_ci(res->paired_impl, res->paired_base, res->n_paired, run->resamples,
+                                     run->stats_seed, run->ci_level, ratio, lo, hi);
+    }
     const run_result *b = run_find(run, c->baseline, &res->shape);
     if (!b || !b->timed) return -1;
     return stats_ratio_ci(res->samples, res->n_samples, b->samples, b->n_samples,
@@ -24,6 +30,12 @@ int gate_result_ratio(const gate_config *c, const run_data *run, const run_resul
 int gate_result_point_ratio(const gate_config *c, const run_data *run, const run_result *res, double *ratio)
 {
     if (!res->timed) return -1;
+    if (run->ratio_rotation && res->n_paired) {
+        if (strcmp(res->paired_baseline, c->baseline) || run->resamples == 0 ||
+            !(run->ci_level > 0 && run->ci_level < 1))
+            return -1;
+        return stats_paired_median(res->paired_impl, res->paired_base, res->n_paired, ratio);
+    }
     const run_result *b = run_find(run, c->baseline, &res->shape);
     if (!b || !b->timed) return -1;
     /* the bootstrap's own refusals, so that a run is left out exactly where it would be */

@@ -12,6 +12,8 @@
 #include "measure/planted_slowdown.h"
 #include "measure/kernel_resources.h"
 #include "measure/paired_ratio.h"
+#include "measure/point_derived.h"
+#include "measure/point_ratios.h"
 
 /* The GPU and the CPU fp64 references agree to rounding (different summation orders, the
  * device's fused multiply-adds and exp): |O| < 1, so differences stay near 1e-15. A
@@ -28,14 +30,6 @@ typedef struct {
     size_t ws_bytes;
     double *ref;
 } device_bufs;
-
-/* The baseline kept initialised at this shape after its own measurement, for the pairs
- * of the implementations after it (ph NULL: none). */
-typedef struct {
-    const attn_phase *ph;
-    void *state;
-    size_t ws;
-} kept_baseline;
 
 /* A point's reference for one set of inputs: the CPU rows (every row or a sample) and,
  * when the GPU reference agreed with them, every row on the device, which every output is
@@ -193,24 +187,7 @@ fail:
 
 static void progress(measure_ctx *ctx, const char *impl, const char *shape, const char *what)
 {
-    ctx->progress_done++;
-    fprintf(stderr, "[%4zu/%zu] %-22s %-24s %s\n", ctx->progress_done, ctx->progress_total,
-            impl, shape, what);
-}
-
-/* The interleaved measurement's line: derived.paired_ratio (NULL or null: none). */
-static void progress_pairs(measure_ctx *ctx, const loaded_impl *im, const char *shape_text,
-                           const interleave_result *pairs, const json_t *ratio)
-{
-    char line[160];
-    if (json_is_object(ratio))
-        snprintf(line, sizeof line, "paired ratio %.4f [%.4f, %.4f] n=%zu inner=%d (%s)",
-                 json_real_value(json_object_get(ratio, "median")), json_real_value(json_object_get(ratio, "ci_lo")),
-                 json_real_value(json_object_get(ratio, "ci_hi")), pairs->n, pairs->inner, pairs->stop);
-    else
-        snprintf(line, sizeof line, "paired no ratio (%s, %zu pairs discarded for clock events)",
-                 pairs->stop, pairs->tally.discarded);
-    progress(ctx, im->ph->name, shape_text, line);
+    measure_progress(ctx, impl, shape, what);
 }
 
 /* Times every chosen mode into `timing`; the graph mode's result is handed back in
@@ -317,6 +294,34 @@ static int recheck_after_timing(measure_ctx *ctx, const loaded_impl *im, const a
     return pass;
 fail:
     return -1;
+}
+
+/* The point's workspace sets, allocated once at the largest size any implementation there
+ * asks (two with the rotation's second buffer set, else one), so that implementations kept
+ * initialised for the ratios keep valid pointers. 1 when allocated (or none is needed); 0
+ * when even one set does not fit (the implementations then allocate one by one, as each
+ * asks, and none is kept). */
+static int point_workspace(const measure_ctx *ctx, const attn_shape *s, device_bufs *d)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < ctx->n_impls; i++) {
+        const loaded_impl *im = ctx->impls[i];
+        if (im->kind == IMPL_FLOOR || im->ph->unsupported(s)) continue;
+        size_t ws = im->ph->workspace_bytes(s);
+        if (ws > most) most = ws;
+    }
+    if (most == 0) return 1;
+    if (cudaMalloc(&d->ws, most) != cudaSuccess) {
+        cudaGetLastError();   /* clear the allocation failure */
+        d->ws = NULL;
+        return 0;
+    }
+    d->ws_bytes = most;
+    if (d->o2 && cudaMalloc(&d->ws2, most) != cudaSuccess) {
+        cudaGetLastError();   /* one set: the rotation runs on it alone */
+        d->ws2 = NULL;
+    }
+    return 1;
 }
 
 static int upload_inputs(const device_bufs *d, const host_inputs *in, char *err, size_t errlen)
@@ -435,7 +440,9 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
     point_ref pr = { 0 };
     uint16_t *out = NULL, *base_out = NULL;
     cudaStream_t stream = NULL;
-    kept_baseline kb = { 0 };
+    kept_impl *kept = NULL;   /* the implementations whose ratios are measured at the end */
+    size_t n_kept = 0;
+    int ws_fixed = 0;         /* the workspace sets will not move: implementations may be kept */
     int failures = 0;
 
     if (inputs_generate(&in, s, shape_seed(ctx->seed, s), DIST_UNIFORM)) {
@@ -475,6 +482,11 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
         d.ref = NULL;
     }
     if (upload_inputs(&d, &in, err, errlen)) goto fail;
+    if (ctx->paired) {
+        kept = calloc(ctx->n_impls, sizeof *kept);
+        if (!kept) goto oom;
+        ws_fixed = point_workspace(ctx, s, &d);
+    }
     t = step_add(&st, STEP_DEVICE_MEM, t);
 
     int rrc = point_ref_build(ctx, pt, "uniform", &in, &d, stream, shape_seed(ctx->seed + 1, s), &pr, &st,
@@ -494,19 +506,17 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
         }
         t = time_now_s();
         size_t ws = im->ph->workspace_bytes(s);
-        if (ws > d.ws_bytes) {
+        if (ws > d.ws_bytes && !ws_fixed) {
             if (d.ws) cudaFree(d.ws);
             if (d.ws2) cudaFree(d.ws2);
             d.ws = d.ws2 = NULL;
             d.ws_bytes = 0;
             /* the second set only for the pairs: a run without them needs no more memory
              * than before (02's workspace alone can be gigabytes at long sequences) */
-            if (cudaMalloc(&d.ws, ws) != cudaSuccess ||
-                (ctx->paired && cudaMalloc(&d.ws2, ws) != cudaSuccess)) {
+            if (cudaMalloc(&d.ws, ws) != cudaSuccess) {
                 cudaGetLastError();   /* clear the allocation failure */
                 if (d.ws) cudaFree(d.ws);   /* neither set is left half allocated */
                 d.ws = NULL;
-                d.ws2 = NULL;
                 char why[160];
                 snprintf(why, sizeof why, "workspace of %zu bytes does not fit in device memory", ws);
                 json_array_append_new(results, unsupported_result(im, pt, why));
@@ -514,6 +524,12 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
                 continue;
             }
             d.ws_bytes = ws;
+        } else if (ws > d.ws_bytes) {
+            char why[160];
+            snprintf(why, sizeof why, "workspace of %zu bytes does not fit in device memory", ws);
+            json_array_append_new(results, unsupported_result(im, pt, why));
+            progress(ctx, im->ph->name, shape_text, why);
+            continue;
         }
         t = step_add(&st, STEP_DEVICE_MEM, t);
         void *state = NULL;
@@ -528,7 +544,7 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
         }
         attn_args a = { d.q, d.k, d.v, d.o, ws ? d.ws : NULL, stream };
         char why[512] = "";
-        int kept = 0;
+        int kept_now = 0;
         json_t *res = json_pack("{s:s, s:o, s:s, s:b, s:n}", "impl", im->ph->name, "shape",
                                 shape_json(s), "tag", pt->tag, "supported", 1, "reason");
         const char *note = im->ph->error_string(0);
@@ -596,49 +612,39 @@ int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json
                 progress(ctx, im->ph->name, shape_text, "check  FAIL after timing");
             }
             int is_baseline = ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0;
-            interleave_result pairs = { 0 };
-            int paired = 0;   /* the interleaved measurement ran: the ratio is its, or none */
-            if (graph.n && is_baseline) {
-                if (keep_baseline_timing(ctx, s, &graph)) {
-                    time_result_free(&graph);
-                    json_decref(res);
-                    im->ph->fini(state);
-                    goto oom;
-                }
-                if (again == 1 && !kb.ph && ctx->paired) {
-                    kb = (kept_baseline){ im->ph, state, ws };
-                    kept = 1;
-                }
-            } else if (graph.n && kb.ph && kb.ws <= d.ws_bytes && again == 1 && !*ctx->stop) {
-                /* the ratio's measurement: this implementation and the baseline interleaved */
-                timed_impl ti = { im->ph, state, { d.q, d.k, d.v, d.o, ws ? d.ws : NULL, stream },
-                                  { d.q, d.k, d.v, d.o2, ws ? d.ws2 : NULL, stream } };
-                timed_impl tb = { kb.ph, kb.state, { d.q, d.k, d.v, d.o2, kb.ws ? d.ws2 : NULL, stream },
-                                  { d.q, d.k, d.v, d.o, kb.ws ? d.ws : NULL, stream } };
-                int prc = paired_measure(ctx, &ti, &tb, ctx->baseline, shape_seed(ctx->seed + 7, s), res, &pairs,
-                                         err, errlen);
-                t = step_add(&st, STEP_PAIRED, t);
-                if (prc) {
-                    time_result_free(&graph);
-                    json_decref(res);
-                    im->ph->fini(state);
-                    goto fail;
-                }
-                paired = 1;
+            if (graph.n && is_baseline && keep_baseline_timing(ctx, s, &graph)) {
+                time_result_free(&graph);
+                json_decref(res);
+                im->ph->fini(state);
+                goto oom;
             }
-            if (graph.n) {
-                json_t *der = measure_derived(ctx, s, graph.samples_us, graph.n, graph.sum.median,
-                                              paired ? &pairs : NULL);
-                json_object_set_new(res, "derived", der);
-                if (paired) progress_pairs(ctx, im, shape_text, &pairs, json_object_get(der, "paired_ratio"));
+            if (graph.n && again == 1 && ws_fixed && !*ctx->stop) {
+                /* kept initialised: its ratio is measured with the others' at the end */
+                kept[n_kept++] = (kept_impl){ im, state, ws, res, graph };
+                kept_now = 1;
+            } else {
+                if (graph.n)
+                    json_object_set_new(res, "derived", measure_derived(ctx, s, graph.samples_us, graph.n,
+                                                                        graph.sum.median, NULL, NULL, 0));
+                time_result_free(&graph);
             }
-            interleave_result_free(&pairs);
-            time_result_free(&graph);
         }
         t = time_now_s();
-        if (!kept) im->ph->fini(state);   /* the kept baseline is finished with the point */
+        if (!kept_now) im->ph->fini(state);
         step_add(&st, STEP_INIT, t);
         json_array_append_new(results, res);
+    }
+    if (n_kept && !*ctx->stop) {
+        point_buffers pb = { d.q, d.k, d.v, d.o, d.ws, d.o2, d.o2 ? d.ws2 : NULL };
+        if (d.ws_bytes && !d.ws2) pb.o2 = NULL;   /* one workspace: one buffer set */
+        if (point_ratios(ctx, s, shape_text, &pb, stream, kept, n_kept, &st, err, errlen)) goto fail;
+    }
+    for (size_t i = 0; i < n_kept; i++) {
+        /* cut short by a signal: the kept ones keep their own figures */
+        if (!json_object_get(kept[i].res, "derived"))
+            json_object_set_new(kept[i].res, "derived",
+                                measure_derived(ctx, s, kept[i].graph.samples_us, kept[i].graph.n,
+                                                kept[i].graph.sum.median, NULL, NULL, 0));
     }
     if (pt->extra_inputs && !*ctx->stop) {
         step_times other = { 0 };
@@ -661,7 +667,11 @@ done:
     cudaFree(d.q);
     cudaFree(d.k);
     cudaFree(d.v);
-    if (kb.ph) kb.ph->fini(kb.state);
+    for (size_t i = 0; i < n_kept; i++) {
+        kept[i].im->ph->fini(kept[i].state);
+        time_result_free(&kept[i].graph);
+    }
+    free(kept);
     cudaFree(d.o);
     cudaFree(d.o2);
     cudaFree(d.ws);
@@ -674,15 +684,6 @@ done:
     step_add(&st, STEP_DEVICE_MEM, t);
     if (failures >= 0) point_done(ctx, pt, shape_text, t0, &st);
     return failures;
-}
-
-/* ---- derived figures ------------------------------------------------------------------ */
-
-static int same_shape(const attn_shape *a, const attn_shape *b)
-{
-    return a->batch == b->batch && a->heads == b->heads && a->seq_q == b->seq_q &&
-           a->seq_kv == b->seq_kv && a->head_dim == b->head_dim && a->causal == b->causal &&
-           a->scale == b->scale;
 }
 
 /* The baseline's graph samples at s, kept for the ratios of the implementations measured
@@ -701,38 +702,6 @@ static int keep_baseline_timing(measure_ctx *ctx, const attn_shape *s, const tim
     memcpy(x, graph->samples_us, graph->n * sizeof *x);
     ctx->base[ctx->n_base++] = (measure_baseline_timing){ *s, x, graph->n };
     return 0;
-}
-
-json_t *measure_derived(const measure_ctx *ctx, const attn_shape *s, const double *samples,
-                        size_t n, double median_us, const interleave_result *pairs)
-{
-    double flops = shape_flops(s), bytes = shape_bytes(s);
-    double tflops = flops / (median_us * 1e-6) / 1e12, gbps = bytes / (median_us * 1e-6) / 1e9;
-    json_t *der = json_pack("{s:f, s:f, s:f, s:f}", "flops", flops, "bytes", bytes,
-                            "tflops", tflops, "gbps", gbps);
-    json_object_set_new(der, "frac_fp16_peak",
-                        ctx->fp16_tflops > 0 ? json_real(tflops / ctx->fp16_tflops) : json_null());
-    json_object_set_new(der, "frac_dram",
-                        ctx->dram_gbps > 0 ? json_real(gbps / ctx->dram_gbps) : json_null());
-    /* derived.ratio is always the separate measurements' ratio (the one the gate decides
-     * on); the interleaved one sits beside it as derived.paired_ratio */
-    json_t *ratio = json_null();
-    if (pairs) json_object_set_new(der, "paired_ratio", paired_ratio_json(ctx, pairs, ctx->baseline));
-    const time_config *tc = &ctx->tc;
-    for (size_t j = 0; ctx->baseline && j < ctx->n_base; j++) {
-        const measure_baseline_timing *b = &ctx->base[j];
-        if (!same_shape(&b->s, s)) continue;
-        double r, lo, hi;
-        if (stats_ratio_ci(samples, n, b->samples, b->n, tc->resamples, tc->seed, tc->ci_level,
-                           &r, &lo, &hi) == 0) {
-            json_decref(ratio);
-            ratio = json_pack("{s:s, s:f, s:f, s:f, s:s}", "baseline", ctx->baseline, "median", r,
-                              "ci_lo", lo, "ci_hi", hi, "method", "independent");
-        }
-        break;
-    }
-    json_object_set_new(der, "ratio", ratio);
-    return der;
 }
 
 void measure_ctx_free(measure_ctx *ctx)

@@ -45,8 +45,8 @@ typedef struct {
     double fp16_tflops, dram_gbps; /* the run's ceilings (0 when not measured) */
     double gpu_timed_s;            /* device time inside every timed region so far */
     size_t measurements;           /* timed measurements so far */
-    int paired;                    /* time each implementation interleaved with the baseline
-                                      for its ratio (paired_ratio.h); 0: separately */
+    int paired;                    /* ratios from a rotation of the point's implementations
+                                      (point_ratios.h); 0: from separate measurements */
     measure_baseline_timing *base; /* kept by measure_point; freed by measure_ctx_free */
     size_t n_base, cap_base;
 } measure_ctx;
@@ -61,13 +61,6 @@ typedef struct {
 int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json_t *checks,
                   char *err, size_t errlen);
 
-/* The evidence's `derived` object of a result timed at s: FLOPs, bytes, TFLOP/s, GB/s,
- * fractions of the ceilings, and the ratio to the baseline: from the pairs when it was
- * timed interleaved with it (pairs non-NULL, method "paired"), else from the baseline's
- * separate samples at the same shape in this run (its CI resamples both sample sets,
- * method "independent"), computed from the samples themselves. */
-json_t *measure_derived(const measure_ctx *ctx, const attn_shape *s, const double *samples,
-                        size_t n, double median_us, const interleave_result *pairs);
 void measure_ctx_free(measure_ctx *ctx);
 
 #endif

@@ -1,10 +1,8 @@
-/* measure/paired_ratio.h: the ladder run's ratio, measured the way the A/B gate measures.
- * At each shape the baseline is kept initialised after its own measurement; every
- * implementation after it that passed the check is then timed interleaved with it
- * (interleave.h: same inputs and stream, order and buffer sets drawn per pair), and the
- * ratio is the median of the per-pair quotients. A clock step, the power cap or a
- * neighbour's load between two separate measurements would move one side's median and
- * not the other's; inside a pair it falls on both. */
+/* measure/paired_ratio.h: an implementation timed in pairs with the baseline alone, the
+ * way the A/B gate measures (interleave.h: same inputs and stream, order and buffer sets
+ * drawn per pair), and a ratio as the median of paired quotients. The ladder run takes
+ * its ratios from a rotation of every implementation (point_ratios.h) and pairs only
+ * those far slower than the baseline. */
 #ifndef ATTNLADDER_MEASURE_PAIRED_RATIO_H
 #define ATTNLADDER_MEASURE_PAIRED_RATIO_H
 #include <stddef.h>
@@ -24,8 +22,9 @@ int paired_measure(measure_ctx *ctx, const timed_impl *impl, const timed_impl *b
                    const char *baseline_name, uint64_t seed, json_t *res,
                    interleave_result *pairs, char *err, size_t errlen);
 
-/* derived.ratio from the pairs: median quotient impl/baseline, its bootstrap CI, the
- * method named; JSON null when no ratio can be taken. */
-json_t *paired_ratio_json(const measure_ctx *ctx, const interleave_result *pairs, const char *baseline_name);
+/* A ratio from pairs (impl_us[i], base_us[i]): the median quotient impl/baseline, its
+ * bootstrap CI over the pairs, method "paired"; JSON null when no ratio can be taken. */
+json_t *paired_ratio_json(const measure_ctx *ctx, const double *impl_us, const double *base_us, size_t n,
+                          const char *baseline_name);
 
 #endif

@@ -30,9 +30,11 @@ const char RUN_USAGE[] =
     "  --device N            the CUDA device to measure (default 0; of those CUDA_VISIBLE_DEVICES shows)\n"
     "  --evidence DIR        evidence root (default evidence); --out FILE overrides\n"
     "  --no-ceilings         skip the copy/GEMM ceilings\n"
-    "  --paired              also time every implementation interleaved with the baseline\n"
-    "                        (derived.paired_ratio; reported, never gated: interleaving moves\n"
-    "                        the baseline out of its power-capped steady state)\n"
+    "  --independent         ratios from each implementation's own measurement, one after\n"
+    "                        another (method \"independent\"); by default every point's\n"
+    "                        implementations are timed again in rotation and each ratio is\n"
+    "                        the median of per-round quotients (method \"paired\"; --paired\n"
+    "                        names that default)\n"
     "  --full-ref-gflop X    without the GPU reference: the CPU reference's every row up to\n"
     "                        X GFLOP, sampled rows above (default 40)\n"
     "  --cpu-check-gflop X   with it: the CPU rows that check the GPU reference, every row up\n"
@@ -88,6 +90,7 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
     o->evidence_dir = "evidence";
     o->baseline = "sdpa_cudnn";
     o->ceilings = 1;
+    o->paired = 1;
     o->modes[MODE_GRAPH] = o->modes[MODE_SINGLE] = o->modes[MODE_COLD] = 1;
     o->sweep_modes[MODE_GRAPH] = 1;
     o->tc = (time_config){ .rule = { 10, 200, 1.0, 0.02 }, .resamples = 2000, .ci_level = 0.95,
@@ -207,6 +210,8 @@ int parse_run_opts(int argc, char **argv, run_opts *o)
             o->ceilings = 0;
         } else if (!strcmp(a, "--paired")) {
             o->paired = 1;
+        } else if (!strcmp(a, "--independent")) {
+            o->paired = 0;
         } else if (!strcmp(a, "--full-ref-gflop")) {
             VALUE();
             if (arg_double("run", a, v, 0, 1e6, &d)) return -1;

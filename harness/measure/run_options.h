@@ -16,7 +16,7 @@ typedef struct {
     shape_point shapes[MAX_SHAPES];
     size_t n_shapes;
     int want_headline, want_sweep, want_ragged, ceilings;
-    int paired;                 /* --paired: ratios from interleaved pairs */
+    int paired;                 /* ratios from the rotation (default); 0: --independent */
     int modes[MODE_COUNT], sweep_modes[MODE_COUNT];
     time_config tc;
     uint64_t seed;

@@ -249,12 +249,19 @@ static void paired_ratio_properties(void **st)
     /* the order of the arguments: numerator first */
     assert_int_equal(stats_paired_ratio_ci(a, b, N, 1000, 5, 0.95, &r, &lo, &hi), 0);
     assert_true(fabs(r - 1 / 1.052) < 1e-12);
+    /* the point alone is the same median of quotients */
+    double pm = 0;
+    assert_int_equal(stats_paired_median(b, a, N, &pm), 0);
+    assert_true(fabs(pm - 1.052) < 1e-12);
     /* a pair with a non-positive or non-finite time has no quotient */
     b[7] = 0;
     assert_int_equal(stats_paired_ratio_ci(b, a, N, 1000, 5, 0.95, &r, &lo, &hi), -1);
+    assert_int_equal(stats_paired_median(b, a, N, &pm), -1);
     b[7] = NAN;
     assert_int_equal(stats_paired_ratio_ci(a, b, N, 1000, 5, 0.95, &r, &lo, &hi), -1);
+    assert_int_equal(stats_paired_median(a, b, N, &pm), -1);
     assert_int_equal(stats_paired_ratio_ci(a, a, 0, 1000, 5, 0.95, &r, &lo, &hi), -1);
+    assert_int_equal(stats_paired_median(a, a, 0, &pm), -1);
 }
 
 static void summary_fields(void **st)

@@ -1,0 +1,192 @@
+/* measure/point_ratios.c: a point's ratios to the baseline (point_ratios.h). */
+#include "measure/point_ratios.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/stats.h"
+#include "measure/paired_ratio.h"
+#include "measure/planted_slowdown.h"
+
+rotation_rule point_rotation_rule(const measure_ctx *ctx, uint64_t seed, int alt_sets)
+{
+    const time_config *tc = &ctx->tc;
+    /* At least 20 rounds and twice one measurement's GPU time (every implementation
+     * together), then until every ratio's CI is within 1% of it, checked every 5 rounds,
+     * at most 150 rounds or 4 s. A round of the long shapes lasts about 25 ms, so 4 s is
+     * about 150 of them; the headline's rounds are about 1.5 ms. */
+    return (rotation_rule){ .min_rounds = 20, .max_rounds = 150, .min_gpu_s = 2 * tc->min_gpu_s,
+                            .max_seconds = 4.0, .rel_ci_target = 0.01, .check_every = 5, .resamples = 1000,
+                            .ci_level = tc->ci_level, .seed = seed, .alt_sets = alt_sets, .clock = tc->clock };
+}
+
+static json_t *times_json(const double *x, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_real(x[i]));
+    return a;
+}
+
+static json_t *flags_json(const unsigned char *x, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_integer(x[i]));
+    return a;
+}
+
+static json_t *rotation_clock_json(const rotation_result *r, const clock_policy *p)
+{
+    if (!p->watch) return json_null();
+    json_t *mhz = json_array();
+    for (size_t i = 0; i < r->n; i++) json_array_append_new(mhz, json_integer(r->sm_mhz[i]));
+    /* the key names of the pairs' clock object: a discarded round drops every pair in it */
+    return json_pack("{s:o, s:I, s:I, s:o, s:s}", "sm_mhz", mhz, "discarded_pairs",
+                     (json_int_t)r->tally.discarded, "power_capped_pairs", (json_int_t)r->tally.power_capped,
+                     "reasons_seen", clock_reasons_json(r->tally.seen), "discard", clock_discard_name(p->discard_mask));
+}
+
+/* One member's `paired` block and derived object from the rotation; its progress line. */
+static int write_member(measure_ctx *ctx, const attn_shape *s, const char *shape_text, const rotation_result *r,
+                        const rotation_gpu *g, size_t i, kept_impl *ki, const clock_policy *clock)
+{
+    double *a, *b;
+    unsigned char *first;
+    if (rotation_pairs(r, i, &a, &b, &first)) return -1;
+    json_t *pb = json_pack("{s:s, s:s, s:I, s:i, s:i, s:I, s:s, s:f, s:f}", "baseline", ctx->baseline, "design",
+                           "rotation", "implementations", (json_int_t)r->k, "inner", g->inner[i], "baseline_inner",
+                           g->inner[r->base], "n", (json_int_t)r->n, "stop", r->stop, "gpu_s", r->gpu_s,
+                           "wall_s", r->wall_s);
+    json_object_set_new(pb, "impl_us", times_json(a, r->n));
+    json_object_set_new(pb, "baseline_us", times_json(b, r->n));
+    json_object_set_new(pb, "impl_first", flags_json(first, r->n));
+    json_object_set_new(pb, "clock", rotation_clock_json(r, clock));
+    json_object_set_new(ki->res, "paired", pb);
+    json_t *der = measure_derived(ctx, s, ki->graph.samples_us, ki->graph.n, ki->graph.sum.median, a, b, r->n);
+    json_object_set_new(ki->res, "derived", der);
+    measure_progress_ratio(ctx, ki->im->ph->name, shape_text, "rotation", json_object_get(der, "ratio"), r->n,
+                           g->inner[i], r->stop);
+    free(a);
+    free(b);
+    free(first);
+    return 0;
+}
+
+static void derive_alone(measure_ctx *ctx, const attn_shape *s, kept_impl *ki)
+{
+    json_object_set_new(ki->res, "derived", measure_derived(ctx, s, ki->graph.samples_us, ki->graph.n,
+                                                            ki->graph.sum.median, NULL, NULL, 0));
+}
+
+/* The rotation of the baseline (kept[base]) and the members. 0, or -1 with err. */
+static int rotate(measure_ctx *ctx, const attn_shape *s, const char *shape_text, const point_buffers *pb,
+                  cudaStream_t stream, kept_impl *kept, const size_t *members, size_t k, size_t base_at,
+                  char *err, size_t errlen)
+{
+    int alt_sets = pb->o2 != NULL;
+    timed_impl *ti = calloc(k, sizeof *ti);
+    if (!ti) {
+        snprintf(err, errlen, "out of host memory");
+        return -1;
+    }
+    for (size_t j = 0; j < k; j++) {
+        kept_impl *ki = &kept[members[j]];
+        /* a planted slowdown (test-only) applies to whichever implementation it names */
+        ti[j].ph = plant_wrap(ki->im->ph);
+        ti[j].state = ki->state;
+        ti[j].args = (attn_args){ pb->q, pb->k, pb->v, pb->o, ki->ws ? pb->ws : NULL, stream };
+        ti[j].args_alt = alt_sets ? (attn_args){ pb->q, pb->k, pb->v, pb->o2, ki->ws ? pb->ws2 : NULL, stream }
+                                  : ti[j].args;
+    }
+    rotation_gpu g;
+    rotation_result r;
+    rotation_rule rule = point_rotation_rule(ctx, ctx->seed ^ 0x726f746174696f6eull, alt_sets);
+    int rc = -1;
+    if (rotation_gpu_prepare(&g, ti, k, alt_sets, ctx->tc.inner_max, ctx->tc.graph_target_us, 3, err, errlen))
+        goto out;
+    rc = rotation_run(k, base_at, rotation_gpu_replay, &g, &rule, &r, err, errlen);
+    if (rc == 0) {
+        ctx->gpu_timed_s += r.gpu_s;
+        ctx->measurements++;
+        for (size_t j = 0; j < k && rc == 0; j++) {
+            kept_impl *ki = &kept[members[j]];
+            if (j == base_at) continue;
+            if (r.n == 0) {
+                /* every round fell under a clock event: recorded as such, the ratio from
+                 * the separate measurements */
+                json_object_set_new(ki->res, "paired_throttled",
+                                    json_pack("{s:s, s:I}", "baseline", ctx->baseline, "discarded_pairs",
+                                              (json_int_t)r.tally.discarded));
+                derive_alone(ctx, s, ki);
+                continue;
+            }
+            if (write_member(ctx, s, shape_text, &r, &g, j, ki, &rule.clock)) {
+                snprintf(err, errlen, "out of host memory");
+                rc = -1;
+            }
+        }
+        rotation_result_free(&r);
+    }
+    rotation_gpu_release(&g);
+out:
+    free(ti);
+    return rc;
+}
+
+/* A slow implementation in pairs with the baseline alone. 0, or -1 with err. */
+static int pair_alone(measure_ctx *ctx, const attn_shape *s, const char *shape_text, const point_buffers *pb,
+                      cudaStream_t stream, kept_impl *ki, kept_impl *kb, char *err, size_t errlen)
+{
+    timed_impl ti = { ki->im->ph, ki->state, { pb->q, pb->k, pb->v, pb->o, ki->ws ? pb->ws : NULL, stream },
+                      { pb->q, pb->k, pb->v, pb->o2 ? pb->o2 : pb->o, ki->ws ? (pb->ws2 ? pb->ws2 : pb->ws) : NULL,
+                        stream } };
+    timed_impl tb = { kb->im->ph, kb->state, ti.args_alt, ti.args };
+    interleave_result pairs = { 0 };
+    uint64_t seed = ctx->seed + 7 + (uint64_t)s->seq_kv * 131 + (uint64_t)s->batch;
+    if (paired_measure(ctx, &ti, &tb, ctx->baseline, seed, ki->res, &pairs, err, errlen)) return -1;
+    json_t *blk = json_object_get(ki->res, "paired");
+    if (blk) json_object_set_new(blk, "design", json_string("pair"));
+    json_t *der = measure_derived(ctx, s, ki->graph.samples_us, ki->graph.n, ki->graph.sum.median, pairs.a_us,
+                                  pairs.b_us, pairs.n);
+    json_object_set_new(ki->res, "derived", der);
+    measure_progress_ratio(ctx, ki->im->ph->name, shape_text, "pairs", json_object_get(der, "ratio"), pairs.n,
+                           pairs.inner, pairs.stop ? pairs.stop : "?");
+    interleave_result_free(&pairs);
+    return 0;
+}
+
+int point_ratios(measure_ctx *ctx, const attn_shape *s, const char *shape_text, const point_buffers *b,
+                 cudaStream_t stream, kept_impl *kept, size_t n_kept, step_times *st, char *err, size_t errlen)
+{
+    double t = time_now_s();
+    size_t base = n_kept;
+    for (size_t i = 0; i < n_kept; i++)
+        if (ctx->baseline && !strcmp(kept[i].im->ph->name, ctx->baseline)) base = i;
+    if (base == n_kept) {   /* no baseline here: no ratio to take */
+        for (size_t i = 0; i < n_kept; i++) derive_alone(ctx, s, &kept[i]);
+        return 0;
+    }
+    derive_alone(ctx, s, &kept[base]);
+    size_t *members = malloc(n_kept * sizeof *members), k = 0, base_at = 0;
+    if (!members) {
+        snprintf(err, errlen, "out of host memory");
+        return -1;
+    }
+    double limit = POINT_SLOW_FACTOR * kept[base].graph.sum.median;
+    for (size_t i = 0; i < n_kept && k < 255; i++) {
+        if (i == base) base_at = k;
+        if (i == base || kept[i].graph.sum.median <= limit) members[k++] = i;
+    }
+    int rc = 0;
+    if (k >= 2) rc = rotate(ctx, s, shape_text, b, stream, kept, members, k, base_at, err, errlen);
+    free(members);
+    for (size_t i = 0; i < n_kept && rc == 0 && !*ctx->stop; i++) {
+        if (i == base || json_object_get(kept[i].res, "derived")) continue;
+        rc = pair_alone(ctx, s, shape_text, b, stream, &kept[i], &kept[base], err, errlen);
+    }
+    /* a point cut short by a signal: whatever was not paired keeps its own figures */
+    for (size_t i = 0; i < n_kept && rc == 0; i++)
+        if (!json_object_get(kept[i].res, "derived")) derive_alone(ctx, s, &kept[i]);
+    step_add(st, STEP_PAIRED, t);
+    return rc;
+}

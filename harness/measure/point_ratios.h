@@ -1,0 +1,51 @@
+/* measure/point_ratios.h: a point's ratios to the baseline, measured once every
+ * implementation there has passed its check and its own timing.
+ *
+ * Those implementations stay initialised; the baseline and every one no slower than
+ * POINT_SLOW_FACTOR times it are then timed in rotation (rotation.h), and each ratio is the
+ * median of its per-round quotients with a bootstrap CI over rounds. A much slower one
+ * (the scalar and early rungs at long shapes) would make each round mostly its own
+ * low-power replay and move the others' clocks with the order drawn; it is timed in pairs
+ * with the baseline alone instead (interleave.h), which is accurate enough for a ratio far
+ * from 1. Both land in results[].paired (`design` says which) and derived.ratio (method
+ * "paired"); the implementation's own timing stays in results[].timing (the sustained,
+ * one-at-a-time regime: the absolute figures and TFLOP/s). */
+#ifndef ATTNLADDER_MEASURE_POINT_RATIOS_H
+#define ATTNLADDER_MEASURE_POINT_RATIOS_H
+#include <stddef.h>
+#include <jansson.h>
+#include "measure/measure_shape.h"
+#include "measure/point_derived.h"
+#include "measure/rotation.h"
+#include "measure/step_clock.h"
+
+/* Slower than this many times the baseline: paired with the baseline alone. */
+#define POINT_SLOW_FACTOR 4.0
+
+/* An implementation kept initialised after its own measurement. */
+typedef struct {
+    const loaded_impl *im;
+    void *state;
+    size_t ws;                 /* its workspace bytes */
+    json_t *res;               /* its result object (borrowed: the results array holds it) */
+    time_result graph;         /* its own graph-mode measurement (owned) */
+} kept_impl;
+
+/* The point's buffers the ratios are measured on: inputs, and two sets of output and
+ * workspace (o2/ws2 NULL: one set). */
+typedef struct {
+    const void *q, *k, *v;
+    void *o, *ws, *o2, *ws2;
+} point_buffers;
+
+/* Measures the ratios of every kept implementation and writes each one's `paired` block
+ * and `derived` object (the baseline's and those that could not be paired: derived from
+ * their own samples, method "independent"). 0, or -1 with err (a CUDA failure). */
+int point_ratios(measure_ctx *ctx, const attn_shape *s, const char *shape_text, const point_buffers *b,
+                 cudaStream_t stream, kept_impl *kept, size_t n_kept, step_times *st, char *err, size_t errlen);
+
+/* The rotation's settings from the run's (measure_ctx.tc): its round limits, time limit,
+ * GPU time and CI target. */
+rotation_rule point_rotation_rule(const measure_ctx *ctx, uint64_t seed, int alt_sets);
+
+#endif
