@@ -15,6 +15,12 @@
 #   marker  a comment planted by someone else with the bot's marker: the result is posted
 #           beside it, the planted comment untouched.
 # Each attack's comment names the judge's verdict first and asks for a maintainer's review.
+# The judge fails closed: on the harmless change, each of its checks in turn (the
+# measurement's ladder run and A/B pairs, the ladder and drift gate, the A/B gate, the
+# freeze) crashes (SIGSEGV), is killed (SIGKILL) and times out, and the job must fail each
+# time; so must a pull request whose rung segfaults the measuring process after its
+# outputs are written (the real judge.sh measure, the GPU's work stood in for by recorded
+# files: ci/checks/test_judge_verdict.py checks the verdict's every status first).
 #   ci/checks/test_judge.sh [BUILD]      (BUILD/attnladder and BUILD/obj: `make build/attnladder`)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -25,7 +31,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # the makes below are the throwaway repository's own, not jobs of a make that runs this test
 unset MAKEFLAGS MFLAGS MAKELEVEL
-fail=0 cases=0
+fail=0 cases=0 fault=""
 note() { echo "test_judge: $*" >&2; fail=1; }
 gpu=nvidia-h100-80gb-hbm3
 run_name=20991231T000000Z_0000000.json
@@ -42,6 +48,24 @@ pr() {  # NAME: a branch from the base with the change made by the commands that
 }
 commit() { g add -A && g commit -qm "$1"; }
 pr clean; echo "A typo fixed." >> "$tmp/origin/README.md"; commit "clean"
+pr segv
+mkdir -p "$tmp/origin/phases/99_segv"
+cat > "$tmp/origin/phases/99_segv/segv.c" <<'C'
+/* A rung that passes for one until the process that loaded it lets it go: then it
+ * crashes that process (SIGSEGV), after the measurement's outputs are written. */
+#include <signal.h>
+#include "attn_phase.h"
+static const char *unsupported(const attn_shape *s) { (void)s; return 0; }
+static size_t workspace_bytes(const attn_shape *s) { (void)s; return 0; }
+static int init(void **state, const attn_shape *s) { (void)s; *state = 0; return 0; }
+static int run(void *state, const attn_args *a) { (void)state; (void)a; return 0; }
+static void fini(void *state) { (void)state; }
+static const char *error_string(int code) { (void)code; return "none"; }
+__attribute__((destructor)) static void crash(void) { raise(SIGSEGV); }
+const attn_phase attn_phase_entry = {1, "99_segv", "crashes at unload", unsupported, workspace_bytes,
+                                     init, run, fini, error_string};
+C
+commit "99_segv: a rung that crashes the process at unload"
 pr gate
 python3 - "$tmp/origin/ci/gate.json" <<'PY'
 import json, sys
@@ -130,12 +154,32 @@ JSON
   if [ "$name" = ab ]; then
     head_build="mkdir -p head/build && cp -r '$build/obj' head/build/ && touch head/harness/gate/ab.c && make -s -C head build/attnladder >/dev/null"
   fi
-  python3 ci/checks/workflow_dryrun.py .github/workflows/gpu.yml ladder --workspace "$ws" --context "$tmp/ctx_$name.json" \
+  local judge_build="mkdir -p judge/build && cp '$bin' judge/build/"
+  # the measurement: recorded files where the GPU's would be, and the statuses measure writes
+  local measure="mkdir -p \"\$OUT/ev/$gpu\" && cp '$tmp/$run' \"\$OUT/ev/$gpu/$run_name\" && cp '$tmp/$ab' \"\$OUT/ab.json\" && echo 0 > \"\$OUT/run.status\" && echo 0 > \"\$OUT/ab_measure.status\""
+  local path=$PATH
+  if [ -n "$fault" ]; then  # CHECK:HOW (fault_wrapper): the real judge.sh measure, the judge's binary wrapped
+    fault_wrapper "$name" "${fault%%:*}" "${fault#*:}" "$tmp/$run" "$tmp/$ab"
+    judge_build="mkdir -p judge/build && cp '$tmp/wrap_$name' judge/build/attnladder"
+    case $fault in
+      freeze:segv) judge_build+=" && sed -i '1a kill -SEGV \$\$' judge/ci/freeze.sh" ;;
+      freeze:kill) judge_build+=" && sed -i '1a kill -KILL \$\$' judge/ci/freeze.sh" ;;
+      freeze:timeout) judge_build+=" && sed -i '1a exec timeout 0.1 sleep 10' judge/ci/freeze.sh" ;;
+      # the freeze of every other case stood in for by a pass (it is the freeze attack's)
+      *) judge_build+=" && printf '#!/usr/bin/env bash\\necho \"freeze: stood in by test_judge.sh\"\\n' > judge/ci/freeze.sh" ;;
+    esac
+    # the pull request's own binary is left out: its verdicts are shown, never counted
+    head_build="mkdir -p head/build/phases"
+    [ "$name" = segv ] && head_build+=" && cc -shared -fPIC -Ihead/harness/include -I/usr/local/cuda/include -o head/build/phases/99_segv.so head/phases/99_segv/segv.c"
+    measure="mkdir -p head/build/phases && bash judge/ci/workflow/judge.sh measure head \"\$OUT\""
+    path=$tmp/fakebin:$PATH
+  fi
+  PATH=$path python3 ci/checks/workflow_dryrun.py .github/workflows/gpu.yml ladder --workspace "$ws" --context "$tmp/ctx_$name.json" \
     --artifacts "$art" \
     --checkout "$(checkout_cmd $merge)" \
-    --replace "Build the judge (the base's harness, phases and baseline)=mkdir -p judge/build && cp '$bin' judge/build/" \
+    --replace "Build the judge (the base's harness, phases and baseline)=$judge_build" \
     --replace "Build the pull request=$head_build" \
-    --replace "Measure (the base's harness; the ladder and the A/B against the base build)=mkdir -p \"\$OUT/ev/$gpu\" && cp '$tmp/$run' \"\$OUT/ev/$gpu/$run_name\" && cp '$tmp/$ab' \"\$OUT/ab.json\"" \
+    --replace "Measure (the base's harness; the ladder and the A/B against the base build)=$measure" \
     > "$tmp/dry_$name.txt" 2>&1
   conclusion=$([ $? = 0 ] && echo success || echo failure)
   art=$art/ladder-$gpu-100
@@ -161,6 +205,71 @@ scenario ab     run_ok.json   ab_slow.json  failure  0 1 0                 0 0 0
 scenario freeze run_ok.json   ab_ok.json    failure  0 0 1                 0 0 0                   "$(for r in $pinned; do printf 'ci/frozen/%s.sha256 ' "$r"; done | sed 's/ $//')"
 grep -q "06_tiling .*regressed" "$tmp/arts_ab/ladder-$gpu-100/comment.md" || note "ab: the comment does not name the regression"
 grep -q "06_tiling" "$tmp/arts_freeze/ladder-$gpu-100/comment.md" || note "freeze: the comment does not name the rung"
+
+# ---- the judge fails closed: each check crashes, is killed, times out --------------------
+python3 ci/checks/test_judge_verdict.py || note "judge_verdict.py does not fail closed (test_judge_verdict.py)"
+mkdir -p "$tmp/fakebin"
+printf '#!/bin/sh\n# a GPU stood in for (test_judge.sh): the judge asks only that one is there\necho "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)"\n' > "$tmp/fakebin/nvidia-smi"
+chmod +x "$tmp/fakebin/nvidia-smi"
+fault_wrapper() {  # NAME CHECK HOW RUN AB: $tmp/wrap_NAME, the judge's binary with one check faulting
+  # CHECK: run (the measurement's ladder run), ab-measure (its A/B pairs), gate (the
+  # binary's gate, as pr_gate.sh runs it), ab-judge (ab --judge), rung (run and ab-measure
+  # load the pull request's rungs in the real binary after writing their outputs); HOW:
+  # segv, kill, timeout. Where a GPU is needed the recorded files are written instead;
+  # the gate and compare that do not fault pass as stand-ins (the gate's real verdicts are
+  # the scenarios above), so that the faulting check alone can fail the job.
+  cat > "$tmp/wrap_$1" <<SH
+#!/usr/bin/env bash
+ulimit -c 0
+real='$bin' check='$2' how='$3' gpu='$gpu' run_file='$4' ab_file='$5' run_name='$run_name'
+SH
+  cat >> "$tmp/wrap_$1" <<'SH'
+fault() {
+  case $how in
+    segv) kill -SEGV $$ ;;
+    kill) kill -KILL $$ ;;
+    timeout) exec timeout 0.1 sleep 10 ;;
+  esac
+}
+arg() { local want=$1; shift; while [ $# -gt 0 ]; do [ "$1" = "$want" ] && { echo "$2"; return; }; shift; done; }
+cmd=$1
+[ "$cmd" = ab ] && { [ -n "$(arg --judge "$@")" ] && cmd=ab-judge || cmd=ab-measure; }
+case $cmd in
+  run) ev=$(arg --evidence "$@"); mkdir -p "$ev/$gpu" && cp "$run_file" "$ev/$gpu/$run_name" && echo "evidence: $ev/$gpu/$run_name" ;;
+  ab-measure) cp "$ab_file" "$(arg --out "$@")" ;;
+  compare) echo "compare: stood in by test_judge.sh" > "$(arg --out "$@")" ;;
+esac
+if [ "$check" = rung ] && [ "$cmd" = run ]; then exec "$real" list --build "$(arg --build "$@")"; fi
+if [ "$check" = rung ] && [ "$cmd" = ab-measure ]; then exec "$real" list --build "$(arg --head "$@")"; fi
+[ "$cmd" = "$check" ] && fault
+case $cmd in run|ab-measure|profile|compare) exit 0 ;; gate) echo "gate: stood in by test_judge.sh"; exit 0 ;; esac
+exec "$real" "$@"
+SH
+  chmod +x "$tmp/wrap_$1"
+}
+fault_case() {  # NAME CHECK HOW KEY STATUS: the job fails, verdict.json records STATUS under KEY, 0 for the others
+  fault=$2:$3 dry_gpu "$1" run_ok.json ab_ok.json
+  want "$1" "the job with $2 faulting ($3)" failure "$conclusion"
+  want "$1" "verdict.json pass" False "$(verdict 'd["pass"]')"
+  want "$1" "the statuses (run ab_measure gate ab freeze)" \
+    "$(for k in run ab_measure gate ab freeze; do [ $k = "$4" ] && printf '%s ' "$5" || printf '0 '; done | sed 's/ $//')" \
+    "$(verdict '" ".join(str(d["checks"].get(k)) for k in ("run", "ab_measure", "gate", "ab", "freeze"))')"
+  local first; first=$(head -1 "$art/comment.md" 2>/dev/null | cut -c1-17)
+  want "$1" "the comment's first line" '**Verdict: FAIL**' "$first"
+}
+for how in segv kill timeout; do
+  st=$(case $how in segv) echo 139 ;; kill) echo 137 ;; timeout) echo 124 ;; esac)
+  for c in run:run ab-measure:ab_measure gate:gate ab-judge:ab freeze:freeze; do
+    g branch -q -f "pr-f_${c%%:*}_$how" pr-clean
+    fault_case "f_${c%%:*}_$how" "${c%%:*}" "$how" "${c#*:}" "$st"
+  done
+done
+# the pull request's own rung kills the measuring process, after the run and the pairs are written
+fault=rung:segv dry_gpu segv run_ok.json ab_ok.json
+want segv "the job with a rung that crashes the measuring process" failure "$conclusion"
+want segv "the statuses (run ab_measure gate ab freeze)" "139 139 0 0 0" \
+  "$(verdict '" ".join(str(d["checks"].get(k)) for k in ("run", "ab_measure", "gate", "ab", "freeze"))')"
+grep -q "SIGSEGV" "$art/comment.md" 2>/dev/null || note "segv: the comment does not name the crash"
 
 # ---- the comment workflow, dry-run after the ab attack's run, with a planted marker -------
 marker="<!-- attnladder-comment gpu=$gpu -->"
@@ -191,5 +300,5 @@ grep -q "The GPU job failed" "$log" || note "marker: the posted verdict is not t
 grep -q "Needs a maintainer's review.*harness/gate/ab.c" "$log" || note "marker: the review line does not name harness/gate/ab.c"
 grep -q "06_tiling .*regressed" "$log" || note "marker: the posted comment lacks the regression"
 grep -q "nvidia-h200" "$log" && note "marker: a comment was posted for the GPU that left no artifact"
-[ $fail = 0 ] && echo "test_judge: $cases cases passed: the loosened gate.json, ab.c made to pass, the rewritten manifest and the planted marker are each caught; a clean change passes"
+[ $fail = 0 ] && echo "test_judge: $cases cases passed: the loosened gate.json, ab.c made to pass, the rewritten manifest and the planted marker are each caught; a clean change passes; every check crashed, killed or timed out, and a rung that crashes the measuring process, fail the job"
 exit $fail

@@ -44,6 +44,8 @@ if [[ " $steps " == *" ladder "* ]]; then
   what=(--sweep); [ -n "${RESUME:-}" ] && what=(--resume "$RESUME")
   t=$(now_ms)
   timeout -s INT "${RUN_TIMEOUT:-3000}" "$bin" run --build "$build" "${what[@]}" "${ext[@]}" "${ev_args[@]}" > "$build/run.out"; rc=$?
+  # the run's own exit (139 a crash, 124 the time limit, ...), which the judge counts
+  [ -n "$out" ] && echo "$rc" > "$out/run.status"
   step_done run "$t"
   cat "$build/run.out"
   file=$(sed -n 's/^evidence: \([^ ]*\).*/\1/p' "$build/run.out")

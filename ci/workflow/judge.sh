@@ -18,6 +18,9 @@
 #                                               OUT/comment.md (the job's verdict, first)
 # Exit: 0 pass; 1 a gate failed (the ladder gate, the drift gate, the A/B gate, the freeze);
 # 2 bad input or nothing measured; 3 no GPU (measure). Nothing here installs anything.
+# The verdict fails closed (judge_verdict.py): the measurement's run and A/B pairs and
+# every check count, and only an explicit exit 0 of each passes; a crash, a kill, a
+# timeout or a missing status fails the job.
 set -u
 step=${1:-}; head_dir=${2:-}; out=${3:-}
 case "$step" in prepare|measure|decide) ;; *) step="" ;; esac
@@ -49,11 +52,14 @@ if [ "$step" = measure ]; then
   ln -s "$head_dir/build/phases" "$judged/phases"
   ln -s "$judge/build/kernels" "$judged/kernels"
   cp "$head_dir/build/gitinfo" "$judged/gitinfo" 2>/dev/null
+  # every status decide counts is written here or there, and a missing one fails the job:
+  # run.status (the ladder run's own exit, by gpu_session.sh) and ab_measure.status
+  rm -f "$out/run.status" "$out/ab_measure.status"
   BUILD=$judged OUT_DIR=$out bash ci/workflow/gpu_session.sh ladder > "$out/ladder.txt" 2>&1
   echo $? > "$out/ladder.status"
   "$bin" ab --base "$judge/build" --head "$head_dir/build" --seed "${GITHUB_RUN_ID:-$$}" --out "$out/ab.json" \
     > "$out/ab.txt" 2>&1
-  echo $? > "$out/ab.status"
+  echo $? > "$out/ab_measure.status"
   cat "$out/ab.txt"
   exit 0
 fi

@@ -4,38 +4,105 @@ in OUT, gathered into OUT/verdict.json and OUT/comment.md, and the job's exit st
 
     python3 ci/workflow/judge_verdict.py OUT BASE_SHA HEAD_SHA
 
-The verdict counts the base's checks only: the ladder gate with the drift gate (gate), the
-A/B gate (ab) and the freeze (freeze). The pull request's own verdicts (head_*) are shown
-beside them and never counted. The comment's first line is the verdict this exits with,
-so the comment, the job and the check on the pull request say the same thing.
-Exit: 0 pass, 1 a check failed, 2 a check could not run (bad input, nothing measured)."""
+The verdict counts the base's checks only: the measurement (the base's harness running the
+pull request's rungs: the ladder run, run, and the A/B pairs, ab_measure), the ladder gate
+with the drift gate (gate), the A/B gate (ab) and the freeze (freeze). The pull request's
+own verdicts (head_*) are shown beside them and never counted. The comment's first line is
+the verdict this exits with, so the comment, the job and the check on the pull request
+say the same thing.
+
+It fails closed: a check passes only on an explicit 0 in its OUT/<check>.status (a
+regular file of at most a few bytes holding "0"). Any other status is a failure: 1 the
+check failed; 2 it could not run, and so does every other value (a crash, 139 from
+SIGSEGV; a kill, 137; a timeout, 124; an interruption, 130), a missing, unreadable or
+garbled status file, which are named in the comment as what they are.
+Exit: 0 pass, 1 a check failed, 2 a check could not run (bad input, nothing measured, a
+crash, a kill, a timeout, no status)."""
 import json
 import os
+import signal
+import stat
 import sys
 
-CHECKS = [  # name, what it is, the base's file, the head's status name
+CHECKS = [  # name, what it is, the base's file, the head's status name (None: the base's alone)
+    ("run", "the measurement: the ladder run (the base's harness, the pull request's rungs)", "ladder.txt", None),
+    ("ab_measure", "the measurement: the A/B pairs (the base's harness, both builds)", "ab.txt", None),
     ("gate", "ladder gate (bounds, correctness) and drift against the accepted runs", "gate.txt", "head_gate"),
     ("ab", "A/B against the base build", "ab_judged.txt", "head_ab"),
     ("freeze", "freeze (the base's manifests)", "freeze.txt", "head_freeze"),
 ]
 MAX_LINES = 40
+MAX_STATUS_BYTES = 16
+MAX_TEXT_BYTES = 4 << 20
+
+
+def read_regular(path, limit):
+    """The bytes of PATH if it is a regular file (not a link) of at most LIMIT bytes, else
+    None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(limit + 1)
+        return data if len(data) <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def read(out, name, default=""):
-    try:
-        with open(os.path.join(out, name), errors="replace") as f:
-            return f.read()
-    except OSError:
-        return default
+    data = read_regular(os.path.join(out, name), MAX_TEXT_BYTES)
+    return default if data is None else data.decode("utf-8", errors="replace")
 
 
 def status(out, name):
-    s = read(out, name + ".status", "none").strip()
-    return int(s) if s.lstrip("-").isdigit() else None
+    """A check's exit status: an int when its status file holds one decimal number (as
+    `echo $?` writes it), else None (missing, not a regular file, too long, garbled)."""
+    data = read_regular(os.path.join(out, name + ".status"), MAX_STATUS_BYTES)
+    if data is None:
+        return None
+    s = data.decode("ascii", errors="replace")
+    s = s[:-1] if s.endswith("\n") else s
+    if s == "0":
+        return 0
+    if s.lstrip("-").isdigit() and not s.lstrip("-").startswith("0"):
+        return int(s)
+    return None
+
+
+def blocking(s):
+    """0 only for an explicit pass; 1 a failure; 2 anything else (could not run)."""
+    return 0 if s == 0 else 1 if s == 1 else 2
 
 
 def word(s):
-    return {0: "pass", 1: "**FAIL**", 2: "**could not run**"}.get(s, "-" if s is None else f"exit {s}")
+    """What a status means, for the table: a crash, a kill and a timeout by name."""
+    if s is None:
+        return "**no status** (missing, unreadable or not a number: counted as could not run)"
+    if s in (0, 1, 2):
+        return {0: "pass", 1: "**FAIL**", 2: "**could not run**"}[s]
+    if s == 124:
+        return "**timed out** (exit 124)"
+    if 128 < s < 128 + 65:
+        try:
+            name = signal.Signals(s - 128).name
+        except ValueError:
+            name = f"signal {s - 128}"
+        what = {"SIGINT": "interrupted", "SIGTERM": "terminated"}.get(name, "crashed" if name in (
+            "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT") else "killed")
+        return f"**{what}** ({name}, exit {s})"
+    return f"**exit {s}** (counted as could not run)"
+
+
+def shown(s):
+    """The pull request's own status, shown beside: not run is a dash."""
+    return "-" if s is None else word(s)
 
 
 def findings(check, text):
@@ -52,9 +119,9 @@ def main(argv):
         return 2
     out, base_sha, head_sha = argv[1:]
     st = {c: status(out, c) for c, *_ in CHECKS}
-    head = {h: status(out, h) for *_, h in CHECKS}
-    blocking = [s if s is not None else 2 for s in st.values()]
-    verdict = 1 if 1 in blocking else 2 if 2 in blocking else 0
+    head = {h: status(out, h) for *_, h in CHECKS if h}
+    counted = [blocking(s) for s in st.values()]
+    verdict = 1 if 1 in counted else 2 if 2 in counted else 0
     review = [l.split()[0] for l in read(out, "needs_review.txt").splitlines() if l.strip()]
     new_bounds = [l for l in read(out, "config.txt").splitlines() if "taken from the pull request" in l]
     doc = {"schema": "attnladder-verdict", "schema_version": 1, "judge": base_sha, "head": head_sha,
@@ -75,11 +142,13 @@ def main(argv):
         md += [l.replace("judge_config: ", "- "), ""]
     md += ["| check | the base's rules (counted) | the pull request's own rules (shown) |", "| --- | --- | --- |"]
     for c, what, _, h in CHECKS:
-        md.append(f"| {what} | {word(st[c])} | {word(head[h])} |")
+        md.append(f"| {what} | {word(st[c])} | {shown(head[h]) if h else '-'} |")
     md.append("")
     for c, what, fname, _ in CHECKS:
-        if st[c] not in (0, None) or c == "ab":
-            lines = findings(c, read(out, fname)) if st[c] else []
+        if st[c] != 0:
+            lines = findings(c, read(out, fname)) if st[c] in (1, 2) and c in ("gate", "ab", "freeze") else []
+            if not lines:   # a crash, a kill, a timeout: the end of what it wrote
+                lines = read(out, fname).splitlines()[-12:]
             if lines:
                 md += [f"{what}:", "", "```text", *lines, "```", ""]
     ab = read(out, "ab_judged.txt")
@@ -93,7 +162,8 @@ def main(argv):
     with open(tmp, "w") as f:
         f.write("\n".join(md))
     os.replace(tmp, os.path.join(out, "comment.md"))
-    print(f"judge: {'pass' if verdict == 0 else 'FAIL'} (gate {st['gate']}, ab {st['ab']}, freeze {st['freeze']}; "
+    print(f"judge: {'pass' if verdict == 0 else 'FAIL'} (run {st['run']}, ab_measure {st['ab_measure']}, "
+          f"gate {st['gate']}, ab {st['ab']}, freeze {st['freeze']}; "
           f"the pull request's own: gate {head['head_gate']}, ab {head['head_ab']}, freeze {head['head_freeze']})"
           + (f"; needs a maintainer's review: {' '.join(review)}" if review else ""))
     return verdict
