@@ -32,5 +32,30 @@ CO=(--codeowners "$tmp/CO")
 got=$(flagged a/1 a/free.txt a/d/2 q/r.cfg b/1/x b/1/2/x c/a/1)
 [ "$got" = "$(printf 'a/1\na/d/2\nq/r.cfg\nb/1/x')" ] || note "the matching rule: got [$(echo $got)]"
 python3 ci/workflow/protected_paths.py --codeowners "$tmp/none" </dev/null 2>/dev/null; [ $? = 2 ] || note "a missing CODEOWNERS is not refused"
+# names as git writes them with -z and as GitHub's API gives them (JSON strings, one a
+# line): a space, a quote, a backquote with markup, a newline, non-ASCII, a byte that is
+# not UTF-8; each matched whole and unquoted, the ordinary ones beside them not flagged
+odd=("ci/workflow/a b.sh" '.github/workflows/a"b.yml' 'ci/workflow/étape.sh' $'ci/workflow/x\ny.sh'
+     'ci/workflow/`<img src=x onerror=alert(1)>`.sh' $'ci/frozen/\xff.sha256' "harness/gate/ sp .c")
+plain=("phases/a b/x.cu" $'README\n.md' "docs/ci/workflow/a b.sh")
+printf '%s\0' "${odd[@]}" "${plain[@]}" | python3 ci/workflow/protected_paths.py -z --json > "$tmp/z.json" \
+  || note "-z --json failed"
+python3 - "$tmp/z.json" "${odd[@]}" <<'PY' || note "-z: the odd names are not matched whole (above)"
+import json, os, sys
+got = [p["path"] for p in json.load(open(sys.argv[1]))]
+want = [os.fsdecode(os.fsencode(a)) for a in sys.argv[2:]]
+if got != want:
+    print(f"  got  {got!r}\n  want {want!r}", file=sys.stderr)
+    sys.exit(1)
+PY
+python3 -c 'import json,sys; [print(json.dumps(a)) for a in sys.argv[1:]]' "${odd[@]:0:5}" "${plain[@]}" \
+  | python3 ci/workflow/protected_paths.py --json-lines --json > "$tmp/j.json" || note "--json-lines --json failed"
+python3 - "$tmp/j.json" "${odd[@]:0:5}" <<'PY' || note "--json-lines: the odd names are not matched whole (above)"
+import json, sys
+got = [p["path"] for p in json.load(open(sys.argv[1]))]
+if got != sys.argv[2:]:
+    print(f"  got  {got!r}\n  want {sys.argv[2:]!r}", file=sys.stderr)
+    sys.exit(1)
+PY
 [ $fail = 0 ] && echo "test_codeowners: ${#must[@]} paths that judge covered, ${#not[@]} others not"
 exit $fail

@@ -13,7 +13,10 @@
 #   freeze  a frozen rung edited and its manifest rewritten with ci/freeze.sh: the base's
 #           manifests catch it, the pull request's own pass;
 #   marker  a comment planted by someone else with the bot's marker: the result is posted
-#           beside it, the planted comment untouched.
+#           beside it, the planted comment untouched;
+#   names   protected files renamed away (ci/workflow/judge.sh, CODEOWNERS) and added with
+#           a space, a quote, a newline, non-ASCII, a byte that is not UTF-8 and markup in
+#           their names: every one named for review, each name text in the comment.
 # Each attack's comment names the judge's verdict first and asks for a maintainer's review.
 # The judge fails closed: on the harmless change, each of its checks in turn (the
 # measurement's ladder run and A/B pairs, the ladder and drift gate, the A/B gate, the
@@ -66,6 +69,14 @@ const attn_phase attn_phase_entry = {1, "99_segv", "crashes at unload", unsuppor
                                      init, run, fini, error_string};
 C
 commit "99_segv: a rung that crashes the process at unload"
+# protected files renamed away or oddly named: each still needs review, and its name
+# reaches the comment as text, never as markup
+pr names
+odd_names=("ci/workflow/a b.sh" '.github/workflows/a"b.yml' 'ci/workflow/étape.sh' $'ci/workflow/x\ny.sh'
+           'ci/workflow/`<img src=x onerror=alert(1)>`.sh' $'ci/frozen/\xff.sha256')
+for f in "${odd_names[@]}"; do echo x > "$tmp/origin/$f"; done
+mkdir -p "$tmp/origin/tools" && g mv ci/workflow/judge.sh tools/judge.sh && g mv CODEOWNERS docs_owners.txt
+commit "names: protected files renamed and oddly named"
 pr gate
 python3 - "$tmp/origin/ci/gate.json" <<'PY'
 import json, sys
@@ -116,6 +127,12 @@ for r in d["results"]:   # 06_tiling at the headline 30% slower, its baseline un
             if isinstance(dv.get(k), float): dv[k] /= 1.3
         for k in ("median", "ci_lo", "ci_hi"):
             if isinstance(dv.get("ratio"), dict): dv["ratio"][k] *= 1.3
+            if isinstance(dv.get("paired_ratio"), dict) and isinstance(dv["paired_ratio"].get(k), float):
+                dv["paired_ratio"][k] *= 1.3
+        # the pairs timed in rotation with the baseline, which the ratio is checked against
+        pr = r.get("paired")
+        if isinstance(pr, dict) and isinstance(pr.get("impl_us"), list):
+            pr["impl_us"] = [x * 1.3 for x in pr["impl_us"]]
 json.dump(d, open(f"{tmp}/run_slow.json", "w"))
 rnd = random.Random(3)
 def ab(slow):
@@ -264,6 +281,30 @@ for how in segv kill timeout; do
     fault_case "f_${c%%:*}_$how" "${c%%:*}" "$how" "${c#*:}" "$st"
   done
 done
+# renamed and oddly named protected files: every one named for review, old paths included,
+# each name as text in the comment (the checks stood in by passes: fault none)
+fault=none:none dry_gpu names run_ok.json ab_ok.json
+want names "the job" success "$conclusion"
+python3 - "$art" ci/workflow/judge.sh CODEOWNERS "${odd_names[@]}" <<'PY' || note "names: the review list or the comment (above)"
+import json, os, sys
+sys.path.insert(0, "ci/checks")
+from md_check import raw_html
+art, want = sys.argv[1], [os.fsdecode(os.fsencode(a)) for a in sys.argv[2:]]
+got = json.load(open(f"{art}/verdict.json"))["needs_review"]
+bad = 0
+for w in want:
+    if w not in got:
+        print(f"  not named for review: {w!r} (named: {got!r})", file=sys.stderr); bad = 1
+md = open(f"{art}/comment.md", encoding="utf-8", errors="replace").read()
+for h in raw_html(md):
+    print(f"  raw HTML in the comment: {h!r}", file=sys.stderr); bad = 1
+line = next((l for l in md.splitlines() if "Needs a maintainer" in l), "")
+for w in ("``ci/workflow/`<img src=x onerror=alert(1)>`.sh``", "`ci/workflow/a b.sh`", '`.github/workflows/a"b.yml`',
+          "`ci/workflow/étape.sh`", "`ci/workflow/x\\ny.sh`", "`ci/frozen/\\xff.sha256`", "`ci/workflow/judge.sh`"):
+    if w not in line:
+        print(f"  the review line lacks {w}: {line!r}", file=sys.stderr); bad = 1
+sys.exit(bad)
+PY
 # the pull request's own rung kills the measuring process, after the run and the pairs are written
 fault=rung:segv dry_gpu segv run_ok.json ab_ok.json
 want segv "the job with a rung that crashes the measuring process" failure "$conclusion"
@@ -278,6 +319,10 @@ pr_head=$(g rev-parse pr-ab)
 echo "{\"jobs\": [{\"name\": \"ladder on $gpu\", \"conclusion\": \"failure\"}, {\"name\": \"ladder on nvidia-h200\", \"conclusion\": \"skipped\"}, {\"name\": \"make test (CPU)\", \"conclusion\": \"success\"}]}" \
   > "$gh_dir/repos_o_attnladder_actions_runs_100_jobs.json"
 echo "{\"head\": {\"sha\": \"$pr_head\"}}" > "$gh_dir/repos_o_attnladder_pulls_7.json"
+# the run is the GPU workflow's (post_comments.sh checks its file, its workflow id and commit)
+echo "{\"id\": 100, \"workflow_id\": 42, \"path\": \".github/workflows/gpu.yml\", \"head_sha\": \"$pr_head\"}" \
+  > "$gh_dir/repos_o_attnladder_actions_runs_100.json"
+echo '{"id": 42, "path": ".github/workflows/gpu.yml"}' > "$gh_dir/repos_o_attnladder_actions_workflows_gpu.yml.json"
 g diff --name-only "$base" "$pr_head" | python3 -c 'import json,sys; print(json.dumps([{"filename": l.strip()} for l in sys.stdin]))' \
   > "$gh_dir/repos_o_attnladder_pulls_7_files.json"
 echo "[{\"id\": 5, \"user\": {\"login\": \"mallory\", \"type\": \"User\"}, \"body\": \"$marker\\n**Verdict: PASS**\"}]" \

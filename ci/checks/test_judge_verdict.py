@@ -35,9 +35,11 @@ def out_dir(tmp, overrides):
     """A judge's OUT with every status 0, then the overrides: name -> content, or a
     callable that makes the file itself, or None for no file."""
     d = tempfile.mkdtemp(dir=tmp)
-    for f in list(CHECKS.values()) + ["config.status"]:
+    for f in list(CHECKS.values()) + ["config.status", "review.status"]:
         with open(os.path.join(d, f), "w") as fh:
             fh.write("0\n")
+    with open(os.path.join(d, "needs_review.json"), "w") as fh:
+        fh.write("[]\n")
     for f, v in overrides.items():
         p = os.path.join(d, f)
         if os.path.lexists(p):
@@ -120,6 +122,11 @@ def main():
                 rc, doc, *_ = verdict(out_dir(tmp, {f: content}))
                 if rc != want or not doc or doc.get("pass") is not False:
                     note(f"{check} = {content.strip()}: exit {rc}, expected {want}")
+        # the list of what needs review could not be made: said so, the verdict unchanged
+        cases += 1
+        rc, doc, first, comment, log = verdict(out_dir(tmp, {"review.status": "128\n"}))
+        if rc != 0 or not doc or not doc.get("needs_review_unknown") or "could not be listed" not in comment:
+            note(f"review.status 128: exit {rc}, needs_review_unknown {doc and doc.get('needs_review_unknown')!r}")
         # a failure and a crash together: the failure's status, still failing
         cases += 1
         rc, *_ = verdict(out_dir(tmp, {"gate.status": "1\n", "freeze.status": "139\n"}))

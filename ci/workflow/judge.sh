@@ -104,9 +104,17 @@ else
 fi
 rm -rf "$ft"
 
-# 5. what the pull request changes that judges it (the base's CODEOWNERS)
-git -C "$head_dir" diff --name-only "$base_sha" HEAD 2>/dev/null | python3 ci/workflow/protected_paths.py \
-  > "$out/needs_review.txt" 2>&1
+# 5. what the pull request changes that judges it (the base's CODEOWNERS), found by content:
+#    every changed path whole (-z: no quoting, no splitting at a space or a newline), a
+#    rename as its old path and its new one (--no-renames); a list that cannot be made is
+#    said so in the comment (review.status), not taken for an empty one
+if git -C "$head_dir" -c core.quotePath=false diff --no-renames --name-only -z "$base_sha" HEAD \
+     > "$out/changed_paths.z" 2> "$out/review.txt"; then
+  python3 ci/workflow/protected_paths.py -z --json < "$out/changed_paths.z" > "$out/needs_review.json" 2>> "$out/review.txt"
+  st review $?
+else
+  st review 2
+fi
 
 # 6. the pull request's own rules on the same measurements: reported, never counted
 if [ -x "$head_bin" ] && [ -f "$out/ab.json" ]; then

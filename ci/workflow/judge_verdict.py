@@ -24,6 +24,9 @@ import signal
 import stat
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from comment_text import block, code, inert, printable, review_line  # noqa: E402  (the one escaping rule)
+
 CHECKS = [  # name, what it is, the base's file, the head's status name (None: the base's alone)
     ("run", "the measurement: the ladder run (the base's harness, the pull request's rungs)", "ladder.txt", None),
     ("ab_measure", "the measurement: the A/B pairs (the base's harness, both builds)", "ab.txt", None),
@@ -122,11 +125,20 @@ def main(argv):
     head = {h: status(out, h) for *_, h in CHECKS if h}
     counted = [blocking(s) for s in st.values()]
     verdict = 1 if 1 in counted else 2 if 2 in counted else 0
-    review = [l.split()[0] for l in read(out, "needs_review.txt").splitlines() if l.strip()]
+    review, review_error = [], None
+    try:
+        review = [p["path"] for p in json.loads(read(out, "needs_review.json"))]
+        if not all(isinstance(p, str) for p in review):
+            raise TypeError("a path that is not a string")
+    except (ValueError, KeyError, TypeError) as e:
+        review_error = f"needs_review.json: {type(e).__name__}"
+    if status(out, "review") != 0:
+        review_error = "the changed files could not be listed: " + " ".join(read(out, "review.txt").split())[:200]
     new_bounds = [l for l in read(out, "config.txt").splitlines() if "taken from the pull request" in l]
     doc = {"schema": "attnladder-verdict", "schema_version": 1, "judge": base_sha, "head": head_sha,
            "pass": verdict == 0, "exit": verdict, "checks": st, "pull_request_own": head,
-           "needs_review": review, "bounds_from_pull_request": new_bounds}
+           "needs_review": review, "needs_review_unknown": review_error,
+           "bounds_from_pull_request": new_bounds}
     tmp = os.path.join(out, "verdict.json.tmp")
     with open(tmp, "w") as f:
         json.dump(doc, f, indent=1)
@@ -134,12 +146,11 @@ def main(argv):
 
     md = [f"**Verdict: {'PASS' if verdict == 0 else 'FAIL'}** (the job's; judged by the base "
           f"`{base_sha[:10]}`: its harness, its `ci/gate.json`, its accepted runs and its freeze manifests)", ""]
-    if review:
-        md += ["**Needs a maintainer's review:** this pull request changes what judges it "
-               "(CODEOWNERS): " + ", ".join(f"`{p}`" for p in review[:30])
-               + (f" and {len(review) - 30} more" if len(review) > 30 else ""), ""]
+    for line in (review_line(review), review_line([], error=review_error) if review_error else None):
+        if line:
+            md += [line, ""]
     for l in new_bounds:
-        md += [l.replace("judge_config: ", "- "), ""]
+        md += ["- " + code(l.replace("judge_config: ", "", 1)), ""]
     md += ["| check | the base's rules (counted) | the pull request's own rules (shown) |", "| --- | --- | --- |"]
     for c, what, _, h in CHECKS:
         md.append(f"| {what} | {word(st[c])} | {shown(head[h]) if h else '-'} |")
@@ -150,14 +161,14 @@ def main(argv):
             if not lines:   # a crash, a kill, a timeout: the end of what it wrote
                 lines = read(out, fname).splitlines()[-12:]
             if lines:
-                md += [f"{what}:", "", "```text", *lines, "```", ""]
+                md += [f"{what}:", "", *block(lines), ""]
     ab = read(out, "ab_judged.txt")
     if ab:
-        md += ["<details><summary>A/B rows (the base's rule)</summary>", "", "```text", ab.rstrip(), "```",
+        md += ["<details><summary>A/B rows (the base's rule)</summary>", "", *block(ab.rstrip().splitlines()),
                "", "</details>", ""]
     compare = read(out, "compare.md")
-    if compare:
-        md += [compare.rstrip(), ""]
+    if compare:   # the base's compare escapes what it takes from evidence; no raw HTML past it either
+        md += [inert(compare.rstrip()), ""]
     tmp = os.path.join(out, "comment.md.tmp")
     with open(tmp, "w") as f:
         f.write("\n".join(md))
@@ -165,7 +176,8 @@ def main(argv):
     print(f"judge: {'pass' if verdict == 0 else 'FAIL'} (run {st['run']}, ab_measure {st['ab_measure']}, "
           f"gate {st['gate']}, ab {st['ab']}, freeze {st['freeze']}; "
           f"the pull request's own: gate {head['head_gate']}, ab {head['head_ab']}, freeze {head['head_freeze']})"
-          + (f"; needs a maintainer's review: {' '.join(review)}" if review else ""))
+          + (f"; needs a maintainer's review: {' '.join(printable(p) for p in review)}" if review else "")
+          + (f"; needs a maintainer's review: {printable(review_error)}" if review_error else ""))
     return verdict
 
 

@@ -8,9 +8,14 @@
 #  - the verdict line is the GPU job's conclusion as GitHub reports it (JOB_CONCLUSION),
 #    not a line of the artifact; an artifact verdict that disagrees is called out;
 #  - what needs a maintainer's review is read from the pull request's file list (GitHub's
-#    API) against this checkout's CODEOWNERS, not from the artifact;
-#  - the artifact's comment.md is shown below those, cut to size, with every "<!--" made
-#    inert so that no marker can be planted through it.
+#    API) against this checkout's CODEOWNERS, not from the artifact: every name whole (one
+#    JSON string a line, never split at a space), a renamed file by its old name too
+#    (previous_filename), and a list shorter than the pull request's changed_files (GitHub
+#    lists at most 3000) asks for review of what it left out;
+#  - the artifact's comment.md is shown below those, read only as a regular file (no link
+#    followed, no FIFO waited on), cut to size, with every "<" that could open HTML (a
+#    "<!--" marker among them) made inert; names reach the comment through the same rule
+#    (ci/workflow/comment_text.py: code spans no backquote can end).
 # One comment per GPU, edited in place: the comment this bot (COMMENT_AUTHOR, by default
 # github-actions[bot]) wrote with this GPU's marker. A comment by anyone else that carries
 # the marker is left alone: a planted marker can neither be edited into the result nor
@@ -31,15 +36,24 @@ fi
 art=$(cd "$art" && pwd)
 pr=$(head -c 32 "$art/pr.txt" 2>/dev/null | tr -d ' \n')
 [[ "$pr" =~ ^[0-9]{1,9}$ ]] || { echo "pr_comment: $art/pr.txt holds no pull request number" >&2; exit 2; }
-pr_head=$(gh api "repos/$repo/pulls/$pr" --jq .head.sha) || exit 1
+pr_info=$(gh api "repos/$repo/pulls/$pr" --jq '"\(.head.sha) \(.changed_files // "unknown")"') || exit 1
+pr_head=${pr_info%% *}; changed_files=${pr_info#* }
 if [ "$pr_head" != "$head_sha" ]; then
   echo "pr_comment: pull request #$pr's head is $pr_head, not the commit this run measured ($head_sha): not posted" >&2
   exit 2
 fi
 cd "$(dirname "$0")/../.." || exit 2
 marker="<!-- attnladder-comment gpu=$gpu -->"
-text=$(mktemp); trap 'rm -f "$text"' EXIT
-review=$(gh api --paginate "repos/$repo/pulls/$pr/files" --jq '.[].filename' | python3 ci/workflow/protected_paths.py) || exit 1
+text=$(mktemp)
+files=$(mktemp); trap 'rm -f "$text" "$files"' EXIT
+# one changed file a line: [its name, its previous name or null]
+gh api --paginate "repos/$repo/pulls/$pr/files" --jq '.[] | [.filename, .previous_filename] | @json' \
+  > "$files.names" || exit 1
+listed=$(grep -c . "$files.names")
+python3 ci/workflow/protected_paths.py --json-lines --json < "$files.names" > "$files" || exit 1
+rm -f "$files.names"
+[[ "$changed_files" =~ ^[0-9]+$ ]] || changed_files=$listed
+review=$(python3 ci/workflow/comment_text.py review "$files" "$changed_files:$listed") || exit 1
 claimed=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("pass" if d.get("pass") is True else "fail")' \
           "$art/verdict.json" 2>/dev/null || echo none)
 {
@@ -49,6 +63,7 @@ claimed=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("pa
   case "$conclusion" in
     success) echo "**The GPU job passed** (its conclusion on GitHub; the verdict is the base's rules)." ;;
     failure) echo "**The GPU job failed** (its conclusion on GitHub; see the job's log and summary)." ;;
+    ambiguous) echo "**No verdict: more than one job of the run is named for this GPU** (the pull request's workflow adds one?); see the run's jobs." ;;
     *) echo "**The GPU job did not finish: $conclusion.**" ;;
   esac
   if { [ "$conclusion" = success ] && [ "$claimed" != pass ]; } || { [ "$conclusion" = failure ] && [ "$claimed" = pass ]; }; then
@@ -57,14 +72,13 @@ claimed=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("pa
   fi
   if [ -n "$review" ]; then
     echo
-    echo "**Needs a maintainer's review:** this pull request changes what judges it (CODEOWNERS):" \
-         "$(echo "$review" | head -30 | awk '{printf "%s`%s`", (NR > 1 ? ", " : ""), $1}')"
+    echo "$review"
   fi
   echo
   echo "---"
   echo
-  # the artifact's text: at most 60000 bytes, no HTML comment opener left in it
-  head -c 60000 "$art/comment.md" 2>/dev/null | sed 's/<!--/\&lt;!--/g'
+  # the artifact's text: a regular file's first 60000 bytes, nothing in it HTML
+  python3 ci/workflow/comment_text.py artifact "$art/comment.md" 60000
 } > "$text"
 # the oldest comment this bot wrote with this GPU's marker is the one to edit; the author
 # is checked first, so a marker in anyone else's comment is never matched
