@@ -13,14 +13,25 @@ Fails (exit 1, each finding printed) when, over the tracked files:
     accepted.txt, reference.txt and studies/; or evidence/ anything but README.md,
     SCHEMA.md and the GPUs' folders; or a study lies deeper than studies/<kind>/<file>;
   - reference.txt is not one line naming a complete run of its folder, or accepted.txt
-    names a run that is not there.
+    breaks the harness's rules for it (harness/evidence/accepted.c): each line, spaces,
+    tabs and a carriage return trimmed, empty or a '#' comment or the file name of one
+    complete run of its folder (not a study, not a partial run, no path), none twice, at
+    least one;
+  - a tracked file of evidence/ is a symbolic link (never followed: it could lead out of
+    the repository), accepted.txt or reference.txt is not UTF-8 (named with the byte and
+    its offset) or starts with a byte order mark, or a .gz or .xz file is not what its
+    name says (its magic bytes, and a .gz file read through to its end, at most
+    MAX_INFLATED bytes).
 
 usage: check_store.py [--root DIR] [--evidence-budget BYTES] [--tree-budget BYTES]
 exit 0 within budget and layout, 1 otherwise, 2 on bad usage."""
+import gzip
 import os
 import re
+import stat
 import subprocess
 import sys
+import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 from evidence_files import COMPRESS_ABOVE_BYTES  # noqa: E402  (the writers' threshold)
@@ -35,27 +46,120 @@ RUN_NAME = re.compile(r"^\d{8}T\d{6}Z_[0-9a-f]{7,40}(\.partial)?\.json(\.gz)?$")
 RUN_COMPRESS_ABOVE_BYTES = 1 * MB
 GPU_FILES = ("accepted.txt", "reference.txt")
 TOP_FILES = ("README.md", "SCHEMA.md")
+LIST_MAX_BYTES = 64 * 1024          # accepted.txt and reference.txt (the harness's bound)
+MAX_INFLATED = 256 * MB             # a .gz read through: more than this is not a run
+BOM = b"\xef\xbb\xbf"
 
 
 def tracked(root):
-    out = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True, text=True)
+    """{path: size} of the tracked files that are there, and the set of those that are
+    symbolic links (sized as links, never followed)."""
+    out = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True)
     if out.returncode:
-        raise SystemExit(f"check_store: {root}: not a git work tree ({out.stderr.strip()})")
-    files = {}
-    for f in out.stdout.split("\0"):
-        p = os.path.join(root, f)
-        if f and os.path.isfile(p):   # a file deleted but not yet staged is not in the tree
-            files[f] = os.path.getsize(p)
-    return files
+        raise SystemExit(f"check_store: {root}: not a git work tree ({out.stderr.decode(errors='replace').strip()})")
+    files, links = {}, set()
+    for raw in out.stdout.split(b"\0"):
+        if not raw:
+            continue
+        f = os.fsdecode(raw)
+        try:
+            st = os.lstat(os.path.join(root, f))
+        except OSError:     # a file deleted but not yet staged is not in the tree
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            links.add(f)
+        elif not stat.S_ISREG(st.st_mode):
+            continue
+        files[f] = st.st_size
+    return files, links
 
 
-def names_in(path):
-    with open(path, encoding="utf-8") as fh:
-        return [l.strip() for l in fh if l.strip() and not l.strip().startswith("#")]
+def read_list(root, f, links):
+    """(lines, finding): a list file's lines, read as the harness reads it (a regular file,
+    not a link, of at most LIST_MAX_BYTES, UTF-8 without a byte order mark), or a finding."""
+    if f in links:
+        return None, f"{f}: a link, not a file: not followed (the harness reads a regular file)"
+    p = os.path.join(root, f)
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        return None, f"{f}: cannot be read ({e.strerror})"
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None, f"{f}: not a regular file"
+        data = fh.read(LIST_MAX_BYTES + 1)
+    if len(data) > LIST_MAX_BYTES:
+        return None, f"{f}: more than {LIST_MAX_BYTES} bytes"
+    if data.startswith(BOM):
+        return None, f"{f}: starts with a byte order mark (EF BB BF); save it as UTF-8 without one"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return None, f"{f}: not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start})"
+    if "\0" in text:
+        return None, f"{f}: holds a NUL byte"
+    return text.split("\n"), None
 
 
-def check(root, files, evidence_budget, tree_budget):
+def compressed_finding(root, f):
+    """A finding when a .gz or .xz file is not what its name says, else None."""
+    p = os.path.join(root, f)
+    with open(p, "rb") as fh:
+        magic = fh.read(6)
+    if f.endswith(".gz"):
+        if magic[:2] != b"\x1f\x8b":
+            return f"{f}: not gzip (its first bytes are {magic[:2].hex()}, not 1f8b)"
+        try:
+            n = 0
+            with gzip.open(p, "rb") as g:
+                while True:
+                    chunk = g.read(1 << 20)
+                    if not chunk:
+                        break
+                    n += len(chunk)
+                    if n > MAX_INFLATED:
+                        return f"{f}: inflates to more than {MAX_INFLATED // MB} MB"
+        except (OSError, EOFError, zlib.error) as e:
+            return f"{f}: not a whole gzip stream ({e})"
+    elif f.endswith(".xz") and magic != b"\xfd7zXZ\x00":
+        return f"{f}: not xz (its first bytes are {magic.hex()})"
+    return None
+
+
+def accepted_findings(acc, d, lines, files):
+    """accepted.txt by the harness's rules (harness/evidence/accepted.c)."""
+    bad, seen = [], set()
+    for no, line in enumerate(lines, 1):
+        s = line.split("\r", 1)[0].strip(" \t")
+        if not s or s.startswith("#"):
+            continue
+        if not RUN_NAME.match(s) or s.endswith((".partial.json", ".partial.json.gz")):
+            what = ("a partial (interrupted) run" if ".partial." in s else "a path, not a file name of the folder"
+                    if "/" in s else "not a run's file name")
+            bad.append(f"{acc}:{no}: {s[:200]!r}: {what}; each line holds the file name of one complete run "
+                       f"of {d}/ (yyyymmddThhmmssZ_<commit>.json, or .json.gz)")
+        elif s in seen:
+            bad.append(f"{acc}:{no}: {s} is listed twice")
+        elif f"{d}/{s}" not in files:
+            bad.append(f"{acc}:{no}: names {s}, which is not a tracked file of {d}/")
+        seen.add(s)
+    if not seen:
+        bad.append(f"{acc}: names no run; it holds the file name of at least one complete run of {d}/")
+    return bad
+
+
+def check(root, files, evidence_budget, tree_budget, links=frozenset()):
     bad = []
+    for f in sorted(links):
+        if f.startswith("evidence/"):
+            target = os.readlink(os.path.join(root, f))
+            bad.append(f"{f}: a link (to {target[:200]!r}), not a file: the store holds files, and no "
+                       f"check follows a link out of the repository")
+    for f in sorted(files):
+        if f.startswith("evidence/") and f.endswith((".gz", ".xz")) and f not in links:
+            why = compressed_finding(root, f)
+            if why:
+                bad.append(why)
     ev = {f: s for f, s in files.items() if f.startswith("evidence/")}
     ev_bytes, tree_bytes = sum(ev.values()), sum(files.values())
     if ev_bytes > evidence_budget:
@@ -97,18 +201,20 @@ def check(root, files, evidence_budget, tree_budget):
         d = f"evidence/{g}"
         ref = f"{d}/reference.txt"
         if ref in files:
-            with open(os.path.join(root, ref), encoding="utf-8") as fh:
-                lines = fh.read().splitlines()
-            name = lines[0].strip() if lines else ""
-            if len(lines) != 1 or not RUN_NAME.match(name) or name.endswith((".partial.json", ".partial.json.gz")):
-                bad.append(f"{ref}: must be one line, the file name of a complete run of {d}/")
-            elif f"{d}/{name}" not in files:
-                bad.append(f"{ref}: names {name}, which is not a tracked file of {d}/")
+            lines, why = read_list(root, ref, links)
+            if why:
+                bad.append(why)
+            else:
+                lines = "\n".join(lines).splitlines()
+                name = lines[0].strip() if lines else ""
+                if len(lines) != 1 or not RUN_NAME.match(name) or name.endswith((".partial.json", ".partial.json.gz")):
+                    bad.append(f"{ref}: must be one line, the file name of a complete run of {d}/")
+                elif f"{d}/{name}" not in files:
+                    bad.append(f"{ref}: names {name}, which is not a tracked file of {d}/")
         acc = f"{d}/accepted.txt"
         if acc in files:
-            for name in names_in(os.path.join(root, acc)):
-                if f"{d}/{name}" not in files:
-                    bad.append(f"{acc}: names {name}, which is not a tracked file of {d}/")
+            lines, why = read_list(root, acc, links)
+            bad += [why] if why else accepted_findings(acc, d, lines, files)
     return bad, ev_bytes, tree_bytes
 
 
@@ -129,8 +235,8 @@ def main(argv):
     except (IndexError, ValueError):
         print("usage: " + __doc__.split("usage: ")[1], file=sys.stderr)
         return 2
-    files = tracked(root)
-    bad, ev_bytes, tree_bytes = check(root, files, eb, tb)
+    files, links = tracked(root)
+    bad, ev_bytes, tree_bytes = check(root, files, eb, tb, links)
     for b in bad:
         print(f"check_store: {b}", file=sys.stderr)
     n_ev = sum(1 for f in files if f.startswith("evidence/"))

@@ -88,9 +88,55 @@ for bad in "20260101T000000Z_aaaaaaa.json
 done
 cp "$tmp/ref.txt" "$repo/evidence/g1/reference.txt"; commit mended
 echo 20260109T000000Z_fffffff.json >> "$repo/evidence/g1/accepted.txt"; commit planted
-expect "store: accepted.txt names a missing run" 1 "accepted.txt: names 20260109T000000Z_fffffff.json" store
+expect "store: accepted.txt names a missing run" 1 "accepted.txt:2: names 20260109T000000Z_fffffff.json" store
 git -C "$repo" checkout -q HEAD~1 -- evidence/g1/accepted.txt; commit mended
 expect "store: mended" 0 "0 finding" store
+
+# the harness's rules for what the lists may name, and the input rule for reading them:
+# not UTF-8 (a finding, not a traceback), a byte order mark named, a study, a partial run,
+# a name listed twice, a path out of the folder; a link in the store is not followed
+cp "$repo/evidence/g1/accepted.txt" "$tmp/acc.txt"
+for f in accepted.txt reference.txt; do
+  cp "$repo/evidence/g1/$f" "$tmp/keep.txt"
+  printf '2026\xff0101T000000Z_aaaaaaa.json\n' > "$repo/evidence/g1/$f"; commit planted
+  expect "store: $f not UTF-8" 1 "$f: not UTF-8 (byte 0xff at offset 4)" store
+  grep -q Traceback "$tmp/out.txt" && note "store: $f not UTF-8: a traceback"
+  printf '\xef\xbb\xbf%s\n' "$run" > "$repo/evidence/g1/$f"; commit planted
+  expect "store: $f with a byte order mark" 1 "$f: starts with a byte order mark" store
+  cp "$tmp/keep.txt" "$repo/evidence/g1/$f"; commit mended
+done
+for bad in studies/ab/ab_study_20260101T000000Z.json 20260102T000000Z_bbbbbbb.partial.json "$run" ../g1/$run; do
+  [ "$bad" = 20260102T000000Z_bbbbbbb.partial.json ] && echo '{}' > "$repo/evidence/g1/$bad"
+  printf '%s\n%s\n' "$run" "$bad" > "$repo/evidence/g1/accepted.txt"; commit planted
+  expect "store: accepted.txt naming '$bad'" 1 "accepted.txt:2: " store
+  rm -f "$repo/evidence/g1/20260102T000000Z_bbbbbbb.partial.json"
+  cp "$tmp/acc.txt" "$repo/evidence/g1/accepted.txt"; commit mended
+done
+printf '# none\n' > "$repo/evidence/g1/accepted.txt"; commit planted
+expect "store: accepted.txt naming no run" 1 "accepted.txt: names no run" store
+cp "$tmp/acc.txt" "$repo/evidence/g1/accepted.txt"; commit mended
+echo "root:x:0:0" > "$tmp/outside.json"
+ln -s "$tmp/outside.json" "$repo/evidence/g1/20260104T000000Z_eeeeeee.json"; commit planted
+expect "store: a run that is a link out of the repository" 1 "20260104T000000Z_eeeeeee.json: a link" store
+git -C "$repo" rm -q evidence/g1/20260104T000000Z_eeeeeee.json; commit mended
+mv "$repo/evidence/g1/reference.txt" "$tmp/ref.txt" && ln -s "$tmp/ref.txt" "$repo/evidence/g1/reference.txt"; commit planted
+expect "store: reference.txt a link" 1 "reference.txt: a link" store
+rm "$repo/evidence/g1/reference.txt" && mv "$tmp/ref.txt" "$repo/evidence/g1/reference.txt"; commit mended
+echo 'not gzip' > "$repo/evidence/g1/20260104T000000Z_eeeeeee.json.gz"; commit planted
+expect "store: a .json.gz that is not gzip" 1 "20260104T000000Z_eeeeeee.json.gz: not gzip" store
+git -C "$repo" rm -q evidence/g1/20260104T000000Z_eeeeeee.json.gz; commit mended
+expect "store: mended after the lists" 0 "0 finding" store
+
+# check_links reads in linear time: a 600 KB line of link openers, of backquotes, of paths
+for shape in '](' '`' 'evidence/' '[a](b "'; do
+  cp "$repo/README.md" "$tmp/README.md"
+  python3 -c 'import sys; print(sys.argv[1] * (600000 // len(sys.argv[1])))' "$shape" >> "$repo/README.md"; commit planted
+  t0=$(date +%s%N)
+  timeout 20 python3 "$here/check_links.py" --root "$repo" > /dev/null 2>&1
+  ms=$(( ($(date +%s%N) - t0) / 1000000 )); cases=$((cases + 1))
+  [ "$ms" -lt 3000 ] || note "links: a 600 KB line of '$shape' took $ms ms"
+  cp "$tmp/README.md" "$repo/README.md"; commit mended
+done
 
 # runs over 1 MB are committed compressed (ci/tools/compress_run.sh): an uncompressed one
 # is refused; compressed it passes, named so in accepted.txt and reference.txt, and a
