@@ -2,6 +2,7 @@
  * output rules (files.h). Paths are built to their length (asprintf), never cut by a
  * fixed buffer; trees are walked by descriptor and never through a symbolic link. */
 #include "core/files.h"
+#include "core/text_safe.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -175,13 +176,8 @@ static char *read_fd(int fd, size_t max, size_t *len)
 
 char *files_read(const char *path, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return NULL;
-    size_t n = 0;
-    char *b = read_fd(fd, (size_t)-1 / 4, &n);
-    close(fd);
-    if (b) *len = n;
-    return b;
+    char err[FILES_SHOWN + 128];
+    return files_read_input(path, FILES_READ_MAX, len, err, sizeof err);
 }
 
 const char *files_shown(const char *path, char buf[FILES_SHOWN])
@@ -360,6 +356,16 @@ static void free_list(char **l, size_t n)
     free(l);
 }
 
+/* prefix, dir/name as text (text_check's refusals as '?'), suffix */
+static void put_path(FILE *f, const char *prefix, const char *dir, const char *name, const char *suffix)
+{
+    fputs(prefix, f);
+    text_put(f, dir, TEXT_TERMINAL);
+    fputc('/', f);
+    text_put(f, name, TEXT_TERMINAL);
+    fputs(suffix, f);
+}
+
 long files_diff_trees(const char *want, const char *have, FILE *f)
 {
     char **a = NULL, **b = NULL;
@@ -373,22 +379,34 @@ long files_diff_trees(const char *want, const char *have, FILE *f)
     if (nb) qsort(b, nb, sizeof *b, cmp_str);
     long diffs = 0;
     size_t i = 0, j = 0;
+    /* every name as text: a stray file's name is anyone's (no terminal escape, no line
+     * break that would start a line of its own in a CI log) */
     while (i < na || j < nb) {
         int c = i == na ? 1 : j == nb ? -1 : strcmp(a[i], b[j]);
         if (c < 0) {
-            fprintf(f, "  missing: %s/%s\n", have, a[i++]);
+            put_path(f, "  missing: ", have, a[i++], "\n");
             diffs++;
         } else if (c > 0) {
-            fprintf(f, "  not generated (stale or hand-written): %s/%s\n", have, b[j++]);
+            put_path(f, "  not generated (stale or hand-written): ", have, b[j++], "\n");
             diffs++;
         } else {
             char *pa = cat("%s/%s", want, a[i]), *pb = cat("%s/%s", have, b[j]);
             size_t la = 0, lb = 0;
-            char *xa = pa ? files_read(pa, &la) : NULL, *xb = pb ? files_read(pb, &lb) : NULL;
-            if (!xa || !xb || la != lb || memcmp(xa, xb, la) != 0) {
+            char why[FILES_SHOWN + 128] = "";
+            char *xa = pa ? files_read(pa, &la) : NULL;
+            char *xb = pb ? files_read_input(pb, FILES_READ_MAX, &lb, why, sizeof why) : NULL;
+            if (!xb && why[0]) {
+                /* the input rule's reason, after its path: a FIFO, a device, too large */
+                const char *r = strstr(why, ": ");
+                put_path(f, "  differs: ", have, b[j], " (");
+                text_put(f, r ? r + 2 : why, TEXT_TERMINAL);
+                fputs(")\n", f);
+                diffs++;
+            } else if (!xa || !xb || la != lb || memcmp(xa, xb, la) != 0) {
                 size_t k = 0, line = 1;
                 while (xa && xb && k < la && k < lb && xa[k] == xb[k]) line += xa[k++] == '\n';
-                fprintf(f, "  differs: %s/%s (first difference at line %zu)\n", have, b[j], line);
+                put_path(f, "  differs: ", have, b[j], "");
+                fprintf(f, " (first difference at line %zu)\n", line);
                 diffs++;
             }
             free(xa);

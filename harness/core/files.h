@@ -1,6 +1,6 @@
 /* core/files.h: the file system for every writer of a tree (the report): a fresh directory next to
  * the target, the swap that puts a finished report in place (never a half-written one),
- * and the comparison of two trees for `report --check`; and the two rules every command
+ * and the comparison of two trees for `report --check` (names printed as text); and the two rules every command
  * follows for paths given to it: what may be read as an input file (files_read_input)
  * and what may be written or replaced as an output (files_output_file,
  * files_dir_replaceable, files_overlap). */
@@ -24,7 +24,11 @@ int files_swap_into_place(const char *fresh, const char *target, char *err, size
  * file) to f with paths relative to the trees. Returns the number of differences, -1
  * when a tree cannot be read. */
 long files_diff_trees(const char *want, const char *have, FILE *f);
-/* The whole of a file this program wrote; NULL on failure. *len gets its size. */
+/* The whole of a file this program wrote, or that report --check compares; NULL on
+ * failure. *len gets its size. It follows the input rule (files_read_input, at most
+ * FILES_READ_MAX bytes): a FIFO, device, directory or socket in its place is refused
+ * without waiting on it, and a link to /dev/zero is not read until memory runs out. */
+#define FILES_READ_MAX ((size_t)256 << 20)
 char *files_read(const char *path, size_t *len);
 
 /* path as a message shows it: whole when short, else its first and last characters

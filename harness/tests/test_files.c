@@ -1,7 +1,9 @@
 /* test_files.c: the file rules every command stands on (core/files.h): removing a tree
  * never follows a link, an input is a regular file of bounded size (a FIFO is refused
  * without waiting on it), an output never overlaps an input (links followed), and a
- * directory is replaced only when it is new, empty or marked as the command's own. */
+ * directory is replaced only when it is new, empty or marked as the command's own; what a
+ * command reads back (files_read) is held to the input rule, and the names report --check
+ * prints are text. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -104,6 +106,54 @@ static void input_is_a_bounded_regular_file(void **st)
     assert_null(files_read_input("", 10, &len, err, sizeof err));
 }
 
+/* files_read (the reader of report --check and of what a command wrote) follows the same
+ * rule as files_read_input: a FIFO is refused at once, not waited on; a link to a device
+ * is not read until memory runs out; a regular file is read whole. */
+static void read_is_the_input_rule_too(void **st)
+{
+    (void)st;
+    size_t len = 99;
+    put("plain.md", "# title\n");
+    char *t = files_read(at("plain.md"), &len);
+    assert_non_null(t);
+    assert_int_equal(len, 8);
+    assert_string_equal(t, "# title\n");
+    free(t);
+    assert_int_equal(mkfifo(at("fifo.md"), 0600), 0);
+    alarm(10);   /* a read that waits on the FIFO fails the test instead of hanging it */
+    assert_null(files_read(at("fifo.md"), &len));
+    alarm(0);
+    assert_int_equal(symlink("/dev/zero", at("zero.md")), 0);
+    assert_null(files_read(at("zero.md"), &len));
+    assert_int_equal(mkdir(at("dir.md"), 0700), 0);
+    assert_null(files_read(at("dir.md"), &len));
+}
+
+/* report --check's list of differences: a stray file's name is printed as text (no
+ * terminal escape, no line of its own that a CI log reads as a command). */
+static void diff_trees_prints_names_as_text(void **st)
+{
+    (void)st;
+    assert_int_equal(mkdir(at("want"), 0700), 0);
+    assert_int_equal(mkdir(at("have"), 0700), 0);
+    put("have/x\033[2Jy.md", "stray");
+    put("have/a\n::warning::b.md", "stray");
+    assert_int_equal(mkfifo(at("have/README.md"), 0600), 0);
+    put("want/README.md", "# ok\n");
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *f = open_memstream(&buf, &blen);
+    assert_non_null(f);
+    alarm(10);
+    assert_int_equal(files_diff_trees(at("want"), at("have"), f), 3);
+    alarm(0);
+    fclose(f);
+    assert_null(strchr(buf, '\033'));
+    assert_null(strstr(buf, "\n::warning::"));
+    assert_non_null(strstr(buf, "not a regular file"));   /* the FIFO: named, not read */
+    free(buf);
+}
+
 static void overlap_follows_links_and_dots(void **st)
 {
     (void)st;
@@ -185,6 +235,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(remove_tree_never_follows_a_link, setup, teardown),
         cmocka_unit_test_setup_teardown(swap_moves_a_link_aside_as_a_link, setup, teardown),
         cmocka_unit_test_setup_teardown(input_is_a_bounded_regular_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(read_is_the_input_rule_too, setup, teardown),
+        cmocka_unit_test_setup_teardown(diff_trees_prints_names_as_text, setup, teardown),
         cmocka_unit_test_setup_teardown(overlap_follows_links_and_dots, setup, teardown),
         cmocka_unit_test_setup_teardown(replaceable_only_when_marked_or_empty, setup, teardown),
         cmocka_unit_test_setup_teardown(output_file_rule, setup, teardown),
