@@ -32,6 +32,10 @@ int cmd_accepted(int argc, char **argv)
             slug = argv[i];
         }
     }
+    if (!root[0]) {   /* '' is no directory: it read /<slug>/accepted.txt */
+        fprintf(stderr, "attnladder accepted: --evidence '': give a directory\n");
+        return EXIT_BAD_INPUT;
+    }
     if (!slug || !slug[0] || strchr(slug, '/') || slug[0] == '.') {
         fprintf(stderr, "attnladder accepted: give one GPU slug (a directory name under %s/, e.g. "
                 "nvidia-h100-80gb-hbm3)\n", root);

@@ -9,6 +9,7 @@
  * is named, the fallback is said on the page, and the exit status is 2.
  * Every path written is under --out: the names evidence puts in them are checked by the
  * evidence validator (core/names.h's rule). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,21 @@ static char *tidy_dir(const char *d)
 }
 
 /* 0 when dir is an existing directory (following links); else -1 after naming it. */
+/* 1 when a leading part of path (up to a '/') exists and is not a directory, with that
+ * part in comp: `--out FILE/sub` names FILE, not "cannot read it". */
+static int not_dir_component(const char *path, char *comp, size_t len)
+{
+    for (const char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+        size_t n = (size_t)(s - path);
+        if (n >= len) return 0;
+        memcpy(comp, path, n);
+        comp[n] = '\0';
+        struct stat st;
+        if (stat(comp, &st) == 0 && !S_ISDIR(st.st_mode)) return 1;
+    }
+    return 0;
+}
+
 static int need_dir(const char *opt, const char *dir)
 {
     struct stat st;
@@ -183,7 +199,12 @@ static int check_dirs(const char *root, const char *phases, const char *config, 
     if (apart_from_inputs("--out", out, inputs, 4)) return -1;
     int ok = files_dir_replaceable(out, REPORT_MARKER);
     if (ok != 1) {
-        if (ok < 0) fprintf(stderr, "attnladder report: --out '%s': cannot read it\n", out);
+        char comp[4096];
+        int e = errno;
+        if (ok < 0 && not_dir_component(out, comp, sizeof comp))
+            fprintf(stderr, "attnladder report: --out '%s': '%s' is a file, not a directory, so nothing "
+                    "can be made below it\n", out, comp);
+        else if (ok < 0) fprintf(stderr, "attnladder report: --out '%s': cannot read it (%s)\n", out, strerror(e));
         else fprintf(stderr, "attnladder report: --out '%s': a directory that holds no report (no %s in it); "
                      "the report replaces --out whole, so give a new or empty directory or an earlier "
                      "report's\n", out, REPORT_MARKER);

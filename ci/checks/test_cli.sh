@@ -61,6 +61,24 @@ expect 1 "no accepted reference run" -- accepted gpu-c --evidence "$tmp/acc"
 expect 2 "give one GPU slug" -- accepted ../gpu-a --evidence "$tmp/acc"
 expect 2 "give one GPU slug" -- accepted
 expect 2 "unexpected argument 'extra'" -- accepted gpu-a extra
+# messages that name the cause: --evidence '' is no directory (it read /gpu-a/accepted.txt),
+# a byte order mark in the list is named, not taken for part of a file name
+expect 2 "--evidence '': give a directory" -- accepted gpu-a --evidence ''
+mkdir -p "$tmp/acc/gpu-bom"; touch "$tmp/acc/gpu-bom/20260101T000000Z_aaaaaaa.json"
+printf '\xef\xbb\xbf20260101T000000Z_aaaaaaa.json\n' > "$tmp/acc/gpu-bom/accepted.txt"
+expect 2 "accepted.txt:1: starts with a byte order mark" -- accepted gpu-bom --evidence "$tmp/acc"
+# a 100,000-character --shape is quoted short, and the reason after it is kept
+long_shape=$(python3 -c 'print("1," * 50000 + "x")')
+n=$((n + 1))
+out=$("$bin" run --shape "$long_shape" 2>&1); got=$?
+if [ "$got" != 2 ] || [ "${#out}" -gt 1000 ] \
+   || ! grep -qE "shape '1,1,1,.*\.\.\..*1,x' \(100001 characters\) is malformed; accepted" <<<"$out"; then
+  echo "test_cli: run --shape <100001 characters>: exit $got, ${#out} characters, ending: ${out: -200}" >&2
+  fail=1
+fi
+# --out FILE/sub: FILE is named as the component that is no directory
+echo x > "$tmp/plainfile"
+expect 2 "--out '.*plainfile/sub': .*plainfile' is a file, not a directory" -- report --out "$tmp/plainfile/sub"
 
 # a run made with a planted slowdown or an ATTN* override is no run of the rungs as built:
 # the gate refuses it, except for a study of the gate itself (--study)

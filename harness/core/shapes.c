@@ -1,5 +1,6 @@
 /* core/shapes.c: shape parsing, validation and the standard shape sets. */
 #include "core/shapes.h"
+#include "core/text_safe.h"
 
 #include <limits.h>
 #include <math.h>
@@ -10,6 +11,28 @@
 static const char SHAPE_FORMS[] =
     "accepted: B,H,S,D or B,H,S,D,causal or B,H,Sq,Skv,D,causal "
     "(positive integers, causal 0 or 1)";
+
+/* TEXT as a message quotes it: whole in quotes when short; else its first and last
+ * characters around "..." and its length, so that the reason after it is never cut off;
+ * characters that act on a terminal as '?' (text_escape's terminal rule). */
+#define SHAPE_SHOWN 160
+static const char *shape_quoted(const char *text, char buf[SHAPE_SHOWN])
+{
+    char safe[100];
+    size_t len = strlen(text);
+    if (len <= 64) {
+        text_escape(safe, sizeof safe, text, TEXT_TERMINAL);
+        snprintf(buf, SHAPE_SHOWN, "'%s'", safe);
+    } else {
+        char head[41], tail[21], h[SHAPE_SHOWN / 2], t[SHAPE_SHOWN / 2];
+        snprintf(head, sizeof head, "%.40s", text);
+        snprintf(tail, sizeof tail, "%s", text + len - 20);
+        text_escape(h, sizeof h, head, TEXT_TERMINAL);
+        text_escape(t, sizeof t, tail, TEXT_TERMINAL);
+        snprintf(buf, SHAPE_SHOWN, "'%.50s...%.30s' (%zu characters)", h, t, len);
+    }
+    return buf;
+}
 
 int shape_parse(const char *text, attn_shape *out, char *err, size_t errlen)
 {
@@ -26,13 +49,15 @@ int shape_parse(const char *text, attn_shape *out, char *err, size_t errlen)
         else break;
     }
     size_t len = strlen(text);
+    char shown[SHAPE_SHOWN];
     if (*p != '\0' || (n != 4 && n != 5 && n != 6) || (len && text[len - 1] == ',')) {
-        snprintf(err, errlen, "shape '%s' is malformed; %s", text, SHAPE_FORMS);
+        snprintf(err, errlen, "shape %s is malformed; %s", shape_quoted(text, shown), SHAPE_FORMS);
         return -1;
     }
     for (int i = 0; i < n; i++) {
         if (v[i] > INT_MAX || v[i] < INT_MIN) {
-            snprintf(err, errlen, "shape '%s': value %ld out of range; %s", text, v[i], SHAPE_FORMS);
+            snprintf(err, errlen, "shape %s: value %ld out of range; %s", shape_quoted(text, shown), v[i],
+                     SHAPE_FORMS);
             return -1;
         }
     }

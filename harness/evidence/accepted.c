@@ -10,6 +10,15 @@
 #include "core/names.h"
 #include "evidence/run_forms.h"
 
+/* A byte order mark (EF BB BF) at the start of a list: named, not read as part of the
+ * first file name (an editor on another system may write one). */
+#define BOM_WHY "starts with a byte order mark (EF BB BF); save it as UTF-8 without one"
+static int has_bom(const char *text, size_t len)
+{
+    return len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+           (unsigned char)text[2] == 0xBF;
+}
+
 int evidence_accepted_set(const char *root, const char *slug, accepted_set *set, char *err, size_t errlen)
 {
     char txt[4096];
@@ -27,6 +36,11 @@ int evidence_accepted_set(const char *root, const char *slug, accepted_set *set,
     size_t len = 0;
     char *text = files_read_input(txt, ACCEPTED_MAX_BYTES, &len, err, errlen);
     if (!text) return -1;
+    if (has_bom(text, len)) {
+        snprintf(err, errlen, "%s:1: %s", txt, BOM_WHY);
+        free(text);
+        return -1;
+    }
     int lineno = 0, rc = 1;
     for (char *line = text, *next; rc == 1 && line < text + len; line = next) {
         char *nl = memchr(line, '\n', (size_t)(text + len - line));
@@ -118,6 +132,11 @@ int reference_run_of(const char *gpu_dir, char *name, size_t name_len, char *pat
     size_t len = 0;
     char *text = files_read_input(txt, ACCEPTED_MAX_BYTES, &len, err, errlen);
     if (!text) return -1;
+    if (has_bom(text, len)) {
+        snprintf(err, errlen, "%s: %s", txt, BOM_WHY);
+        free(text);
+        return -1;
+    }
     /* one line: a run name is at most 255 characters, so a longer first line, or
      * anything but blanks after it, is not the format */
     char line[512];
