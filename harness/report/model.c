@@ -361,9 +361,15 @@ const run_result *report_previous_rung(const report_ctx *c, const run_data *r, c
 
 /* Phases: distinct saturated colours in ladder order. Baselines: black and greys, drawn
  * dashed with open symbols, so they never read as a rung. */
+/* Sixteen colours that a reader tells apart (Tableau's ten, then six darker ones), so that
+ * every rung of the ladder has its own; the baselines black and four greys, none of them a
+ * rung's. */
 static const char *const PHASE_COLOURS[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                             "#8c564b", "#e377c2", "#17becf", "#bcbd22" };
-static const char *const BASE_COLOURS[] = { "#000000", "#555555", "#888888", "#aaaaaa" };
+                                             "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79",
+                                             "#637939", "#843c39", "#7b4173", "#e6550d", "#3182bd",
+                                             "#31a354" };
+static const char *const BASE_COLOURS[] = { "#000000", "#404040", "#6e6e6e", "#9a9a9a", "#c2c2c2" };
+#define N_BASE_COLOURS (sizeof BASE_COLOURS / sizeof BASE_COLOURS[0])
 #define N_PHASE_COLOURS (sizeof PHASE_COLOURS / sizeof PHASE_COLOURS[0])
 
 void report_plot_name(char *buf, size_t len, const char *slug, const char *what)
@@ -396,7 +402,7 @@ const char *report_baseline_colour(const report_ctx *c, const run_data *r, const
 {
     if (strcmp(name, c->cfg->baseline) == 0) return BASE_COLOURS[0];
     int k = report_baseline_index(r, name);
-    return BASE_COLOURS[1 + (size_t)k % 3];
+    return BASE_COLOURS[1 + (size_t)k % (N_BASE_COLOURS - 1)];
 }
 
 const char *report_series_colour(size_t i)

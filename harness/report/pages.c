@@ -615,6 +615,22 @@ static void metric_cell(const run_kernel_profile *k, const char *name, char *buf
     else snprintf(buf, len, "-");
 }
 
+/* A kernel's name for a table cell: up to its parameter list (a C++ signature's types say
+ * nothing the name does not), escaped for markdown. */
+static void kernel_cell(const char *kernel, char *buf, size_t len)
+{
+    char name[200];
+    size_t n = strcspn(kernel, "(");
+    if (n >= sizeof name) n = sizeof name - 1;
+    memcpy(name, kernel, n);
+    name[n] = '\0';
+    size_t need = text_escape(buf, len, name, TEXT_MARKDOWN);
+    if (need >= len && len > 4) memcpy(buf + len - 4, "...", 4);
+}
+
+/* One table per GPU and profiled shape, a row per kernel: the metrics any of them has,
+ * then its two largest stall reasons. The per-kernel figures in full stay in the evidence
+ * (profile[].kernels[]); a page summarises them. */
 static void profile_tables(FILE *f, const report_ctx *c, const char *rung)
 {
     size_t shown = 0;
@@ -624,29 +640,45 @@ static void profile_tables(FILE *f, const report_ctx *c, const char *rung)
         if (!phase) continue;
         for (size_t k = 0; k < g->ref->n_profiles; k++) {
             const run_profile *p = &g->ref->profiles[k];
-            if (strcmp(p->impl, phase) != 0) continue;
-            char text[96];
-            run_shape_text(&p->shape, text, sizeof text);
-            for (size_t kk = 0; kk < p->n_kernels; kk++) {
-                const run_kernel_profile *kp = &p->kernels[kk];
-                char kname[200];
-                size_t need = text_escape(kname, sizeof kname, kp->kernel, TEXT_MARKDOWN);
-                fprintf(f, "%s (%s), %s, kernel %s%s:\n\n| metric | value |\n| --- | ---: |\n", g->gpu_name,
-                        p->tool, text, kname, need >= sizeof kname ? "..." : "");
+            if (strcmp(p->impl, phase) != 0 || p->n_kernels == 0) continue;
+            int used[N_PROFILE_COLUMNS] = { 0 };
+            for (size_t kk = 0; kk < p->n_kernels; kk++)
                 for (size_t m = 0; m < N_PROFILE_COLUMNS; m++) {
                     char v[64];
-                    metric_cell(kp, PROFILE_COLUMNS[m].metric, v, sizeof v);
-                    if (strcmp(v, "-") != 0) fprintf(f, "| %s | %s |\n", PROFILE_COLUMNS[m].label, v);
+                    metric_cell(&p->kernels[kk], PROFILE_COLUMNS[m].metric, v, sizeof v);
+                    used[m] |= strcmp(v, "-") != 0;
                 }
-                for (size_t si = 0; si < kp->n_stalls; si++) {
+            char text[96];
+            run_shape_text(&p->shape, text, sizeof text);
+            fprintf(f, "%s (%s), %s, %zu kernel%s:\n\n| kernel |", g->gpu_name, p->tool, text, p->n_kernels,
+                    p->n_kernels == 1 ? "" : "s");
+            for (size_t m = 0; m < N_PROFILE_COLUMNS; m++)
+                if (used[m]) fprintf(f, " %s |", PROFILE_COLUMNS[m].label);
+            fprintf(f, " top stalls (cycles per issue) |\n| --- |");
+            for (size_t m = 0; m < N_PROFILE_COLUMNS; m++)
+                if (used[m]) fprintf(f, " ---: |");
+            fprintf(f, " --- |\n");
+            for (size_t kk = 0; kk < p->n_kernels; kk++) {
+                const run_kernel_profile *kp = &p->kernels[kk];
+                char kname[160];
+                kernel_cell(kp->kernel, kname, sizeof kname);
+                fprintf(f, "| %s |", kname);
+                for (size_t m = 0; m < N_PROFILE_COLUMNS; m++) {
+                    if (!used[m]) continue;
+                    char v[64];
+                    metric_cell(kp, PROFILE_COLUMNS[m].metric, v, sizeof v);
+                    fprintf(f, " %s |", v);
+                }
+                fprintf(f, " ");
+                for (size_t si = 0; si < kp->n_stalls && si < 2; si++) {
                     char v[32], r[128];
-                    fprintf(f, "| stall #%zu: %s (cycles per issue) | %s |\n", si + 1,
-                            cell(kp->stalls[si].reason, r, sizeof r),
+                    fprintf(f, "%s%s %s", si ? ", " : "", cell(kp->stalls[si].reason, r, sizeof r),
                             fmt_num(v, sizeof v, kp->stalls[si].per_issue));
                 }
-                fprintf(f, "\n");
+                fprintf(f, "%s |\n", kp->n_stalls ? "" : "-");
                 shown++;
             }
+            fprintf(f, "\n");
         }
     }
     if (!shown) fprintf(f, "No profiler metrics for this phase in the GPUs' reference runs (`attnladder profile --into EVIDENCE`).\n\n");

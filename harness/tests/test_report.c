@@ -16,6 +16,7 @@
 #include "core/files.h"
 #include "core/numfmt.h"
 #include "report/complete.h"
+#include "report/model.h"
 #include "report/phase_doc.h"
 #include "kernel_name_fixtures.h"
 
@@ -166,7 +167,9 @@ static void reproducible_and_checked(void **st)
     assert_non_null(page);
     assert_non_null(strstr(page, "## Technique\n\n- mma.sync flash attention"));
     assert_non_null(strstr(page, "### Prediction (written before measuring)\n\n06_tiling should be faster"));
-    assert_non_null(strstr(page, "| stall #1: long_scoreboard (cycles per issue) |"));
+    /* the profiler's figures a row per kernel, its largest stall reasons in the last cell */
+    assert_non_null(strstr(page, " top stalls (cycles per issue) |\n"));
+    assert_non_null(strstr(page, "| long_scoreboard "));
     free(page);
 
     assert_int_equal(report(DATA "evidence", a, 1), EXIT_OK);
@@ -772,10 +775,42 @@ static void no_evidence_yet(void **st)
     free(tmp);
 }
 
+/* One colour per implementation in every plot: sixteen rungs each their own colour, none a
+ * baseline's, and the baseline and four external backends each their own too (two rungs
+ * once shared blue and two orange, the backends three greys). */
+static void every_implementation_its_own_colour(void **st)
+{
+    (void)st;
+    static const char *const phases[16] = { "01_a", "02_b", "03_c", "04_d", "05_e", "06_f", "07_g", "08_h",
+                                             "09_i", "10_j", "11_k", "12_l", "13_m", "14_n", "15_o", "16_p" };
+    gate_config cfg = { 0 };
+    cfg.baseline = "sdpa_cudnn";
+    report_ctx c = { .cfg = &cfg, .phases = (const char **)phases, .n_phases = 16 };
+    const char *seen[32];
+    size_t n = 0;
+    for (size_t i = 0; i < 16; i++) seen[n++] = report_impl_colour(&c, phases[i], "phase");
+    seen[n++] = report_impl_colour(&c, "sdpa_cudnn", "baseline");
+    static const char *const ext[] = { "torch_flash", "torch_efficient", "torch_cudnn", "torch_math" };
+    run_impl impls[4];
+    memset(impls, 0, sizeof impls);
+    run_data r = { 0 };
+    for (size_t k = 0; k < 4; k++) {
+        impls[k].name = ext[k];
+        impls[k].kind = "external";
+    }
+    r.impls = impls;
+    r.n_impls = 4;
+    for (size_t k = 0; k < 4; k++) seen[n++] = report_baseline_colour(&c, &r, ext[k]);
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++)
+            if (strcmp(seen[a], seen[b]) == 0) fail_msg("implementations %zu and %zu share %s", a, b, seen[a]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(number_formats),
+        cmocka_unit_test(every_implementation_its_own_colour),
         cmocka_unit_test(phase_readme_sections),
         cmocka_unit_test(reproducible_and_checked),
         cmocka_unit_test(malformed_evidence_is_named_and_left_out),
