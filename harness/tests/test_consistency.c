@@ -139,6 +139,15 @@ static void derived_against_timing(void **st)
     json_object_set_new(ratio, "median", json_real(0.010));
     json_object_set_new(ratio, "ci_lo", json_real(0.009));
     json_object_set_new(ratio, "ci_hi", json_real(0.011));
+    /* the reference run's ratios are its rotation's: judged against its pairs */
+    expect_refused(d, "derived.ratio.median: 0.01, but the pairs of results[].paired give");
+    /* a ratio that says it came from the separate measurements: against the graph medians */
+    d = json_deep_copy(g_run);
+    ratio = row(d, "derived.ratio");
+    json_object_set_new(ratio, "median", json_real(0.010));
+    json_object_set_new(ratio, "ci_lo", json_real(0.009));
+    json_object_set_new(ratio, "ci_hi", json_real(0.011));
+    json_object_set_new(ratio, "method", json_string("independent"));
     expect_refused(d, "derived.ratio.median: 0.01, but the graph medians");
     d = json_deep_copy(g_run);
     json_object_set_new(row(d, "derived"), "gbps", json_real(1e6));
