@@ -7,9 +7,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cuda_runtime_api.h>
 #include "measure/ceilings.h"
 #include "core/args.h"
+#include "core/text_safe.h"
+#include "core/files.h"
 #include "core/gz_read.h"
 #include "core/json_file.h"
 #include "attn_reference.h"
@@ -334,6 +337,59 @@ static void resume_free(void)
     g_then_argc = 0;
 }
 
+/* A resumed run is written beside its partial file: only in the folder of the GPU it ran
+ * on (evidence/<slug>/), never into another GPU's, where the reports and the gates would
+ * take it for one of that GPU's runs. 1 refused (printed), 0 fine. */
+static int resume_folder_refused(const char *partial, const json_t *prev)
+{
+    const char *slug = json_string_value(json_object_get(json_object_get(json_object_get(prev, "context"), "gpu"),
+                                                         "slug"));
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", partial);
+    char *cut = strrchr(dir, '/');
+    if (cut) *cut = '\0';
+    else snprintf(dir, sizeof dir, ".");
+    char *abs = files_resolve(dir);
+    const char *folder = abs ? strrchr(abs, '/') : NULL;
+    folder = folder ? folder + 1 : "";
+    int refused = !slug || strcmp(folder, slug) != 0;
+    if (refused) {
+        char f[80], g[80];
+        text_escape(f, sizeof f, folder, TEXT_TERMINAL);
+        text_escape(g, sizeof g, slug ? slug : "?", TEXT_TERMINAL);
+        fprintf(stderr, "attnladder run --resume: it lies in %s/, the folder of another GPU or of none, not in "
+                "%s/ where the runs of the GPU it ran on go: the finished run would be filed there; move the "
+                "partial file into a %s/ folder or name the output with --out\n", f, g, g);
+    }
+    free(abs);
+    return refused;
+}
+
+/* --out: a new file, or a partial run (never a complete run or another file, which a
+ * failed or cut-short run would otherwise replace), and none of the inputs. 0, or -1
+ * with the reason printed. */
+static int out_path_refused(const run_opts *o)
+{
+    if (!o->out_path) return 0;
+    char err[1024];
+    const char *inputs[] = { o->resume, o->external };
+    if (files_output_file("--out", o->out_path, inputs, 2, err, sizeof err)) {
+        fprintf(stderr, "attnladder run: %s\n", err);
+        return -1;
+    }
+    struct stat st;
+    if (lstat(o->out_path, &st) != 0) return 0;   /* a new file */
+    json_t *doc = evidence_load(o->out_path, err, sizeof err);
+    int partial = doc && json_is_true(json_object_get(doc, "partial"));
+    json_decref(doc);
+    if (partial) return 0;
+    char shown[300];
+    text_escape(shown, sizeof shown, o->out_path, TEXT_TERMINAL);
+    fprintf(stderr, "attnladder run: --out %s: %s; a run never replaces one: name a new file\n", shown,
+            doc ? "a complete run is there" : "a file that is no partial run is there");
+    return -1;
+}
+
 /* Loads the partial run and takes its options (parsed from its argv), with this command's
  * places (build, evidence, out, device, external). This command's other options, when it
  * names any, must be the partial run's. 0, or -1 with the reason printed. */
@@ -354,6 +410,10 @@ static int resume_prepare(run_opts **op, json_t **prev_out)
     if (!json_is_true(json_object_get(prev, "partial"))) {
         fprintf(stderr, "attnladder run --resume %s: it is a complete run (\"partial\": false): "
                 "nothing to resume\n", o->resume);
+        json_decref(prev);
+        return -1;
+    }
+    if (!o->out_path && resume_folder_refused(o->resume, prev)) {
         json_decref(prev);
         return -1;
     }
@@ -797,6 +857,7 @@ int cmd_run(int argc, char **argv)
 {
     static run_opts o;   /* large: kept off the stack */
     int rc = parse_run_opts(argc, argv, &o);
+    if (rc == 0 && out_path_refused(&o)) rc = -1;
     if (rc == 0) rc = run_main(&o, argc, argv);
     else rc = rc > 0 ? EXIT_OK : EXIT_BAD_INPUT;
     run_opts_free(&o);

@@ -42,7 +42,19 @@ expect 2 "cannot read the build directory" -- run --build "$tmp/missing"
 d=harness/tests/data/gate
 expect 2 "cannot read" -- run --resume "$tmp/missing.partial.json"
 expect 2 "complete run.*nothing to resume" -- run --resume "$d/ref.json"
-expect 2 "records no progress" -- run --resume "$d/partial.json"
+expect 2 "records no progress" -- run --resume "$d/partial.json" --out "$tmp/resumed.json"
+# where a run is written: --out never replaces a complete run, nor names an input; a
+# resumed run written beside its partial file only in its own GPU's folder
+cp "$d/ref.json" "$tmp/good.json"
+expect 2 "--out $tmp/good.json: a complete run is there" -- run --out "$tmp/good.json"
+cmp -s "$d/ref.json" "$tmp/good.json" || { echo "test_cli: run --out replaced a complete run" >&2; fail=1; }
+expect 2 "--out.*the input" -- run --resume "$d/partial.json" --out "$d/partial.json.x" --external "$d/partial.json.x" 
+mkdir -p "$tmp/nvidia-other-gpu" "$tmp/nvidia-test-gpu"
+cp "$d/partial.json" "$tmp/nvidia-other-gpu/20260101T000000Z_aaaaaaa.partial.json"
+cp "$d/partial.json" "$tmp/nvidia-test-gpu/20260101T000000Z_aaaaaaa.partial.json"
+expect 2 "in nvidia-other-gpu/, the folder of another GPU.*nvidia-test-gpu" -- run --resume "$tmp/nvidia-other-gpu/20260101T000000Z_aaaaaaa.partial.json"
+expect 2 "records no progress" -- run --resume "$tmp/nvidia-test-gpu/20260101T000000Z_aaaaaaa.partial.json"
+expect 2 "records no progress" -- run --resume "$tmp/nvidia-other-gpu/20260101T000000Z_aaaaaaa.partial.json" --out "$tmp/new.json"
 # a compressed run is read, never rewritten: resume and profile want its plain form
 gzip -n -c "$d/partial.json" > "$tmp/20260101T000000Z_aaaaaaa.partial.json.gz"
 expect 2 "a compressed run; resume its plain form" -- run --resume "$tmp/20260101T000000Z_aaaaaaa.partial.json.gz"
