@@ -11,7 +11,7 @@ Fails (exit 1, each finding printed) when, over the tracked files:
   - evidence/<gpu>/ holds anything but runs (<stamp>_<commit>.json, .partial.json, each
     possibly .gz),
     accepted.txt, reference.txt and studies/; or evidence/ anything but README.md,
-    SCHEMA.md and the GPUs' folders; or a study lies deeper than studies/<kind>/<file>;
+    SCHEMA.md, STUDIES.md and the GPUs' folders; or a study lies deeper than studies/<kind>/<file>;
   - reference.txt is not one line naming a complete run of its folder, or accepted.txt
     breaks the harness's rules for it (harness/evidence/accepted.c): each line, spaces,
     tabs and a carriage return trimmed, empty or a '#' comment or the file name of one
@@ -45,7 +45,7 @@ RUN_NAME = re.compile(r"^\d{8}T\d{6}Z_[0-9a-f]{7,40}(\.partial)?\.json(\.gz)?$")
 # a complete reference run is about 4 MB of JSON and 0.5 MB compressed.
 RUN_COMPRESS_ABOVE_BYTES = 1 * MB
 GPU_FILES = ("accepted.txt", "reference.txt")
-TOP_FILES = ("README.md", "SCHEMA.md")
+TOP_FILES = ("README.md", "SCHEMA.md", "STUDIES.md")
 LIST_MAX_BYTES = 64 * 1024          # accepted.txt and reference.txt (the harness's bound)
 MAX_INFLATED = 256 * MB             # a .gz read through: more than this is not a run
 BOM = b"\xef\xbb\xbf"
@@ -174,7 +174,7 @@ def check(root, files, evidence_budget, tree_budget, links=frozenset()):
         parts = f.split("/")
         if len(parts) == 2:
             if parts[1] not in TOP_FILES:
-                bad.append(f"{f}: evidence/ holds README.md, SCHEMA.md and one folder per GPU, nothing else")
+                bad.append(f"{f}: evidence/ holds README.md, SCHEMA.md, STUDIES.md and one folder per GPU, nothing else")
             continue
         gpus.add(parts[1])
         if len(parts) == 3:

@@ -28,9 +28,9 @@ for want in "| g | p1 | a | 5 | +1.30% | +2.00% (2 of 2) |" "| g | p2 | a | 2 | 
             "| g | p3 | a | 2 | +4.00% | - |"; do
   grep -qF -- "$want" <<< "$out" || note "detectable_section: no row '$want' in: $out"
 done
-# --check on a copy of ci/README.md whose block was edited (one figure of the smallest-
+# --check on a copy of evidence/STUDIES.md whose block was edited (one figure of the smallest-
 # slowdown table), and on one without the block's markers
-cp ci/README.md "$tmp/edited.md"
+cp evidence/STUDIES.md "$tmp/edited.md"
 python3 - "$tmp/edited.md" <<'PY'
 import re, sys
 p = sys.argv[1]
@@ -43,13 +43,13 @@ new = re.sub(r"\| (\d+) \|", lambda m: f"| {int(m.group(1)) + 1} |", row, count=
 assert new != row
 open(p, "w").write(t[:j] + new + t[row_end:])
 PY
-grep -v "study:begin" ci/README.md > "$tmp/unmarked.md"
+grep -v "study:begin" evidence/STUDIES.md > "$tmp/unmarked.md"
 BIN=${1:-build/attnladder}
 # the drift gate's results computed once by make test (ci/checks/drift_runs.sh), else here
 DRIFT=${2:-}
 if [ -z "$DRIFT" ]; then DRIFT=$tmp/drift; bash ci/checks/drift_runs.sh "$BIN" "$DRIFT" >/dev/null; fi
 expect "--check, edited block" 1 "does not match the evidence" python3 ci/tools/study_summary.py --check --bin "$BIN" --readme "$tmp/edited.md" --drift "$DRIFT"
 expect "--check, no markers" 2 "has no" python3 ci/tools/study_summary.py --check --bin "$BIN" --readme "$tmp/unmarked.md" --drift "$DRIFT"
-cmp -s "$tmp/unmarked.md" <(grep -v "study:begin" ci/README.md) || note "--check changed the file it checked"
+cmp -s "$tmp/unmarked.md" <(grep -v "study:begin" evidence/STUDIES.md) || note "--check changed the file it checked"
 [ "$fail" = 0 ] && echo "test_study_summary: $cases cases passed"
 exit "$fail"

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""The gate's reliability figures in ci/README.md, computed from the committed evidence.
+"""The gates' reliability figures in evidence/STUDIES.md, computed from the committed evidence.
 
-    python3 ci/tools/study_summary.py [--check] [--bin build/attnladder] [--readme ci/README.md]
+    python3 ci/tools/study_summary.py [--check] [--bin build/attnladder] [--readme FILE]
                                       [--drift DIR]
 
 Reads every A/A study (evidence/*/studies/ab/), every planted study
 (evidence/*/studies/planted/; compressed or not, ci/tools/evidence_files.py) and, through `attnladder gate --against accepted`, the
 drift gate's verdict on every committed complete run; writes the markdown between the
-markers <!-- study:begin --> and <!-- study:end --> of ci/README.md. Every verdict of
+markers <!-- study:begin --> and <!-- study:end --> of evidence/STUDIES.md (beside the
+studies it summarises). Every verdict of
 every file is counted; nothing is left out. --check (make test) exits 1 when the README's
 block is not what the evidence gives. --drift DIR reads the drift gate's verdicts from
 ci/checks/drift_runs.sh's output instead of running the gate on every run again."""
@@ -23,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import evidence_files as ev  # noqa: E402  (the store's layout, one definition)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
-README = os.path.join(ROOT, "ci", "README.md")
+README = os.path.join(ROOT, "evidence", "STUDIES.md")
 BEGIN, END = "<!-- study:begin -->", "<!-- study:end -->"
 
 
