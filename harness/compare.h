@@ -1,4 +1,4 @@
-/* runs_compare.h: the markdown table of per-phase, per-shape changes between two runs
+/* compare.h: the markdown table of per-phase, per-shape changes between two runs
  * (`attnladder compare A.json B.json`), fit to post as a pull-request comment: the
  * ratio to the baseline in each run, their quotient with its bootstrap CI, and the drift
  * rule's verdict for every judged row (the gate's and the report's for the same pair). */

@@ -1,4 +1,4 @@
-/* gate_config.c: reading ci/gate.json. */
+/* gate/config.c: reading ci/gate.json. */
 #include "gate/config.h"
 #include "core/shapes.h"
 #include "core/json_file.h"

@@ -1,4 +1,4 @@
-/* gate_config.h: ci/gate.json, the gate's parameters: the baseline the ratios are
+/* gate/config.h: ci/gate.json, the gate's parameters: the baseline the ratios are
  * taken against, the headline shapes, each phase's ladder bound, the drift rule's
  * parameters and which rows two runs are compared on (see harness/gate/README.md for why they have the values they have). */
 #ifndef ATTNLADDER_GATE_CONFIG_H
