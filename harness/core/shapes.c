@@ -136,6 +136,34 @@ size_t shapes_headline(shape_point *out, size_t cap)
     return n;
 }
 
+/* Inference: too few (batch, head, query tile) tiles to fill the GPU, each reading a long
+ * key range. The sweep's other points have at least 16 sequence-heads, or at most 1000
+ * keys; these have 1 to 32 and up to 64k keys. Few, because each costs make run's GPU session
+ * several seconds (rung 01 runs every point; a rung's timing stops at a quarter second
+ * of GPU time), and that session is held to 8 minutes. Left out, though measured for
+ * issue 41: batches of few heads (4x8x1x16384x128, 8x8x1x8192x64: enough tiles that the
+ * rungs are within 1.5x), 1x64x1x2048x128 (between the 32 heads here and the sweep) and
+ * 1x1x4096x128 (the rungs already ahead); `run --shape` measures any of them. The small
+ * ones (K and V of at most 16M elements) are also checked on the peaked and outlier
+ * inputs: the peaked inputs move each row's running maximum to its last keys, where a
+ * kernel that splits the keys merges its pieces. */
+static size_t shapes_inference(shape_point *out, size_t cap, size_t n)
+{
+    /* decode, one query: a token generated against its KV cache */
+    n = put(out, cap, n, 1, 8, 1, 32768, 128, 0, "decode");    /* 8 KV heads (GQA), 32k context */
+    n = put(out, cap, n, 1, 8, 1, 65536, 64, 0, "decode");     /* the longest context, D = 64 */
+    n = put_checked(out, cap, n, 1, 32, 1, 4096, 128, 0, "decode", EXTRA_INPUTS);   /* 32 heads (MHA) */
+    n = put_checked(out, cap, n, 1, 32, 1, 4096, 64, 0, "decode", EXTRA_INPUTS);    /* the same, D = 64 */
+    /* a short context: launch-bound, where splitting the keys must cost nothing */
+    n = put_checked(out, cap, n, 1, 8, 1, 1024, 128, 0, "decode", EXTRA_INPUTS);
+    /* speculative decoding: a few draft tokens verified at once, causal among themselves */
+    n = put(out, cap, n, 1, 8, 16, 32768, 128, 1, "decode");
+    n = put_checked(out, cap, n, 1, 8, 4, 8192, 128, 1, "decode", EXTRA_INPUTS);
+    /* one head, a long sequence: 128 query tiles, fewer than an H100's 132 SMs */
+    n = put(out, cap, n, 1, 1, 16384, 16384, 128, 0, "single_head");
+    return n;
+}
+
 size_t shapes_sweep(shape_point *out, size_t cap)
 {
     /* FlashAttention's benchmark convention: 16k tokens per batch and a model width of
@@ -160,7 +188,7 @@ size_t shapes_sweep(shape_point *out, size_t cap)
      * be zeros (the ABI's rule). */
     for (size_t di = 0; di < 2; di++)
         n = put_checked(out, cap, n, 1, 8, 300, 129, dims[di], 1, "ragged", EXTRA_INPUTS);
-    return n;
+    return shapes_inference(out, cap, n);
 }
 
 double shape_visible_pairs(const attn_shape *s)

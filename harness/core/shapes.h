@@ -19,7 +19,8 @@ const char *input_dist_name(input_dist d);   /* "uniform", "peaked", "outliers" 
 
 typedef struct {
     attn_shape s;
-    const char *tag;        /* "headline", "sweep", "ragged", "custom" */
+    const char *tag;        /* "headline", "sweep", "ragged", "decode", "single_head",
+                               "custom" */
     unsigned extra_inputs;  /* bit d: also check correctness on input_dist d */
 } shape_point;
 
@@ -36,8 +37,9 @@ int shape_validate(const attn_shape *s, char *err, size_t errlen);
 size_t shapes_headline(shape_point *out, size_t cap);
 /* The standard sweep: S in {128..16384} x D {64,128} x causal {0,1}, B = 16384/S,
  * H = 2048/D, then the ragged and seq_q != seq_kv points (among them 1x8x300x129 causal,
- * whose first rows see no key), the small ones also checked on the peaked and outlier
- * inputs. Returns the count. */
+ * whose first rows see no key), then the inference regimes: "decode" (1, 4 or 16 queries
+ * against 1k-64k keys at 8 and 32 heads) and "single_head" (1x1x16384x128); the small
+ * ones also checked on the peaked and outlier inputs. Returns the count. */
 size_t shapes_sweep(shape_point *out, size_t cap);
 
 /* 4*B*H*D per visible (query, key) pair: Sq*Skv pairs, or for causal (bottom-right

@@ -53,11 +53,23 @@ static void standard_sets(void **st)
     assert_int_equal(p[0].s.seq_q, 512);
     assert_int_equal(p[1].s.causal, 1);
     n = shapes_sweep(p, 128);
-    assert_int_equal(n, 50);
+    assert_int_equal(n, 58);
     int saw_4k = 0, saw_16k = 0, saw_odd = 0, saw_no_key = 0, checked_inputs = 0;
+    int decode = 0, decode_dims = 0, few_causal = 0, single_head = 0, long_keys = 0;
     for (size_t i = 0; i < n; i++) {
         char err[256];
         assert_int_equal(shape_validate(&p[i].s, err, sizeof err), 0);
+        if (strcmp(p[i].tag, "decode") == 0) {
+            /* one or a few queries against as many keys as a KV cache holds */
+            decode++;
+            assert_true(p[i].s.seq_q <= 16 && p[i].s.seq_kv >= 1024);
+            decode_dims |= p[i].s.head_dim;
+            few_causal += p[i].s.seq_q > 1 && p[i].s.causal;
+            long_keys += p[i].s.seq_kv >= 32768;
+        } else if (strcmp(p[i].tag, "single_head") == 0) {
+            single_head++;
+            assert_true(p[i].s.heads == 1 && p[i].s.seq_q >= 4096);
+        }
         if (p[i].s.batch == 4 && p[i].s.heads == 16 && p[i].s.seq_q == 4096 && p[i].s.head_dim == 128) saw_4k = 1;
         if (p[i].s.batch == 1 && p[i].s.heads == 16 && p[i].s.seq_q == 16384) saw_16k = 1;
         if (p[i].s.seq_q == 129 && p[i].s.seq_kv == 257) saw_odd = 1;
@@ -66,9 +78,15 @@ static void standard_sets(void **st)
     }
     assert_true(saw_4k && saw_16k && saw_odd);
     assert_int_equal(saw_no_key, 64 | 128);   /* rows that see no key, at both head dims */
-    assert_int_equal(checked_inputs, 14);     /* the small ragged points on every distribution */
+    /* the small ragged and decode points on every distribution */
+    assert_int_equal(checked_inputs, 18);
+    assert_int_equal(decode, 7);
+    assert_int_equal(decode_dims, 64 | 128);
+    assert_int_equal(few_causal, 2);          /* speculative decoding: 4 and 16 queries */
+    assert_int_equal(long_keys, 3);
+    assert_int_equal(single_head, 1);
     /* the cap is honoured and the count still reported */
-    assert_int_equal(shapes_sweep(p, 3), 50);
+    assert_int_equal(shapes_sweep(p, 3), 58);
 }
 
 static void work_counts(void **st)
