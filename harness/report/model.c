@@ -265,6 +265,25 @@ size_t report_step_shapes(const report_ctx *c, attn_shape *out, size_t cap)
     return n;
 }
 
+int report_has_decode(const run_data *r)
+{
+    for (size_t k = 0; r && k < r->n_results; k++)
+        if (strcmp(r->results[k].tag, "decode") == 0) return 1;
+    return 0;
+}
+
+size_t report_decode_shapes(const run_data *r, attn_shape *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < r->n_results && n < cap; k++) {
+        if (strcmp(r->results[k].tag, "decode") != 0) continue;
+        int seen = 0;
+        for (size_t j = 0; j < n && !seen; j++) seen = run_same_shape(&out[j], &r->results[k].shape);
+        if (!seen) out[n++] = r->results[k].shape;
+    }
+    return n;
+}
+
 size_t report_former_names(const report_ctx *c, size_t i, size_t *out, size_t cap)
 {
     size_t n = 0;

@@ -104,6 +104,14 @@ const char *report_name_in_run(const report_ctx *c, const run_data *r, const cha
  * their count (at most cap). */
 size_t report_step_shapes(const report_ctx *c, attn_shape *out, size_t cap);
 
+/* The decode points of a run: the shapes of its rows tagged "decode" (core/shapes.c),
+ * whose rows of every implementation the decode plot draws; external backends tag
+ * theirs "external", so a point is known by its shape. A run from before the decode
+ * sweep has none. report_decode_shapes gives each shape once, in the run's order (at most
+ * cap), and their count. */
+int report_has_decode(const run_data *r);
+size_t report_decode_shapes(const run_data *r, attn_shape *out, size_t cap);
+
 /* The former names of phase i (the rungs whose successor it is), into out (at most cap);
  * their count. A rung's history includes the runs under its former names. */
 size_t report_former_names(const report_ctx *c, size_t i, size_t *out, size_t cap);

@@ -408,6 +408,18 @@ static void plot_img(FILE *f, const char *dir, const char *slug, const char *wha
     fprintf(f, "![%s](%splots/%s)\n\n", alt, dir, name);
 }
 
+/* The decode plot, or, for a reference run from before the decode sweep (no plot is
+ * drawn: it would be empty, a gap), one line saying so and what adds the points. */
+static void decode_plot_or_note(FILE *f, const report_gpu *g)
+{
+    if (report_has_decode(g->ref))
+        plot_img(f, "", g->slug, "decode", "achieved GB/s against seq_kv at the decode points, with the device "
+                 "copy ceiling");
+    else
+        fprintf(f, "No decode plot: this reference run predates the decode sweep (`attnladder run --sweep`, "
+                "which `make run` runs on the GPU, adds its points).\n\n");
+}
+
 /* A measured number with its unit, or "not measured" (a run made with --no-ceilings). */
 static const char *unit(char *buf, size_t len, double x, const char *u)
 {
@@ -524,6 +536,7 @@ int report_write_readme(const report_ctx *c)
         plot_img(f, "", g->slug, "latency-d128", "latency against sequence length, D = 128");
         plot_img(f, "", g->slug, "tflops-d64", "TFLOP/s against sequence length, D = 64");
         plot_img(f, "", g->slug, "tflops-d128", "TFLOP/s against sequence length, D = 128");
+        decode_plot_or_note(f, g);
         fprintf(f, "History: %zu run%s of this GPU (", g->n_runs, g->n_runs == 1 ? "" : "s");
         for (size_t k = 0; k < g->n_runs; k++) {
             char link[2048];

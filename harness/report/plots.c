@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "report/plots.h"
 #include "core/files.h"
+#include "core/shapes.h"
 #include "core/text_safe.h"
 
 
@@ -640,12 +641,159 @@ static int plot_seq(const report_ctx *c, const report_gpu *g, int d, int tflops)
     return script_run(&s, c);
 }
 
+/* ---- decode: achieved bandwidth against the key length ---------------------------------- */
+
+/* A decode point reads K and V once and does little arithmetic on them, so its measure is
+ * the bandwidth it reaches on the compulsory bytes (core/shapes.h) against the device's
+ * copy ceiling, not its FLOP/s. */
+#define DECODE_MAX_SHAPES 64
+
+static double result_gbps(const run_result *x)
+{
+    if (isfinite(x->gbps)) return x->gbps;
+    return shape_bytes(&x->shape) / (x->median_us * 1e3);
+}
+
+static int in_shapes(const attn_shape *shapes, size_t n, const attn_shape *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (run_same_shape(&shapes[i], s)) return 1;
+    return 0;
+}
+
+/* The x axis: seq_kv on a log scale, a tic at each power of two ("4k") over the points'
+ * range. */
+static void decode_axis(FILE *f, const attn_shape *shapes, size_t n)
+{
+    int lo = shapes[0].seq_kv, hi = shapes[0].seq_kv;
+    for (size_t i = 1; i < n; i++) {
+        if (shapes[i].seq_kv < lo) lo = shapes[i].seq_kv;
+        if (shapes[i].seq_kv > hi) hi = shapes[i].seq_kv;
+    }
+    fprintf(f, "set logscale x 2\nset xrange [%.6g:%.6g]\nset xtics (", lo / 1.5, hi * 1.5);
+    int first = 1;
+    for (long k = 1; k <= hi; k *= 2) {
+        if (k * 2 <= lo) continue;
+        if (k >= 1024) fprintf(f, "%s\"%ldk\" %ld", first ? "" : ", ", k / 1024, k);
+        else fprintf(f, "%s\"%ld\" %ld", first ? "" : ", ", k, k);
+        first = 0;
+    }
+    fprintf(f, ")\nset xlabel \"keys per query, seq_kv (log scale)\"\n");
+}
+
+/* One implementation's decode points as a data block and a series, in order of seq_kv;
+ * their count. *ymax grows to the largest figure. */
+static long decode_series(script *sc, plot_list *pl, const report_ctx *c, const run_data *r, const run_impl *im,
+                          const attn_shape *shapes, size_t ns, int block, double *ymax)
+{
+    const run_result **pts = malloc((r->n_results + 1) * sizeof *pts);
+    if (!pts) return -1;
+    size_t n = 0;
+    for (size_t k = 0; k < r->n_results; k++) {
+        const run_result *x = &r->results[k];
+        if (strcmp(x->impl, im->name) == 0 && x->timed && in_shapes(shapes, ns, &x->shape)) pts[n++] = x;
+    }
+    for (size_t a = 1; a < n; a++)   /* insertion sort, stable: a handful of points */
+        for (size_t b = a; b > 0 && pts[b - 1]->shape.seq_kv > pts[b]->shape.seq_kv; b--) {
+            const run_result *t = pts[b];
+            pts[b] = pts[b - 1];
+            pts[b - 1] = t;
+        }
+    if (n) {
+        fprintf(sc->f, "$d%d << EOD\n", block);
+        for (size_t k = 0; k < n; k++) {
+            double gbps = result_gbps(pts[k]);
+            fprintf(sc->f, "%d", pts[k]->shape.seq_kv);
+            num(sc->f, gbps);
+            fprintf(sc->f, "\n");
+            if (isfinite(gbps)) *ymax = fmax(*ymax, gbps);
+        }
+        fprintf(sc->f, "EOD\n");
+        int is_phase = strcmp(im->kind, "phase") == 0;
+        const char *col = is_phase ? report_impl_colour(c, im->name, im->kind) : report_baseline_colour(c, r, im->name);
+        /* points, not lines: shapes of one seq_kv differ in heads, queries or D */
+        fprintf(item(pl), "$d%d using 1:2 with points pt %d ps 1.3 lc rgb \"%s\" title ", block,
+                is_phase ? 7 : 6 + 2 * (report_baseline_index(r, im->name) % 4), col);
+        gq(pl->f, "%s", im->name);
+    }
+    free(pts);
+    return (long)n;
+}
+
+/* Every rung's and baseline's series, the rungs first; the points drawn, or -1 when out
+ * of memory. A rung or the gate's baseline without a decode point is named as missing. */
+static long decode_all_series(script *sc, plot_list *pl, const report_ctx *c, const run_data *r,
+                              const attn_shape *shapes, size_t ns, double *ymax)
+{
+    char absent[1024] = "";
+    long points = 0;
+    int block = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < r->n_impls; i++) {
+            const run_impl *im = &r->impls[i];
+            int is_phase = strcmp(im->kind, "phase") == 0;
+            if (pass == 0 ? !is_phase : (strcmp(im->kind, "baseline") && strcmp(im->kind, "external"))) continue;
+            long n = decode_series(sc, pl, c, r, im, shapes, ns, block, ymax);
+            if (n < 0) return -1;
+            block += n > 0;
+            points += n;
+            if (!n && (is_phase || strcmp(im->kind, "baseline") == 0)) add_item(absent, sizeof absent, im->name);
+        }
+    if (points > 0 && absent[0]) script_missing(sc, "no decode point of %s", absent);
+    return points;
+}
+
+/* Achieved GB/s against seq_kv at the run's decode points, every rung and baseline, with
+ * the measured device copy ceiling drawn. None for a run without decode points (one from
+ * before the decode sweep: the page says so instead of showing an empty plot). */
+static int plot_decode(const report_ctx *c, const report_gpu *g)
+{
+    const run_data *r = g->ref;
+    attn_shape shapes[DECODE_MAX_SHAPES];
+    size_t ns = report_decode_shapes(r, shapes, DECODE_MAX_SHAPES);
+    if (!ns) return 0;
+    script s;
+    char name[512], title[512];
+    report_plot_name(name, sizeof name, g->slug, "decode");
+    snprintf(title, sizeof title, "%s: achieved GB/s against seq_kv at the decode points", g->gpu_name);   /* cut: only a title */
+    if (script_begin(&s, name, title, 1100, 640)) return -1;
+    FILE *f = s.f;
+    fprintf(f, "set title ");
+    gq(f, "%s: achieved bandwidth at the decode points (one or a few queries; phases filled, baselines open)",
+       g->gpu_name);
+    fprintf(f, "\nset ylabel \"GB/s of the compulsory traffic (Q, K, V read once, O written once)\"\n"
+            "set key outside below center horizontal maxrows 4 samplen 2.5\nset bmargin 10\n");
+    decode_axis(f, shapes, ns);
+    plot_list pl;
+    if (list_open(&pl)) {
+        fclose(s.f);
+        script_free(&s);
+        return -1;
+    }
+    double ymax = r->dram_gbps > 0 ? r->dram_gbps : 0;
+    long points = decode_all_series(&s, &pl, c, r, shapes, ns, &ymax);
+    if (points >= 0) script_panel(&s, "decode", points);
+    if (points >= 0 && r->dram_gbps > 0) {
+        fprintf(item(&pl), "%.6g with lines dt 3 lw 2 lc rgb \"#404040\" title ", r->dram_gbps);
+        gq(pl.f, "device copy ceiling, %.0f GB/s", r->dram_gbps);
+    } else if (points >= 0) {
+        script_missing(&s, "the device copy ceiling (no ceilings in the run)");
+    }
+    fprintf(f, "set yrange [0:%.6g]\n", ymax > 0 ? ymax * 1.12 : 1.0);
+    if (list_plot(&pl, f, "1 with lines lc rgb \"white\" notitle") || points < 0) {
+        fclose(s.f);
+        script_free(&s);
+        return -1;
+    }
+    return script_run(&s, c);
+}
+
 int report_plots_gpu(const report_ctx *c, const report_gpu *g)
 {
     if (plot_ladder(c, g) || plot_waterfall(c, g) || plot_roofline(c, g)) return -1;
     for (int d = 64; d <= 128; d *= 2)
         if (plot_seq(c, g, d, 0) || plot_seq(c, g, d, 1)) return -1;
-    return 0;
+    return plot_decode(c, g);
 }
 
 /* ---- a phase's history ------------------------------------------------------------------- */

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "core/files.h"
 #include "core/numfmt.h"
+#include "core/shapes.h"
 #include "report/complete.h"
 #include "report/model.h"
 #include "report/phase_doc.h"
@@ -757,6 +758,93 @@ static void resources_of_the_kernel_that_ran(void **st)
     free(tmp);
 }
 
+/* The rows of the run at the ragged point 1x8x1x300x64, one per implementation, copied
+ * to shape s and tagged "decode", with s's FLOPs and bytes and the figures they give
+ * (the evidence's consistency check recomputes them from the median). */
+static void add_decode_rows(json_t *doc, const attn_shape *s)
+{
+    json_t *results = json_object_get(doc, "results"), *added = json_array();
+    json_t *ceil = json_object_get(doc, "ceilings");
+    size_t i;
+    json_t *r;
+    json_array_foreach(results, i, r) {
+        json_t *sh = json_object_get(r, "shape");
+        if (strcmp(json_string_value(json_object_get(r, "tag")), "ragged") ||
+            json_integer_value(json_object_get(sh, "seq_q")) != 1 ||
+            json_integer_value(json_object_get(sh, "head_dim")) != 64 ||
+            json_integer_value(json_object_get(sh, "causal")) != 0)
+            continue;
+        json_t *x = json_deep_copy(r);
+        json_object_set_new(x, "tag", json_string("decode"));
+        json_object_set_new(x, "shape", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:f}", "batch", s->batch, "heads",
+                                                  s->heads, "seq_q", s->seq_q, "seq_kv", s->seq_kv, "head_dim",
+                                                  s->head_dim, "causal", s->causal, "scale", 0.125));
+        json_t *d = json_object_get(x, "derived");
+        double med = json_number_value(json_object_get(json_object_get(json_object_get(x, "timing"), "graph"),
+                                                       "median_us"));
+        double tflops = shape_flops(s) / (med * 1e-6) / 1e12, gbps = shape_bytes(s) / (med * 1e-6) / 1e9;
+        json_object_set_new(d, "flops", json_real(shape_flops(s)));
+        json_object_set_new(d, "bytes", json_real(shape_bytes(s)));
+        json_object_set_new(d, "tflops", json_real(tflops));
+        json_object_set_new(d, "gbps", json_real(gbps));
+        json_object_set_new(d, "frac_fp16_peak", json_real(tflops / json_number_value(json_object_get(ceil, "fp16_tflops"))));
+        json_object_set_new(d, "frac_dram", json_real(gbps / json_number_value(json_object_get(ceil, "dram_gbps"))));
+        json_array_append_new(added, x);
+    }
+    assert_int_equal(json_array_size(added), 7);   /* six rungs and the baseline */
+    json_array_extend(results, added);
+    json_decref(added);
+}
+
+/* The decode view: a GPU whose reference run has decode points gets a plot of achieved
+ * GB/s against seq_kv, every rung and the baseline with their points and the device copy
+ * ceiling drawn, linked from its section; a GPU whose run predates them gets one line
+ * saying so and no plot, and the report still passes its check. */
+static void decode_plot_or_its_note(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *tmp = temp_dir();
+    char ev[512], out[512], run[1024];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    copy_evidence(tmp);
+    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
+    attn_shape a = { 1, 8, 1, 4096, 64, 0, 0.125f }, b = { 1, 8, 1, 8192, 64, 0, 0.125f };
+    add_decode_rows(doc, &a);
+    add_decode_rows(doc, &b);
+    save_run(doc, run);
+    char *msg;
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    assert_int_equal(report(ev, out, 1), EXIT_OK);   /* matches and has no gap */
+    char *svg = read_rel(out, "plots/nvidia-test-gpu-decode.svg");
+    assert_non_null(svg);
+    assert_non_null(strstr(svg, "<desc>attnladder report: 14 data points in 1 panel</desc>"));
+    assert_non_null(strstr(svg, "device copy ceiling"));
+    assert_non_null(strstr(svg, "01_scalar"));
+    assert_non_null(strstr(svg, "sdpa_cudnn"));
+    free(svg);
+    assert_false(exists(out, "plots/nvidia-other-gpu-decode.svg"));
+    char *readme = read_rel(out, "README.md");
+    assert_non_null(readme);
+    char *test_gpu = gpu_section(readme, "NVIDIA Test GPU");
+    assert_non_null(strstr(test_gpu, "](plots/nvidia-test-gpu-decode.svg)\n"));
+    assert_null(strstr(test_gpu, "predates the decode sweep"));
+    free(test_gpu);
+    char *other = gpu_section(readme, "NVIDIA Other GPU");
+    char *note = line_from(other, "No decode plot: ");
+    assert_non_null(note);
+    assert_non_null(strstr(note, "predates the decode sweep"));
+    assert_non_null(strstr(note, "`attnladder run --sweep`"));
+    free(note);
+    assert_null(strstr(other, "-decode.svg"));
+    free(other);
+    free(readme);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 static void no_evidence_yet(void **st)
 {
     (void)st;
@@ -822,6 +910,7 @@ int main(void)
         cmocka_unit_test(moved_rung_keeps_its_history),
         cmocka_unit_test(resources_of_the_kernel_that_ran),
         cmocka_unit_test(no_evidence_yet),
+        cmocka_unit_test(decode_plot_or_its_note),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
