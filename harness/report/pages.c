@@ -155,6 +155,19 @@ static void resources_legend(FILE *f)
             "(smem then static only).\n\n");
 }
 
+/* How many times as fast x is as p (a rung below it, or the first rung): where the run
+ * measured both in rotation, the quotient of their paired ratios to the baseline (each
+ * timed in the same rounds as the baseline, so the clock's drift cancels); otherwise the
+ * quotient of their own sustained medians. */
+static double step_speedup(const report_ctx *c, const run_data *r, const run_result *p, const run_result *x)
+{
+    double rp, rx;
+    if (r->ratio_rotation && p->n_paired && x->n_paired && gate_result_point_ratio(c->cfg, r, p, &rp) == 0 &&
+        gate_result_point_ratio(c->cfg, r, x, &rx) == 0 && rx > 0)
+        return rp / rx;
+    return p->median_us / x->median_us;
+}
+
 /* The ladder table's header; with_gpu adds a first column naming the GPU (the first
  * screen's table holds every GPU). first: the first rung's name, for "vs <first>". */
 static void ladder_head(FILE *f, const report_ctx *c, int with_gpu, const char *first)
@@ -201,8 +214,8 @@ static void ladder_rows(FILE *f, const report_ctx *c, const report_gpu *g, const
                 gpu, ph, ph, now, fmt_num(med, sizeof med, x->median_us),
                 fmt_ci(ci, sizeof ci, x->ci_lo_us, x->ci_hi_us), fmt_num(rat, sizeof rat, ratio),
                 fmt_ci(rci, sizeof rci, lo, hi),
-                p ? fmt_speedup(prev, sizeof prev, p->median_us / x->median_us) : "-",
-                first && first != x ? fmt_speedup(sc, sizeof sc, first->median_us / x->median_us) : "-",
+                p ? fmt_speedup(prev, sizeof prev, step_speedup(c, r, p, x)) : "-",
+                first && first != x ? fmt_speedup(sc, sizeof sc, step_speedup(c, r, first, x)) : "-",
                 fmt_num(tf, sizeof tf, x->tflops), fmt_pct(fp, sizeof fp, x->frac_fp16_peak),
                 fmt_pct(fd, sizeof fd, x->frac_dram), regs, smem, spills, vcell);
     }
@@ -247,8 +260,9 @@ static void steps_table(FILE *f, const report_ctx *c, const run_data *r)
         }
     }
     fprintf(f, "### Each rung against the rung below\n\n");
-    fprintf(f, "The speedup of each rung's median latency over the rung below it (the next lower rung "
-            "timed at that shape in this run; x1.40: 1.40 times as fast), and the rung's TFLOP/s.");
+    fprintf(f, "The speedup of each rung over the rung below it (the next lower rung timed at that shape in "
+            "this run; x1.40: 1.40 times as fast): the quotient of their paired ratios to %s where the run "
+            "timed them in rotation, else of their median latencies; and the rung's TFLOP/s.", c->cfg->baseline);
     if (missing[0]) fprintf(f, " Not timed for two rungs in this run: %s.", missing);
     fprintf(f, "\n\n");
     if (!n) return;
@@ -275,7 +289,7 @@ static void steps_table(FILE *f, const report_ctx *c, const run_data *r)
             else if (!p)
                 fprintf(f, " (%s TFLOP/s) |", fmt_num(tf, sizeof tf, x->tflops));
             else
-                fprintf(f, " %s (%s TFLOP/s) |", fmt_speedup(sp, sizeof sp, p->median_us / x->median_us),
+                fprintf(f, " %s (%s TFLOP/s) |", fmt_speedup(sp, sizeof sp, step_speedup(c, r, p, x)),
                         fmt_num(tf, sizeof tf, x->tflops));
         }
         fprintf(f, "\n");
@@ -433,23 +447,24 @@ static const char *unit(char *buf, size_t len, double x, const char *u)
  * numbers (date, commit, the measured ceilings, the clocks). */
 static void runs_table(FILE *f, const report_ctx *c)
 {
-    fprintf(f, "| GPU | run the tables and plots come from | date (UTC) | commit | fp16 GEMM | device copy | "
-            "launch floor | clocks |\n| --- | --- | --- | --- | ---: | ---: | ---: | --- |\n");
+    fprintf(f, "| GPU | run the tables and plots come from | date (UTC) | commit | ratios | fp16 GEMM | device copy | "
+            "launch floor | clocks |\n| --- | --- | --- | --- | --- | ---: | ---: | ---: | --- |\n");
     for (size_t i = 0; i < c->n_gpus; i++) {
         const report_gpu *g = &c->gpus[i];
         const run_data *r = g->ref;
         if (!r) {
-            fprintf(f, "| [%s](#%s) | only partial (interrupted) runs so far | - | - | - | - | - | - |\n",
+            fprintf(f, "| [%s](#%s) | only partial (interrupted) runs so far | - | - | - | - | - | - | - |\n",
                     g->gpu_name, g->slug);
             continue;
         }
         char link[2048], b1[48], b2[48], b3[48];
         evidence_link(r, 0, link, sizeof link);
-        fprintf(f, "| [%s](#%s) | [`%s`](%s) %s | %.10s %.8s | `%.12s`%s | %s | %s | %s | %s |\n",
+        fprintf(f, "| [%s](#%s) | [`%s`](%s) %s | %.10s %.8s | `%.12s`%s | %s | %s | %s | %s | %s |\n",
                 g->gpu_name, g->slug, r->base, link,
                 g->ref_rule == REFERENCE_FROM_FILE && !g->ref_bad ? "(the reference run)"
                 : "(**not a reference run**, below)", r->created_utc, r->created_utc + (strlen(r->created_utc) > 11 ? 11 : 0),
-                r->commit, r->dirty ? " (dirty)" : "", unit(b1, sizeof b1, r->fp16_tflops, "TFLOP/s"),
+                r->commit, r->dirty ? " (dirty)" : "",
+                r->ratio_rotation ? "paired (rotation)" : "separate medians", unit(b1, sizeof b1, r->fp16_tflops, "TFLOP/s"),
                 unit(b2, sizeof b2, r->dram_gbps, "GB/s"), unit(b3, sizeof b3, r->launch_floor_us, "us"),
                 r->throttled ? "**throttled**" : "not throttled");
     }
@@ -484,8 +499,11 @@ int report_write_readme(const report_ctx *c)
     fprintf(f, "# attnladder: results\n\n");
     fprintf(f, "Generated by `attnladder report` from the %zu evidence run%s under `%s/` and the phase "
             "READMEs; do not edit by hand (`make test` regenerates it and fails on any difference). "
-            "Latencies are per launch, CUDA-graph mode; every CI is a 95%% bootstrap interval; ratios are "
-            "to `%s` measured in the same run.\n\n", runs, runs == 1 ? "" : "s", c->evidence_root,
+            "Latencies are per launch, CUDA-graph mode, each implementation timed alone; every CI is a 95%% "
+            "bootstrap interval; ratios are to `%s` measured in the same run: paired where the GPU's table "
+            "below says so (every implementation of a point timed again in rotation, the ratio the median of "
+            "per-round quotients, so the GPU's clock cancels), else the quotient of the two separate "
+            "medians.\n\n", runs, runs == 1 ? "" : "s", c->evidence_root,
             c->cfg->baseline);
     if (!c->n_gpus) {
         fprintf(f, "No evidence yet: run `make run` on a GPU machine and commit the file it writes under "
@@ -593,7 +611,7 @@ static void measured_table(FILE *f, const report_ctx *c, const char *rung)
                     phase != rung ? " (as `" : "", phase != rung ? phase : "", phase != rung ? "`)" : "", text,
                     fmt_num(med, sizeof med, x->median_us), fmt_ci(ci, sizeof ci, x->ci_lo_us, x->ci_hi_us),
                     fmt_num(rat, sizeof rat, ratio), fmt_ci(rci, sizeof rci, lo, hi),
-                    p ? fmt_speedup(prev, sizeof prev, p->median_us / x->median_us) : "first rung",
+                    p ? fmt_speedup(prev, sizeof prev, step_speedup(c, g->ref, p, x)) : "first rung",
                     fmt_num(tf, sizeof tf, x->tflops), cell(v, vc, sizeof vc));
         }
     }

@@ -845,6 +845,66 @@ static void decode_plot_or_its_note(void **st)
     free(tmp);
 }
 
+/* The staircase from paired ratios: where the run measured its ratios in rotation, a rung's
+ * step over the rung below is the quotient of their paired ratios (both timed in the same
+ * rounds as the baseline), not of their separate medians, which carry the clock's drift
+ * between the two measurements. */
+static void steps_from_paired_ratios(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *tmp = temp_dir();
+    char ev[512], out[512], run[1024];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    copy_evidence(tmp);
+    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
+    json_t *method = json_object_get(doc, "method");
+    json_object_set_new(method, "ratio", json_string("paired"));
+    json_object_set_new(method, "ratio_design", json_pack("{s:s}", "rounds", "rotation"));
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(doc, "results"), i, r) {
+        json_t *s = json_object_get(r, "shape");
+        const char *impl = json_string_value(json_object_get(r, "impl"));
+        double q = !strcmp(impl, "05_warp_specialized") ? 2.0 : !strcmp(impl, "06_tiling") ? 0.5 : 0;
+        if (q == 0 || json_integer_value(json_object_get(s, "seq_q")) != 512 ||
+            json_integer_value(json_object_get(s, "batch")) != 1 || json_integer_value(json_object_get(s, "causal")))
+            continue;
+        json_t *a = json_array(), *b = json_array();
+        for (int k = 0; k < 5; k++) {
+            json_array_append_new(a, json_real(5.8 * q));
+            json_array_append_new(b, json_real(5.8));
+        }
+        json_object_set_new(r, "paired", json_pack("{s:s, s:s, s:i, s:i, s:s, s:o, s:o}", "baseline", "sdpa_cudnn",
+                                                   "design", "rotation", "inner", 20, "n", 5, "stop", "noise",
+                                                   "impl_us", a, "baseline_us", b));
+        json_object_set_new(json_object_get(r, "derived"), "ratio",
+                            json_pack("{s:s, s:f, s:f, s:f, s:s}", "baseline", "sdpa_cudnn", "median", q, "ci_lo", q,
+                                      "ci_hi", q, "method", "paired"));
+    }
+    save_run(doc, run);
+    char *msg;
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    char *readme = read_rel(out, "README.md");
+    assert_non_null(readme);
+    char *row = line_from(readme, "| [NVIDIA Test GPU](#nvidia-test-gpu) | [06_tiling]");
+    assert_non_null(row);
+    char want[32], medians[32];
+    fmt_speedup(want, sizeof want, 2.0 / 0.5);
+    fmt_speedup(medians, sizeof medians, 11.5791 / 4.9211);
+    char cell[64];
+    snprintf(cell, sizeof cell, "| %s |", want);
+    if (!strstr(row, cell)) fail_msg("06_tiling's step is not the paired %s: %s", want, row);
+    snprintf(cell, sizeof cell, "| %s |", medians);
+    assert_null(strstr(row, cell));
+    free(row);
+    free(readme);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 static void no_evidence_yet(void **st)
 {
     (void)st;
@@ -899,6 +959,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(number_formats),
         cmocka_unit_test(every_implementation_its_own_colour),
+        cmocka_unit_test(steps_from_paired_ratios),
         cmocka_unit_test(phase_readme_sections),
         cmocka_unit_test(reproducible_and_checked),
         cmocka_unit_test(malformed_evidence_is_named_and_left_out),
