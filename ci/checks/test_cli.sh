@@ -62,6 +62,10 @@ mkdir -p "$tmp/nvidia-test-gpu"; gzip -n -c "$d/ref.json" > "$tmp/nvidia-test-gp
 expect 2 "a compressed run; profile into its plain form" -- profile --into "$tmp/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json.gz"
 expect 0 "20260101T000000Z_aaaaaaa.json.gz" -- show "$tmp/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json.gz"
 
+# the table says where its ratios come from: paired (the rotation) or separate medians
+expect 0 "ratios: paired" -- show evidence/nvidia-h100-80gb-hbm3/$(cat evidence/nvidia-h100-80gb-hbm3/reference.txt)
+expect 0 "ratios: the quotient of the two separate medians" -- show "$tmp/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json.gz"
+
 # accepted: one lookup of accepted.txt for gate, report and the workflow's scripts
 mkdir -p "$tmp/acc/gpu-a" "$tmp/acc/gpu-b" "$tmp/acc/gpu-c"
 echo " 20260101T000000Z_aaaaaaa.json " > "$tmp/acc/gpu-a/accepted.txt"

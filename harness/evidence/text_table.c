@@ -52,4 +52,9 @@ void table_print_rows(FILE *f, const run_data *run, const char *tag, int headlin
         fprintf(f, "%-22s %-26s %12.3f %25s %22s %9.1f %s\n", r->impl, text, r->median_us, ci, ratio,
                isfinite(r->tflops) ? r->tflops : 0.0, check);
     }
+    /* which figure is which: the two regimes differ by up to 10% at long shapes */
+    fprintf(f, "median us: each implementation timed alone (CUDA graph); ratios: %s\n",
+            run->ratio_rotation ? "paired, the median of per-round quotients with the baseline (every "
+                                  "implementation of a point timed again in rotation)"
+                                : "the quotient of the two separate medians");
 }
