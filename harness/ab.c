@@ -1,7 +1,7 @@
 /* ab.c: `attnladder ab`: the A/B regression gate. Every implementation that both builds
  * have (the pull request's base and head), loaded into this one process, checked on the
  * same inputs and then timed in alternation (measure/interleave.h); the change of each
- * is the median paired quotient head/base with its bootstrap CI, decided by gate/ab.h.
+ * is the median paired quotient head/base with its bootstrap CI, decided by gate/ab_rule.h.
  * Which build is loaded first is drawn from the seed (an instance loaded second can run
  * faster, whatever file it is), and recorded. By default each phase is also timed at one
  * shape of every code path it takes on the standard sweep (gate/code_paths.h: the paths
@@ -21,7 +21,7 @@
 #include "core/shapes.h"
 #include "core/stats.h"
 #include "evidence/evidence_file.h"
-#include "gate/ab.h"
+#include "gate/ab_rule.h"
 #include "gate/ab_judge.h"
 #include "gate/code_paths.h"
 #include "measure/correctness.h"

@@ -1,11 +1,11 @@
 /* accepted.c: `attnladder accepted`: the path of a GPU's accepted reference run, for the
  * workflow's scripts, so they read accepted.txt by the same rule as gate and report
- * (evidence/accepted.h). */
+ * (evidence/run_lists.h). */
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
 #include "core/args.h"
-#include "evidence/accepted.h"
+#include "evidence/run_lists.h"
 
 static void usage(FILE *f)
 {

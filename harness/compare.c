@@ -11,7 +11,7 @@
 #include "core/args.h"
 #include "commands.h"
 #include "core/files.h"
-#include "evidence/accepted.h"
+#include "evidence/run_lists.h"
 #include "gate/drift_spread.h"
 #include "gate/regression.h"
 #include "core/numfmt.h"

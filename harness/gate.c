@@ -10,7 +10,7 @@
 #include "core/args.h"
 #include "core/files.h"
 #include "commands.h"
-#include "evidence/accepted.h"
+#include "evidence/run_lists.h"
 #include "evidence/evidence_file.h"
 #include "gate/config.h"
 #include "gate/drift_gate.h"

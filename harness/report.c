@@ -5,7 +5,7 @@
  * is named with its field and left out; the other evidence still reports, and the exit
  * status (2) says that something was left out (when nothing is left, nothing is written).
  * Each GPU's tables and plots come from its reference run (evidence/<gpu>/reference.txt,
- * evidence/accepted.h), never simply the newest file; an invalid or dangling reference.txt
+ * evidence/run_lists.h), never simply the newest file; an invalid or dangling reference.txt
  * is named, the fallback is said on the page, and the exit status is 2.
  * Every path written is under --out: the names evidence puts in them are checked by the
  * evidence validator (core/names.h's rule). */

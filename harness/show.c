@@ -1,13 +1,13 @@
 /* show.c: `attnladder show`: the headline table of each GPU's reference run from the
  * committed evidence, for a machine without a GPU (what `make run` prints there), or of
  * one run file. The run shown for a GPU is its reference run (evidence/<gpu>/reference.txt);
- * without one, the fallback of evidence/accepted.h, said in a line before the table. */
+ * without one, the fallback of evidence/run_lists.h, said in a line before the table. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/args.h"
 #include "commands.h"
-#include "evidence/accepted.h"
+#include "evidence/run_lists.h"
 #include "evidence/evidence_file.h"
 #include "evidence/reader.h"
 #include "evidence/text_table.h"

@@ -13,7 +13,7 @@ Fails (exit 1, each finding printed) when, over the tracked files:
     accepted.txt, reference.txt and studies/; or evidence/ anything but README.md,
     SCHEMA.md, STUDIES.md and the GPUs' folders; or a study lies deeper than studies/<kind>/<file>;
   - reference.txt is not one line naming a complete run of its folder, or accepted.txt
-    breaks the harness's rules for it (harness/evidence/accepted.c): each line, spaces,
+    breaks the harness's rules for it (harness/evidence/run_lists.c): each line, spaces,
     tabs and a carriage return trimmed, empty or a '#' comment or the file name of one
     complete run of its folder (not a study, not a partial run, no path), none twice, at
     least one;
@@ -127,7 +127,7 @@ def compressed_finding(root, f):
 
 
 def accepted_findings(acc, d, lines, files):
-    """accepted.txt by the harness's rules (harness/evidence/accepted.c)."""
+    """accepted.txt by the harness's rules (harness/evidence/run_lists.c)."""
     bad, seen = [], set()
     for no, line in enumerate(lines, 1):
         s = line.split("\r", 1)[0].strip(" \t")

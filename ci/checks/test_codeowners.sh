@@ -11,7 +11,7 @@ note() { echo "test_codeowners: $*" >&2; fail=1; }
 flagged() { printf '%s\n' "$@" | python3 ci/workflow/protected_paths.py "${CO[@]}" | awk '{print $1}'; }
 CO=()
 must=(ci/gate.json ci/frozen/06_tiling.sha256 ci/frozen/99_new.sha256 ci/freeze.sh
-      harness/gate/ab.c harness/gate/decide.c harness/gate/new_rule.c harness/ab.c harness/gate.c
+      harness/gate/ab_rule.c harness/gate/decide.c harness/gate/new_rule.c harness/ab.c harness/gate.c
       .github/workflows/gpu.yml .github/workflows/pr_comment.yml .github/actionlint.yaml
       ci/workflow/judge.sh ci/workflow/pr_comment.sh ci/workflow/pr_gate.sh ci/workflow/ab_gate.sh CODEOWNERS)
 for acc in evidence/*/accepted.txt evidence/*/reference.txt; do must+=("$acc"); done

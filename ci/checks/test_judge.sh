@@ -8,7 +8,7 @@
 #   clean   a harmless change: passes, nothing for review;
 #   gate    ci/gate.json loosened (drift floor 90%, every bound x10) with a run 30% slower
 #           on 06_tiling: the base's rules fail it, the pull request's pass it;
-#   ab      harness/gate/ab.c made to pass everything, with pairs 5% slower on 06_tiling:
+#   ab      harness/gate/ab_rule.c made to pass everything, with pairs 5% slower on 06_tiling:
 #           the base's harness finds the regression, the pull request's does not;
 #   freeze  a frozen rung edited and its manifest rewritten with ci/freeze.sh: the base's
 #           manifests catch it, the pull request's own pass;
@@ -88,7 +88,7 @@ json.dump(d, open(p, "w"), indent=1)
 PY
 commit "gate: loosened"
 pr ab
-python3 - "$tmp/origin/harness/gate/ab.c" <<'PY'
+python3 - "$tmp/origin/harness/gate/ab_rule.c" <<'PY'
 import sys
 p = sys.argv[1]; t = open(p).read()
 t = t.replace("    double up = 1.0 + tolerance, down = 1.0 / (1.0 + tolerance);",
@@ -169,7 +169,7 @@ JSON
   # the pull request's build: its own harness (a real build where the attack changed it)
   local head_build="mkdir -p head/build && cp '$bin' head/build/"
   if [ "$name" = ab ]; then
-    head_build="mkdir -p head/build && cp -r '$build/obj' head/build/ && touch head/harness/gate/ab.c && make -s -C head build/attnladder >/dev/null"
+    head_build="mkdir -p head/build && cp -r '$build/obj' head/build/ && touch head/harness/gate/ab_rule.c && make -s -C head build/attnladder >/dev/null"
   fi
   local judge_build="mkdir -p judge/build && cp '$bin' judge/build/"
   # the measurement: recorded files where the GPU's would be, and the statuses measure writes
@@ -218,7 +218,7 @@ scenario() {  # NAME RUN AB CONCLUSION GATE AB FREEZE HEAD_GATE HEAD_AB HEAD_FRE
 #        name   run           ab            job     base: gate ab freeze  head's: gate ab freeze  review
 scenario clean  run_ok.json   ab_ok.json    success  0 0 0                 0 0 0                   ""
 scenario gate   run_slow.json ab_ok.json    failure  1 0 0                 0 0 0                   "ci/gate.json"
-scenario ab     run_ok.json   ab_slow.json  failure  0 1 0                 0 0 0                   "harness/gate/ab.c"
+scenario ab     run_ok.json   ab_slow.json  failure  0 1 0                 0 0 0                   "harness/gate/ab_rule.c"
 scenario freeze run_ok.json   ab_ok.json    failure  0 0 1                 0 0 0                   "$(for r in $pinned; do printf 'ci/frozen/%s.sha256 ' "$r"; done | sed 's/ $//')"
 grep -q "06_tiling .*regressed" "$tmp/arts_ab/ladder-$gpu-100/comment.md" || note "ab: the comment does not name the regression"
 grep -q "06_tiling" "$tmp/arts_freeze/ladder-$gpu-100/comment.md" || note "freeze: the comment does not name the rung"
@@ -342,7 +342,7 @@ cases=$((cases + 1))
 grep -q "^POST repos/o/attnladder/issues/7/comments" "$log" || note "marker: the result was not posted beside the planted comment: $(cat "$log")"
 grep -q "^PATCH" "$log" && note "marker: a comment was edited (the planted one?): $(grep PATCH "$log")"
 grep -q "The GPU job failed" "$log" || note "marker: the posted verdict is not the job's"
-grep -q "Needs a maintainer's review.*harness/gate/ab.c" "$log" || note "marker: the review line does not name harness/gate/ab.c"
+grep -q "Needs a maintainer's review.*harness/gate/ab_rule.c" "$log" || note "marker: the review line does not name harness/gate/ab_rule.c"
 grep -q "06_tiling .*regressed" "$log" || note "marker: the posted comment lacks the regression"
 grep -q "nvidia-h200" "$log" && note "marker: a comment was posted for the GPU that left no artifact"
 [ $fail = 0 ] && echo "test_judge: $cases cases passed: the loosened gate.json, ab.c made to pass, the rewritten manifest and the planted marker are each caught; a clean change passes; every check crashed, killed or timed out, and a rung that crashes the measuring process, fail the job"

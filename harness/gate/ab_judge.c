@@ -9,7 +9,7 @@
 #include "core/json_file.h"
 #include "core/names.h"
 #include "evidence/evidence_file.h"
-#include "gate/ab.h"
+#include "gate/ab_rule.h"
 
 #define JUDGE_MAX_ROWS 10000
 #define JUDGE_MAX_PAIRS 100000

@@ -1,5 +1,5 @@
 /* gate/drift_gate.h: the drift gate over runs: a run against the accepted reference set
- * of its GPU (evidence/accepted.h), one row per phase and gated shape (the headline and
+ * of its GPU (evidence/run_lists.h), one row per phase and gated shape (the headline and
  * throughput shapes of ci/gate.json), decided by gate/drift.h. */
 #ifndef ATTNLADDER_GATE_DRIFT_GATE_H
 #define ATTNLADDER_GATE_DRIFT_GATE_H

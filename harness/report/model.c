@@ -12,7 +12,7 @@
 #include "core/names.h"
 #include "core/shapes.h"
 #include "report/phase_doc.h"
-#include "evidence/accepted.h"
+#include "evidence/run_lists.h"
 #include "gate/drift_spread.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -46,7 +46,7 @@ static const run_data *complete_run(const report_gpu *g, const char *name)
 }
 
 /* The run the GPU's tables and plots are built from: its reference run, else the fallback
- * evidence/accepted.h gives, each time with the sentence that says so; a file that is
+ * evidence/run_lists.h gives, each time with the sentence that says so; a file that is
  * invalid, or names a run that is not here, is reported and the newest complete run
  * stands in (never silently). */
 static void choose_reference(const report_ctx *c, report_gpu *g)

@@ -1,6 +1,6 @@
 /* report/model.h: the report model, the ground the pages (pages.c) and the plots
  * (plots.c) stand on: every run read from the evidence, grouped per GPU with the run that
- * stands for the GPU (its reference run, evidence/accepted.h) and the gates' verdicts on
+ * stands for the GPU (its reference run, evidence/run_lists.h) and the gates' verdicts on
  * it, the phases in ladder order, each rung's
  * neighbours, the physical floor, and the names and colours of the plots. Pages and plots
  * read only this model, the phase READMEs and ci/gate.json, iterated in sorted order, so
@@ -22,7 +22,7 @@ typedef struct {
     const run_data *ref;         /* the run every table and plot of the GPU is built from:
                                   * its reference run, or the fallback ref_rule says (the
                                   * page says it too); NULL when there is no complete run */
-    int ref_rule;                /* REFERENCE_* of evidence/accepted.h */
+    int ref_rule;                /* REFERENCE_* of evidence/run_lists.h */
     int ref_bad;                 /* reference.txt or accepted.txt was invalid, or named a
                                   * run that is not among the readable ones: the newest
                                   * complete run stands in, ref_err says why (exit 2) */

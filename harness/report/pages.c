@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/pages.h"
-#include "evidence/accepted.h"
+#include "evidence/run_lists.h"
 #include "core/numfmt.h"
 #include "core/text_safe.h"
 #include "report/phase_doc.h"
@@ -55,7 +55,7 @@ static void evidence_link(const run_data *r, int depth, char *buf, size_t len)
 }
 
 /* Why this run stands for the GPU, after the run's line: the file that names it, or the
- * fallback and its reason (evidence/accepted.h), never left unsaid. */
+ * fallback and its reason (evidence/run_lists.h), never left unsaid. */
 static void reference_sentence(FILE *f, const report_gpu *g)
 {
     const run_data *r = g->ref;

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "core/rng.h"
-#include "gate/ab.h"
+#include "gate/ab_rule.h"
 
 #define N 60
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/text_safe.h"
-#include "evidence/accepted.h"
+#include "evidence/run_lists.h"
 #include "evidence/consistency.h"
 #include "evidence/evidence_file.h"
 #include "json_at.h"

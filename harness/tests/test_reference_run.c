@@ -1,5 +1,5 @@
 /* test_reference_run.c: <gpu>/reference.txt, the GPU's reference run
- * (harness/evidence/accepted.h, reference_run_of): one line naming a complete run of that folder,
+ * (harness/evidence/run_lists.h, reference_run_of): one line naming a complete run of that folder,
  * anything else refused with the file named. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "evidence/accepted.h"
+#include "evidence/run_lists.h"
 
 static char g_dir[] = "/tmp/test_reference_run.XXXXXX";
 

@@ -16,7 +16,7 @@
 #include "core/files.h"
 #include "core/json_file.h"
 #include "core/names.h"
-#include "evidence/accepted.h"
+#include "evidence/run_lists.h"
 #include "evidence/consistency.h"
 #include "evidence/evidence_file.h"
 #include "evidence/reader.h"

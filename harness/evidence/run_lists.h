@@ -1,4 +1,4 @@
-/* evidence/accepted.h: the accepted reference runs of a GPU, the one lookup that gate,
+/* evidence/run_lists.h: the accepted reference runs of a GPU, the one lookup that gate,
  * report and the workflow's scripts (through `attnladder accepted`) share; and the GPU's
  * reference run (reference.txt), beside it.
  *

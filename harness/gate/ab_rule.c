@@ -1,5 +1,5 @@
-/* gate/ab.c: the A/B regression decision (ab.h). */
-#include "gate/ab.h"
+/* gate/ab_rule.c: the A/B regression decision (ab_rule.h). */
+#include "gate/ab_rule.h"
 
 #include "core/stats.h"
 

@@ -1,5 +1,5 @@
-/* evidence/accepted.c: the accepted reference runs of a GPU (accepted.h says the rule). */
-#include "evidence/accepted.h"
+/* evidence/run_lists.c: the accepted reference runs of a GPU (run_lists.h says the rule). */
+#include "evidence/run_lists.h"
 
 #include <errno.h>
 #include <stdio.h>

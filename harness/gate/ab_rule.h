@@ -1,4 +1,4 @@
-/* gate/ab.h: the A/B regression decision. The same implementation from the base and the
+/* gate/ab_rule.h: the A/B regression decision. The same implementation from the base and the
  * head build, measured in alternation in one process (measure/interleave.h): pair i
  * gives the quotient head_i / base_i, in which whatever the two shared (clocks, the
  * machine's load, drift) cancels. The change is the median quotient, with a percentile
