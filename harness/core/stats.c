@@ -362,19 +362,28 @@ int stats_median_ratio(const double *a, size_t na, const double *b, size_t nb, d
     return rc;
 }
 
+/* The quotients a[i] / b[i] (malloc'd), or NULL when a time is not finite and > 0 or out
+ * of memory: the one place pairs become quotients. */
+static double *paired_quotients(const double *a, const double *b, size_t n)
+{
+    double *q = malloc(n * sizeof *q);
+    if (!q) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!(isfinite(a[i]) && a[i] > 0 && isfinite(b[i]) && b[i] > 0)) {
+            free(q);
+            return NULL;
+        }
+        q[i] = a[i] / b[i];
+    }
+    return q;
+}
+
 int stats_paired_ratio_ci(const double *a, const double *b, size_t n, size_t resamples,
                           uint64_t seed, double conf, double *ratio, double *lo, double *hi)
 {
     if (!a || !b || bad_args(n, resamples, conf)) return -1;
-    double *q = malloc(n * sizeof *q);
+    double *q = paired_quotients(a, b, n);
     if (!q) return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (!(isfinite(a[i]) && a[i] > 0 && isfinite(b[i]) && b[i] > 0)) {
-            free(q);
-            return -1;
-        }
-        q[i] = a[i] / b[i];
-    }
     *ratio = stats_median(q, n);
     int rc = stats_bootstrap_median_ci(q, n, resamples, seed, conf, lo, hi);
     free(q);
@@ -384,15 +393,8 @@ int stats_paired_ratio_ci(const double *a, const double *b, size_t n, size_t res
 int stats_paired_median(const double *a, const double *b, size_t n, double *ratio)
 {
     if (!a || !b || n == 0) return -1;
-    double *q = malloc(n * sizeof *q);
+    double *q = paired_quotients(a, b, n);
     if (!q) return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (!(isfinite(a[i]) && a[i] > 0 && isfinite(b[i]) && b[i] > 0)) {
-            free(q);
-            return -1;
-        }
-        q[i] = a[i] / b[i];
-    }
     *ratio = stats_median(q, n);
     free(q);
     return 0;

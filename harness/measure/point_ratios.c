@@ -35,17 +35,6 @@ static json_t *flags_json(const unsigned char *x, size_t n)
     return a;
 }
 
-static json_t *rotation_clock_json(const rotation_result *r, const clock_policy *p)
-{
-    if (!p->watch) return json_null();
-    json_t *mhz = json_array();
-    for (size_t i = 0; i < r->n; i++) json_array_append_new(mhz, json_integer(r->sm_mhz[i]));
-    /* the key names of the pairs' clock object: a discarded round drops every pair in it */
-    return json_pack("{s:o, s:I, s:I, s:o, s:s}", "sm_mhz", mhz, "discarded_pairs",
-                     (json_int_t)r->tally.discarded, "power_capped_pairs", (json_int_t)r->tally.power_capped,
-                     "reasons_seen", clock_reasons_json(r->tally.seen), "discard", clock_discard_name(p->discard_mask));
-}
-
 /* One member's `paired` block and derived object from the rotation; its progress line. */
 static int write_member(measure_ctx *ctx, const attn_shape *s, const char *shape_text, const rotation_result *r,
                         const rotation_gpu *g, size_t i, kept_impl *ki, const clock_policy *clock)
@@ -60,7 +49,7 @@ static int write_member(measure_ctx *ctx, const attn_shape *s, const char *shape
     json_object_set_new(pb, "impl_us", times_json(a, r->n));
     json_object_set_new(pb, "baseline_us", times_json(b, r->n));
     json_object_set_new(pb, "impl_first", flags_json(first, r->n));
-    json_object_set_new(pb, "clock", rotation_clock_json(r, clock));
+    json_object_set_new(pb, "clock", clock_rounds_json(r->sm_mhz, r->n, &r->tally, clock));
     json_object_set_new(ki->res, "paired", pb);
     json_t *der = measure_derived(ctx, s, ki->graph.samples_us, ki->graph.n, ki->graph.sum.median, a, b, r->n);
     json_object_set_new(ki->res, "derived", der);
