@@ -752,8 +752,8 @@ write:;
                                       "median of per-round quotients implementation/baseline, 95% bootstrap CI over rounds",
                                       "rounds", "every implementation of the point no slower than slow_factor times the "
                                       "baseline, one CUDA graph replay each per round, in an order drawn per round "
-                                      "(results[].paired.design \"rotation\"); slower ones in pairs with the baseline "
-                                      "alone (\"pair\")",
+                                      "(results[].paired.design \"rotation\"); a slower one keeps the quotient of its own "
+                                      "and the baseline's separate medians (derived.ratio.method \"independent\")",
                                       "absolute", "timing.* and derived.tflops/gbps: each implementation timed alone, "
                                       "one after another (the sustained regime)",
                                       "slow_factor", POINT_SLOW_FACTOR, "min_rounds", (json_int_t)rr.min_rounds,

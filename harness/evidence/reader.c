@@ -127,6 +127,8 @@ static int read_paired(const run_data *r, size_t i, const json_t *res, run_resul
     }
     o->n_paired = n;
     o->paired_baseline = json_string_value(base);
+    json_t *design = json_object_get(pb, "design");
+    o->paired_rotation = json_is_string(design) && !strcmp(json_string_value(design), "rotation");
     /* pairs dropped past the clock discard limit mark the result as a throttled graph
      * timing does: no gate passes it silently */
     json_t *stop = json_object_get(pb, "stop");

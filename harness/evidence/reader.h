@@ -45,6 +45,8 @@ typedef struct {
     const char *paired_baseline;
     double *paired_impl, *paired_base;
     size_t n_paired;
+    int paired_rotation;           /* results[].paired.design "rotation": timed in the
+                                      point's rotation (the pairs that decide) */
     int has_ratio;                 /* derived.ratio against `ratio_baseline` */
     const char *ratio_baseline;
     double ratio, ratio_lo, ratio_hi;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 #include "core/shapes.h"
+#include "evidence/result_ratio.h"
 
 /* A run made with --shape tags the headline shapes "custom": the headline table goes by
  * the shape, not by the tag. */
@@ -48,7 +49,13 @@ void table_print_rows(FILE *f, const run_data *run, const char *tag, int headlin
         }
         char ci[64], ratio[64] = "-";
         snprintf(ci, sizeof ci, "[%.3f, %.3f]", r->ci_lo_us, r->ci_hi_us);
-        if (r->has_ratio) snprintf(ratio, sizeof ratio, "%.3f [%.3f, %.3f]", r->ratio, r->ratio_lo, r->ratio_hi);
+        double q = r->ratio, lo = r->ratio_lo, hi = r->ratio_hi;
+        /* a slow rung's pairs with the baseline alone do not decide (result_ratio.h): the
+         * table shows the ratio the gate and the reports read */
+        if (r->has_ratio && run->ratio_rotation && r->n_paired && !result_pairs_decide(run, r) &&
+            result_ratio(run, r, r->ratio_baseline, &q, &lo, &hi) != 0)
+            q = lo = hi = NAN;
+        if (r->has_ratio && isfinite(q)) snprintf(ratio, sizeof ratio, "%.3f [%.3f, %.3f]", q, lo, hi);
         fprintf(f, "%-22s %-26s %12.3f %25s %22s %9.1f %s\n", r->impl, text, r->median_us, ci, ratio,
                isfinite(r->tflops) ? r->tflops : 0.0, check);
     }

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/stats.h"
-#include "measure/paired_ratio.h"
 #include "measure/planted_slowdown.h"
 
 rotation_rule point_rotation_rule(const measure_ctx *ctx, uint64_t seed, int alt_sets)
@@ -122,28 +121,6 @@ out:
     return rc;
 }
 
-/* A slow implementation in pairs with the baseline alone. 0, or -1 with err. */
-static int pair_alone(measure_ctx *ctx, const attn_shape *s, const char *shape_text, const point_buffers *pb,
-                      cudaStream_t stream, kept_impl *ki, kept_impl *kb, char *err, size_t errlen)
-{
-    timed_impl ti = { ki->im->ph, ki->state, { pb->q, pb->k, pb->v, pb->o, ki->ws ? pb->ws : NULL, stream },
-                      { pb->q, pb->k, pb->v, pb->o2 ? pb->o2 : pb->o, ki->ws ? (pb->ws2 ? pb->ws2 : pb->ws) : NULL,
-                        stream } };
-    timed_impl tb = { kb->im->ph, kb->state, ti.args_alt, ti.args };
-    interleave_result pairs = { 0 };
-    uint64_t seed = ctx->seed + 7 + (uint64_t)s->seq_kv * 131 + (uint64_t)s->batch;
-    if (paired_measure(ctx, &ti, &tb, ctx->baseline, seed, ki->res, &pairs, err, errlen)) return -1;
-    json_t *blk = json_object_get(ki->res, "paired");
-    if (blk) json_object_set_new(blk, "design", json_string("pair"));
-    json_t *der = measure_derived(ctx, s, ki->graph.samples_us, ki->graph.n, ki->graph.sum.median, pairs.a_us,
-                                  pairs.b_us, pairs.n);
-    json_object_set_new(ki->res, "derived", der);
-    measure_progress_ratio(ctx, ki->im->ph->name, shape_text, "pairs", json_object_get(der, "ratio"), pairs.n,
-                           pairs.inner, pairs.stop ? pairs.stop : "?");
-    interleave_result_free(&pairs);
-    return 0;
-}
-
 int point_ratios(measure_ctx *ctx, const attn_shape *s, const char *shape_text, const point_buffers *b,
                  cudaStream_t stream, kept_impl *kept, size_t n_kept, step_times *st, char *err, size_t errlen)
 {
@@ -169,11 +146,8 @@ int point_ratios(measure_ctx *ctx, const attn_shape *s, const char *shape_text, 
     int rc = 0;
     if (k >= 2) rc = rotate(ctx, s, shape_text, b, stream, kept, members, k, base_at, err, errlen);
     free(members);
-    for (size_t i = 0; i < n_kept && rc == 0 && !*ctx->stop; i++) {
-        if (i == base || json_object_get(kept[i].res, "derived")) continue;
-        rc = pair_alone(ctx, s, shape_text, b, stream, &kept[i], &kept[base], err, errlen);
-    }
-    /* a point cut short by a signal: whatever was not paired keeps its own figures */
+    /* a slower one, and a point cut short by a signal: each keeps the quotient of its own
+     * and the baseline's separate medians (point_ratios.h says why not pairs) */
     for (size_t i = 0; i < n_kept && rc == 0; i++)
         if (!json_object_get(kept[i].res, "derived")) derive_alone(ctx, s, &kept[i]);
     step_add(st, STEP_PAIRED, t);

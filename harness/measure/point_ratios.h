@@ -3,13 +3,15 @@
  *
  * Those implementations stay initialised; the baseline and every one no slower than
  * POINT_SLOW_FACTOR times it are then timed in rotation (rotation.h), and each ratio is the
- * median of its per-round quotients with a bootstrap CI over rounds. A much slower one
- * (the scalar and early rungs at long shapes) would make each round mostly its own
- * low-power replay and move the others' clocks with the order drawn; it is timed in pairs
- * with the baseline alone instead (interleave.h), which is accurate enough for a ratio far
- * from 1. Both land in results[].paired (`design` says which) and derived.ratio (method
- * "paired"); the implementation's own timing stays in results[].timing (the sustained,
- * one-at-a-time regime: the absolute figures and TFLOP/s). */
+ * median of its per-round quotients with a bootstrap CI over rounds (results[].paired,
+ * design "rotation"; derived.ratio method "paired"). A much slower one (the scalar and early
+ * rungs at long shapes) would make each round mostly its own low-power replay and move the
+ * others' clocks; it keeps the quotient of its own and the baseline's separate medians
+ * (method "independent"). Paired with the baseline alone instead, as builds up to 1ded564
+ * did (design "pair"), its ratio moved by up to 29% between H100 machines where the
+ * separate medians moved by at most 6.6% (evidence/STUDIES.md), and the pairs cost about
+ * 36 s of a sweep. The implementation's own timing stays in results[].timing (the
+ * sustained, one-at-a-time regime: the absolute figures and TFLOP/s). */
 #ifndef ATTNLADDER_MEASURE_POINT_RATIOS_H
 #define ATTNLADDER_MEASURE_POINT_RATIOS_H
 #include <stddef.h>
@@ -19,7 +21,7 @@
 #include "measure/rotation.h"
 #include "measure/step_clock.h"
 
-/* Slower than this many times the baseline: paired with the baseline alone. */
+/* Slower than this many times the baseline: out of the rotation, its separate medians. */
 #define POINT_SLOW_FACTOR 4.0
 
 /* An implementation kept initialised after its own measurement. */

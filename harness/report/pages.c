@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/pages.h"
+#include "evidence/result_ratio.h"
 #include "evidence/run_lists.h"
 #include "core/numfmt.h"
 #include "core/text_safe.h"
@@ -162,7 +163,7 @@ static void resources_legend(FILE *f)
 static double step_speedup(const report_ctx *c, const run_data *r, const run_result *p, const run_result *x)
 {
     double rp, rx;
-    if (r->ratio_rotation && p->n_paired && x->n_paired && gate_result_point_ratio(c->cfg, r, p, &rp) == 0 &&
+    if (result_pairs_decide(r, p) && result_pairs_decide(r, x) && gate_result_point_ratio(c->cfg, r, p, &rp) == 0 &&
         gate_result_point_ratio(c->cfg, r, x, &rx) == 0 && rx > 0)
         return rp / rx;
     return p->median_us / x->median_us;
@@ -221,8 +222,9 @@ static void ladder_rows(FILE *f, const report_ctx *c, const report_gpu *g, const
     }
     for (size_t i = 0; i < c->n_phases; i++)
         if (c->current[i] && !report_rung_in_run(c, r, i))
-            fprintf(f, "|%s [%s](phases/%s.md) | **not in this run** | - | - | - | - | - | - | - | - | - | - |\n",
-                    gpu, c->phases[i], c->phases[i]);
+            fprintf(f, "|%s [%s](phases/%s.md) | **%s** | - | - | - | - | - | - | - | - | - | - |\n", gpu,
+                    c->phases[i], c->phases[i],
+                    report_rung_in_some_reference(c, i) ? "not yet run on this GPU" : "not in this run");
 }
 
 static void ladder_table(FILE *f, const report_ctx *c, const report_gpu *g, const attn_shape *s)
