@@ -246,6 +246,13 @@ int report_rung_in_run(const report_ctx *c, const run_data *r, size_t i)
     return report_name_in_run(c, r, c->phases[i]) != NULL;
 }
 
+int report_rung_in_some_reference(const report_ctx *c, size_t i)
+{
+    for (size_t k = 0; k < c->n_gpus; k++)
+        if (c->gpus[k].ref && report_rung_in_run(c, c->gpus[k].ref, i)) return 1;
+    return 0;
+}
+
 size_t report_step_shapes(const report_ctx *c, attn_shape *out, size_t cap)
 {
     /* where the steps of rungs 07-09 were measured and predicted (their READMEs): the

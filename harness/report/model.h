@@ -96,6 +96,10 @@ int report_phase_index(const report_ctx *c, const char *name);
 /* Whether rung i is in run r under its name or a former one (a run of a moved rung's
  * old name is a run of the rung). */
 int report_rung_in_run(const report_ctx *c, const run_data *r, size_t i);
+/* Whether any GPU's reference run holds phase i: a rung missing from one GPU's reference
+ * run but run on another is said on that GPU's pages ("not yet run on this GPU"), where a
+ * rung no reference run holds is a gap of the report. */
+int report_rung_in_some_reference(const report_ctx *c, size_t i);
 /* The name under which the rung `phase` is in run r (its own, else a former one), or NULL. */
 const char *report_name_in_run(const report_ctx *c, const run_data *r, const char *phase);
 

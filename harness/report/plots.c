@@ -38,6 +38,7 @@ typedef struct {
     long points;
     int panels;
     char empty[512], missing[1024];
+    char not_yet[512];   /* rungs another GPU's reference run holds and this one's does not */
 } script;
 
 /* A list in a fixed buffer, ", " between items; cut (never overrun) when full. */
@@ -252,9 +253,10 @@ static int script_run(script *s, const report_ctx *c)
             else fputc(*p, f);
         }
         /* the names in the lists are safe names and the report's own words: no markup */
-        fprintf(f, "</title>\n<desc>attnladder report: %ld data points in %d panel%s%s%s%s%s</desc>", s->points,
+        fprintf(f, "</title>\n<desc>attnladder report: %ld data points in %d panel%s%s%s%s%s%s%s</desc>", s->points,
                 s->panels, s->panels == 1 ? "" : "s", s->empty[0] ? "; empty: " : "", s->empty,
-                s->missing[0] ? "; missing: " : "", s->missing);
+                s->missing[0] ? "; missing: " : "", s->missing,
+                s->not_yet[0] ? "; not yet run on this GPU: " : "", s->not_yet);
         fwrite(b, 1, len - (size_t)(b - text), f);
     } else {
         fwrite(text, 1, len, f);
@@ -316,8 +318,17 @@ static int plot_ladder(const report_ctx *c, const report_gpu *g)
     }
     fprintf(f, "EOD\nset xrange [-0.5:%f]\n", n > 0 ? n - 0.5 : 0.5);
     script_panel(&s, "ladder", points);
-    for (size_t i = 0; i < c->n_phases; i++)   /* every current rung, in the run */
-        if (c->current[i] && !report_rung_in_run(c, r, i)) script_missing(&s, "%s (not in the run)", c->phases[i]);
+    for (size_t i = 0; i < c->n_phases; i++) {   /* every current rung, in the run */
+        if (!c->current[i] || report_rung_in_run(c, r, i)) continue;
+        /* run on another GPU only: said in the plot, no gap (report_rung_in_some_reference) */
+        if (report_rung_in_some_reference(c, i)) add_item(s.not_yet, sizeof s.not_yet, c->phases[i]);
+        else script_missing(&s, "%s (not in the run)", c->phases[i]);
+    }
+    if (s.not_yet[0]) {
+        fprintf(f, "set label 1 ");
+        gq(f, "not yet run on this GPU: %s", s.not_yet);
+        fprintf(f, " at graph 0.01, graph 0.04 left font \",10\" tc rgb \"#555555\"\n");
+    }
     static const char *const SERIES_COLOUR[] = { "#1f77b4", "#d62728" };
     static const char *const SERIES_NAME[] = { "non-causal", "causal" };
     plot_list pl;

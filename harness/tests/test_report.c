@@ -542,6 +542,62 @@ static void gaps_fail_the_check(void **st)
     free(tmp);
 }
 
+/* Drops a rung from a run (its results, its implementation and its profile rows), as a
+ * reference run made before the rung existed reads. */
+static void drop_rung(json_t *doc, const char *rung)
+{
+    const char *arrays[] = { "results", "implementations", "profile" };
+    for (size_t a = 0; a < 3; a++) {
+        json_t *arr = json_object_get(doc, arrays[a]);
+        for (size_t i = json_array_size(arr); i-- > 0;) {
+            json_t *x = json_array_get(arr, i);
+            const char *n = json_string_value(json_object_get(x, a == 1 ? "name" : "impl"));
+            if (n && !strcmp(n, rung)) json_array_remove(arr, i);
+        }
+    }
+}
+
+/* A rung that one GPU's reference run holds and another's predates (a GPU not lent since
+ * the rung was built) is said on that GPU's table and plot and is no gap; a rung that no
+ * reference run holds is still one. */
+static void rung_not_yet_run_on_a_gpu(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *tmp = temp_dir();
+    char ev[512], out[512], run[1024];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    copy_evidence(tmp);
+    json_t *doc = load_run(ev, "nvidia-other-gpu/20260110T000000Z_ddddddd.json", run, sizeof run);
+    drop_rung(doc, "06_tiling");
+    save_run(doc, run);
+    char *msg;
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    if (strstr(msg, "gap")) fail_msg("a rung run on another GPU counted as a gap: %s", msg);
+    free(msg);
+    assert_int_equal(report(ev, out, 1), EXIT_OK);
+    char *svg = read_rel(out, "plots/nvidia-other-gpu-ladder.svg");
+    assert_non_null(svg);
+    assert_non_null(strstr(svg, "not yet run on this GPU: 06_tiling"));
+    free(svg);
+    char *readme = read_rel(out, "README.md");
+    assert_non_null(readme);
+    assert_non_null(strstr(readme, "| [NVIDIA Other GPU](#nvidia-other-gpu) | [06_tiling](phases/06_tiling.md) | "
+                                   "**not yet run on this GPU** |"));
+    free(readme);
+    /* gone from every reference run (nvidia-test-gpu's is 20260201T000000Z_bbbbbbb) */
+    doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
+    drop_rung(doc, "06_tiling");
+    save_run(doc, run);
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    assert_non_null(strstr(msg, "gaps above"));
+    free(msg);
+    assert_int_equal(report(ev, out, 1), EXIT_GATE);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 /* The checker on pages written by hand: a column of dashes and a plot without data are
  * gaps; a table with one value in a column is not. */
 static void gap_checker_reads_tables_and_plots(void **st)
@@ -967,6 +1023,7 @@ int main(void)
         cmocka_unit_test(show_prints_reference_rows),
         cmocka_unit_test(first_screen_steps_and_time_axis),
         cmocka_unit_test(gaps_fail_the_check),
+        cmocka_unit_test(rung_not_yet_run_on_a_gpu),
         cmocka_unit_test(gap_checker_reads_tables_and_plots),
         cmocka_unit_test(moved_rung_keeps_its_history),
         cmocka_unit_test(resources_of_the_kernel_that_ran),
