@@ -164,10 +164,10 @@ static void print_head(FILE *f, const run_data *a, const run_data *b)
 
 /* The rule, and what it can and cannot say: the reader of a pull-request comment should
  * not take a between-process difference for a measured slowdown of the change. */
-static void print_rule(FILE *f, const gate_config *c, const drift_spread *sp)
+static void print_rule(FILE *f, const gate_config *c, const drift_spread *sp, const drift_params *p)
 {
     char rule[1024], path[600];
-    drift_rule_text(rule, sizeof rule, &c->drift, sp->n_runs, sp->measured);
+    drift_rule_text(rule, sizeof rule, p, sp->n_runs, sp->measured);
     cell(path, sizeof path, c->path);
     fprintf(f, "Ratio = median latency / median latency of `%s` in the same run; change = ratio B / "
             "ratio A (above 1: B is slower). Verdicts by %s. Judged (regression.shapes of %s): the "
@@ -235,7 +235,7 @@ int runs_compare_markdown(FILE *f, const gate_config *c, const run_data *a, cons
     }
     print_head(f, a, b);
     size_t slower = print_counts(f, rows, n);
-    print_rule(f, c, &sp);
+    print_rule(f, c, &sp, drift_params_for_runs(&sp, c, a, b));
     print_tables(f, c, rows, n, o);
     free(rows);
     drift_spread_free(&sp);

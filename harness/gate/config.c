@@ -58,14 +58,18 @@ static int read_drift(json_t *d, const char *path, drift_params *p, char *err, s
 {
     p->k_sigma = 4.0;
     p->floor = 0.02;
+    p->floor_paired = p->floor;
     p->min_runs = 3;
     if (!d) return 0;
     if (!json_is_object(d)) return json_file_fail(err, errlen, path, "drift: not an object");
-    static const char *const known[] = { "k_sigma", "floor", "min_runs", "note", NULL };
+    static const char *const known[] = { "k_sigma", "floor", "floor_paired", "min_runs", "note", NULL };
     if (known_keys(d, "drift", known, path, err, errlen)) return -1;
     double min_runs = (double)p->min_runs;
     if (section_number(d, "drift", "k_sigma", 0.5, 20, &p->k_sigma, path, err, errlen) ||
-        section_number(d, "drift", "floor", 0.0, 1.0, &p->floor, path, err, errlen) ||
+        section_number(d, "drift", "floor", 0.0, 1.0, &p->floor, path, err, errlen))
+        return -1;
+    p->floor_paired = p->floor;   /* unless said: one floor for every set */
+    if (section_number(d, "drift", "floor_paired", 0.0, 1.0, &p->floor_paired, path, err, errlen) ||
         section_number(d, "drift", "min_runs", 2, 32, &min_runs, path, err, errlen))
         return -1;
     if (min_runs != (double)(size_t)min_runs)

@@ -17,6 +17,9 @@ typedef struct {
     double k_sigma;      /* the tolerance in between-run standard deviations */
     double floor;        /* the smallest tolerance, relative (0.02 = 2%) */
     size_t min_runs;     /* a reference set smaller than this is not judged */
+    double floor_paired; /* the same for an accepted set whose every run measured its ratios
+                          * in rotation (run_data.ratio_rotation): their between-session
+                          * spread is a few times smaller (gate.json's drift note) */
 } drift_params;
 
 typedef struct {

@@ -22,8 +22,8 @@ static int is_new_phase(const run_data *run, size_t upto, const char *name)
 
 /* One row: the run's own ratio with its CI against the set's centre and tolerance there.
  * 1 a row to judge, 0 skipped (no ratio in the run, or none in the set). */
-static int build_row(const gate_config *c, const run_data *run, const drift_spread *sp, const char *phase,
-                     const attn_shape *s, drift_row *row)
+static int build_row(const gate_config *c, const run_data *run, const drift_spread *sp, const drift_params *p,
+                     const char *phase, const attn_shape *s, drift_row *row)
 {
     const spread_row *ref = drift_spread_find(sp, phase, s);
     const run_result *now = run_find(run, phase, s);
@@ -34,6 +34,7 @@ static int build_row(const gate_config *c, const run_data *run, const drift_spre
         return 0;
     row->ref = ref->ref;
     row->pooled = ref->pooled;
+    drift_settle(&row->ref, ref->pooled, p);   /* the floor for this run (drift_params_for_runs) */
     row->verdict = drift_decide(&row->ref, row->now, row->now_lo, row->now_hi);
     return 1;
 }
@@ -67,6 +68,8 @@ int gate_drift(const gate_config *c, const run_data *run, const run_data *refs, 
     o->judged = n_refs >= c->drift.min_runs;
     drift_spread sp;
     if (drift_spread_of(c, refs, n_refs, &sp, err, errlen)) return -1;
+    const drift_params *dp = drift_params_for_runs(&sp, c, run, NULL);
+    o->floor = dp->floor;
     size_t cap = run->n_results + 2 * GATE_MAX_HEADLINE + 1;
     o->rows = calloc(run->n_impls * cap + 1, sizeof *o->rows);
     attn_shape *shapes = malloc(cap * sizeof *shapes);
@@ -81,7 +84,7 @@ int gate_drift(const gate_config *c, const run_data *run, const run_data *refs, 
         if (strcmp(im->kind, "phase") != 0 || !is_new_phase(run, p, im->name)) continue;
         size_t ns = row_shapes(c, run, im->name, shapes);
         for (size_t h = 0; h < ns; h++) {
-            if (!build_row(c, run, &sp, im->name, &shapes[h], &o->rows[o->n])) {
+            if (!build_row(c, run, &sp, dp, im->name, &shapes[h], &o->rows[o->n])) {
                 o->skipped++;
                 continue;
             }
@@ -107,7 +110,7 @@ void drift_print(FILE *f, const gate_config *c, const drift_outcome *o, int brie
     }
     fprintf(f, "  slower when the ratio's CI lies above centre x (1 + tol), tol = max(%.0f%%, %.1f x the "
             "runs' spread of log ratios, at least the spread pooled over the phases at that shape)\n",
-            c->drift.floor * 100, c->drift.k_sigma);
+            o->floor * 100, c->drift.k_sigma);
     fprintf(f, "  %-22s %-24s %-7s %-8s %-26s %s\n", "phase", "shape", "result", "runs", "ratio now [CI]",
             "centre, tolerance (the smallest drift it can flag)");
     for (size_t i = 0; i < o->n; i++) {
@@ -141,7 +144,7 @@ json_t *drift_json(const gate_config *c, const drift_outcome *o)
             "now_ci_hi", r->now_hi, "change", r->now / r->ref.center - 1));
     }
     return json_pack("{s:I, s:b, s:f, s:f, s:I, s:I, s:o}", "reference_runs", (json_int_t)o->n_refs,
-                     "judged", o->judged, "k_sigma", c->drift.k_sigma, "floor", c->drift.floor,
+                     "judged", o->judged, "k_sigma", c->drift.k_sigma, "floor", o->floor,
                      "slower", (json_int_t)o->slower,
                      "skipped", (json_int_t)o->skipped, "rows", rows);
 }

@@ -24,6 +24,7 @@ typedef struct {
     size_t slower;           /* rows that block */
     size_t n_refs;           /* runs in the reference set */
     int judged;              /* 0: the set is smaller than drift.min_runs */
+    double floor;            /* the floor the set's rows took (drift_params_for_set) */
     size_t skipped;          /* rows without a ratio in the run or in every reference */
 } drift_outcome;
 

@@ -42,11 +42,21 @@ static size_t set_ratios(const gate_config *c, const run_data *set, size_t n, co
     return k;
 }
 
+drift_params drift_params_for_set(const drift_params *p, const run_data *set, size_t n)
+{
+    drift_params q = *p;
+    size_t paired = 0;
+    for (size_t i = 0; i < n; i++) paired += set[i].ratio_rotation != 0;
+    if (n > 0 && paired == n) q.floor = p->floor_paired;
+    return q;
+}
+
 int drift_spread_of(const gate_config *c, const run_data *set, size_t n, drift_spread *s, char *err,
                     size_t errlen)
 {
     memset(s, 0, sizeof *s);
     s->n_runs = n;
+    s->params = drift_params_for_set(&c->drift, set, n);
     s->measured = n >= c->drift.min_runs;
     size_t cap = 1;
     for (size_t i = 0; i < n; i++) cap += set[i].n_results;
@@ -69,7 +79,7 @@ int drift_spread_of(const gate_config *c, const run_data *set, size_t n, drift_s
             spread_row *row = &s->rows[s->n];
             row->phase = r->impl;
             row->shape = r->shape;
-            if (m && drift_reference(ratios, m, 0, &c->drift, &row->ref) == 0) s->n++;
+            if (m && drift_reference(ratios, m, 0, &s->params, &row->ref) == 0) s->n++;
         }
     free(ratios);
     /* a row's own spread from a few runs may be small by chance: none is taken below the
@@ -88,7 +98,7 @@ int drift_spread_of(const gate_config *c, const run_data *set, size_t n, drift_s
         s->rows[i].pooled = drift_pooled(same, m);
     }
     free(same);
-    for (size_t i = 0; i < s->n; i++) drift_settle(&s->rows[i].ref, s->rows[i].pooled, &c->drift);
+    for (size_t i = 0; i < s->n; i++) drift_settle(&s->rows[i].ref, s->rows[i].pooled, &s->params);
     return 0;
 }
 
@@ -111,6 +121,13 @@ void drift_spread_ref(const drift_spread *s, const drift_params *p, const char *
         }
     }
     drift_settle(out, pooled, p);
+}
+
+const drift_params *drift_params_for_runs(const drift_spread *s, const gate_config *c, const run_data *a,
+                                          const run_data *b)
+{
+    if (s && a->ratio_rotation && (!b || b->ratio_rotation)) return &s->params;
+    return &c->drift;
 }
 
 void drift_rule_text(char *buf, size_t len, const drift_params *p, size_t n_runs, int measured)

@@ -24,7 +24,19 @@ typedef struct {
     size_t n_runs;       /* runs in the set */
     int measured;        /* n_runs >= drift.min_runs: the spread counts; with fewer runs a
                           * comparison of two runs takes the floor alone */
+    drift_params params; /* the config's, its floor the set's (drift_params_for_set) */
 } drift_spread;
+
+/* The drift parameters for a set of n runs: p, its floor floor_paired when every run
+ * measured its ratios in rotation (n > 0), else floor. */
+drift_params drift_params_for_set(const drift_params *p, const run_data *set, size_t n);
+
+/* The parameters a comparison of run a (and b, or NULL) against the set s judges by: the
+ * set's (its paired floor) when a and b took their ratios in rotation too, else the
+ * config's (a run of separate medians moves by up to 10% from a paired one at the long
+ * shapes, a difference of method, not of the code). */
+const drift_params *drift_params_for_runs(const drift_spread *s, const gate_config *c, const run_data *a,
+                                          const run_data *b);
 
 /* Whether two runs are compared at shape s: every shape with regression.shapes "all",
  * else the headline and throughput shapes of the config (the drift gate's). */

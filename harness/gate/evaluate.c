@@ -330,6 +330,7 @@ int gate_regression(const gate_config *c, const run_data *run, const run_data *r
 {
     o->set_runs = spread ? spread->n_runs : 0;
     o->set_measured = spread && spread->measured;
+    o->set_floor = drift_params_for_runs(spread, c, run, ref)->floor;
     if (strcmp(run->slug, ref->slug) != 0) {
         snprintf(err, errlen, "%s is a run on '%s' and the reference %s one on '%s': the "
                  "regression gate compares runs of the same GPU (evidence/%s/accepted.txt)",
@@ -434,7 +435,9 @@ void gate_print(FILE *f, const gate_config *c, const run_data *run, const run_da
     if (reg) {
         run_line(f, "\nagainst the reference run", ref);
         char rule[1024];
-        drift_rule_text(rule, sizeof rule, &c->drift, reg->set_runs, reg->set_measured);
+        drift_params used = c->drift;
+        used.floor = reg->set_floor;
+        drift_rule_text(rule, sizeof rule, &used, reg->set_runs, reg->set_measured);
         fprintf(f, "  %s\n", rule);
         print_head(f, reg, brief);
         for (size_t i = 0; i < reg->n; i++) {
@@ -500,7 +503,7 @@ json_t *gate_json(const gate_config *c, const run_data *run, const run_data *ref
                           "config", c->path, "against", ref ? json_string(ref->path) : json_null(),
                           "pass", failures == 0, "failures", (json_int_t)failures);
     json_object_set_new(j, "rule", json_pack("{s:s, s:s, s:f, s:f, s:I, s:b, s:f, s:I, s:s}", "baseline",
-                        c->baseline, "method", "drift", "k_sigma", c->drift.k_sigma, "floor", c->drift.floor,
+                        c->baseline, "method", "drift", "k_sigma", c->drift.k_sigma, "floor", reg ? reg->set_floor : c->drift.floor,
                         "set_runs", (json_int_t)(reg ? reg->set_runs : 0), "set_measured",
                         reg ? reg->set_measured : 0, "ci_level", c->reg.ci_level,
                         "resamples", (json_int_t)c->reg.resamples,

@@ -42,6 +42,7 @@ typedef struct {
     size_t skipped;      /* regression: shapes of the reference absent from the run */
     size_t set_runs;     /* regression: runs of the accepted set the tolerances come from */
     int set_measured;    /* regression: the set is large enough for its spread to count */
+    double set_floor;    /* regression: the floor the tolerances took (drift_params_for_set) */
 } gate_outcome;
 
 /* Each returns 0 (checks appended; failures counted) or -1 for bad input (err: the

@@ -10,8 +10,9 @@
 #include <jansson.h>
 #include "gate/config.h"
 #include "gate/drift.h"
+#include "gate/drift_spread.h"
 
-static const drift_params P = { 4.0, 0.02, 3 };
+static const drift_params P = { .k_sigma = 4.0, .floor = 0.02, .min_runs = 3, .floor_paired = 0.02 };
 
 static void tolerance_comes_from_the_spread(void **st)
 {
@@ -99,6 +100,38 @@ static void bad_ratios_are_refused(void **st)
     assert_int_equal(drift_reference(nan_, 2, 0, &P, &ref), -1);
 }
 
+/* An accepted set whose every run measured its ratios in rotation takes floor_paired; one
+ * run of separate medians in it, or no run, takes floor. */
+static void a_paired_set_takes_its_own_floor(void **st)
+{
+    (void)st;
+    drift_params p = { .k_sigma = 4.0, .floor = 0.20, .min_runs = 3, .floor_paired = 0.03 };
+    run_data set[3];
+    memset(set, 0, sizeof set);
+    for (size_t i = 0; i < 3; i++) set[i].ratio_rotation = 1;
+    assert_true(drift_params_for_set(&p, set, 3).floor == 0.03);
+    set[1].ratio_rotation = 0;
+    assert_true(drift_params_for_set(&p, set, 3).floor == 0.20);
+    assert_true(drift_params_for_set(&p, NULL, 0).floor == 0.20);
+    assert_true(drift_params_for_set(&p, set, 3).k_sigma == 4.0);
+    /* a run of separate medians against a paired set: the config's floor (a difference of
+     * method is no drift) */
+    gate_config c;
+    memset(&c, 0, sizeof c);
+    c.drift = p;
+    set[1].ratio_rotation = 1;
+    drift_spread sp;
+    memset(&sp, 0, sizeof sp);
+    sp.params = drift_params_for_set(&p, set, 3);
+    run_data paired = { 0 }, separate = { 0 };
+    paired.ratio_rotation = 1;
+    assert_true(drift_params_for_runs(&sp, &c, &paired, NULL)->floor == 0.03);
+    assert_true(drift_params_for_runs(&sp, &c, &paired, &paired)->floor == 0.03);
+    assert_true(drift_params_for_runs(&sp, &c, &separate, NULL)->floor == 0.20);
+    assert_true(drift_params_for_runs(&sp, &c, &paired, &separate)->floor == 0.20);
+    assert_true(drift_params_for_runs(NULL, &c, &paired, NULL)->floor == 0.20);
+}
+
 static int load(const char *drift, gate_config *c, char *err, size_t errlen)
 {
     char text[1024];
@@ -122,7 +155,13 @@ static void config_section(void **st)
     gate_config_free(&c);
     assert_int_equal(load("{\"k_sigma\": 3, \"floor\": 0.05, \"min_runs\": 4}", &c, err, sizeof err), 0);
     assert_true(c.drift.k_sigma == 3.0 && c.drift.floor == 0.05 && c.drift.min_runs == 4);
+    assert_true(c.drift.floor_paired == 0.05);   /* unless said, one floor */
     gate_config_free(&c);
+    assert_int_equal(load("{\"floor\": 0.2, \"floor_paired\": 0.03}", &c, err, sizeof err), 0);
+    assert_true(c.drift.floor == 0.2 && c.drift.floor_paired == 0.03);
+    gate_config_free(&c);
+    assert_int_equal(load("{\"floor_paired\": 1.5}", &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "drift.floor_paired: must be a number in [0, 1]"));
     assert_int_equal(load("{\"k_sigma\": -1}", &c, err, sizeof err), -1);
     assert_non_null(strstr(err, "drift.k_sigma: must be a number in [0.5, 20]"));
     assert_int_equal(load("{\"min_runs\": 2.5}", &c, err, sizeof err), -1);
@@ -144,6 +183,7 @@ int main(void)
         cmocka_unit_test(a_session_offset_is_no_drift_but_a_large_change_is),
         cmocka_unit_test(bad_ratios_are_refused),
         cmocka_unit_test(config_section),
+        cmocka_unit_test(a_paired_set_takes_its_own_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
