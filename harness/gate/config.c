@@ -125,8 +125,8 @@ static int cmp_bound(const void *a, const void *b)
     return strcmp(((const gate_bound *)a)->phase, ((const gate_bound *)b)->phase);
 }
 
-/* A list of shapes [B,H,Sq,Skv,D,causal]: "headline" (required, 1 or more) or
- * "throughput" (optional, may be empty). */
+/* A list of shapes [B,H,Sq,Skv,D,causal]: "headline" (required, 1 or more), "throughput"
+ * or "decode" (optional, may be empty). */
 static int read_shape_list(json_t *h, const char *name, int required, const char *path,
                            attn_shape *out, size_t *n, char *err, size_t errlen)
 {
@@ -154,6 +154,27 @@ static int read_shape_list(json_t *h, const char *name, int required, const char
     return 0;
 }
 
+/* bounds.<phase>.decode_ratio_max (optional): one bound per shape of "decode", each a
+ * number > 0 or null (none at that shape). */
+static int read_decode_bounds(json_t *v, const char *phase, const gate_config *c, gate_bound *b,
+                              const char *path, char *err, size_t errlen)
+{
+    if (!v) return 0;
+    if (!json_is_array(v) || c->n_decode == 0 || json_array_size(v) != c->n_decode)
+        goto bad;
+    for (size_t k = 0; k < c->n_decode; k++) {
+        json_t *x = json_array_get(v, k);
+        if (json_is_null(x)) continue;
+        if (!json_is_number(x) || !(json_number_value(x) > 0) || !isfinite(json_number_value(x))) goto bad;
+        b->decode_ratio_max[k] = json_number_value(x);
+    }
+    return 0;
+bad:
+    return json_file_fail(err, errlen, path, "bounds.%s.decode_ratio_max: must be an array of %zu numbers > 0 or "
+                          "null, one per shape of \"decode\"%s", phase, c->n_decode,
+                          c->n_decode ? "" : " (which the config does not list)");
+}
+
 int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
@@ -162,7 +183,7 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
         json_file_fail(err, errlen, path, "not a JSON object");
         goto bad;
     }
-    static const char *const known[] = { "baseline", "headline", "throughput", "bounds", "bounds_note",
+    static const char *const known[] = { "baseline", "headline", "throughput", "decode", "bounds", "bounds_note",
                                          "drift", "regression", "note", NULL };
     if (known_keys(j, "", known, path, err, errlen)) goto bad;
     json_t *b = json_object_get(j, "baseline");
@@ -180,7 +201,8 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
     if (read_shape_list(json_object_get(j, "headline"), "headline", 1, path, c->headline,
                         &c->n_headline, err, errlen) ||
         read_shape_list(json_object_get(j, "throughput"), "throughput", 0, path, c->throughput,
-                        &c->n_throughput, err, errlen))
+                        &c->n_throughput, err, errlen) ||
+        read_shape_list(json_object_get(j, "decode"), "decode", 0, path, c->decode, &c->n_decode, err, errlen))
         goto bad;
     json_t *bounds = json_object_get(j, "bounds");
     if (!json_is_object(bounds)) {
@@ -199,7 +221,8 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
             json_file_fail(err, errlen, path, "bounds: '%.80s' is not a safe phase name", key);
             goto bad;
         }
-        static const char *const bound_keys[] = { "ratio_max", "throughput_ratio_max", "note", NULL };
+        static const char *const bound_keys[] = { "ratio_max", "throughput_ratio_max", "decode_ratio_max", "note",
+                                                  NULL };
         char section[160];
         snprintf(section, sizeof section, "bounds.%s", key);
         if (!json_is_object(val)) {
@@ -217,6 +240,9 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
             json_file_fail(err, errlen, path, "bounds.%s.throughput_ratio_max: not a positive number", key);
             goto bad;
         }
+        if (read_decode_bounds(json_object_get(val, "decode_ratio_max"), key, c, &c->bounds[c->n_bounds], path,
+                               err, errlen))
+            goto bad;
         c->bounds[c->n_bounds].phase = strdup(key);
         c->bounds[c->n_bounds].throughput_ratio_max = tm ? json_number_value(tm) : 0;
         c->bounds[c->n_bounds++].ratio_max = json_number_value(rm);

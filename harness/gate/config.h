@@ -29,6 +29,8 @@ typedef struct {
     char *phase;
     double ratio_max;            /* pass when the ratio's CI upper end is below this */
     double throughput_ratio_max; /* the same at the throughput shapes; 0: none */
+    double decode_ratio_max[GATE_MAX_HEADLINE];   /* the same at each decode shape, one
+                                  * bound a shape (they differ by 7x); 0: none */
 } gate_bound;
 
 typedef struct {
@@ -38,6 +40,8 @@ typedef struct {
     size_t n_headline;
     attn_shape throughput[GATE_MAX_HEADLINE];   /* where attention is heavy (optional) */
     size_t n_throughput;
+    attn_shape decode[GATE_MAX_HEADLINE];   /* few queries against long keys (optional) */
+    size_t n_decode;
     gate_bound *bounds;
     size_t n_bounds;
     regression_params reg;

@@ -179,6 +179,10 @@ static int ladder_phase(const gate_config *c, const run_data *run, const char *p
             bound_checks(c, run, phase, c->throughput, c->n_throughput, bound->throughput_ratio_max, 1,
                          "throughput", o))
             return -1;
+        for (size_t k = 0; k < c->n_decode; k++)   /* each decode shape its own bound */
+            if (bound->decode_ratio_max[k] > 0 &&
+                bound_checks(c, run, phase, &c->decode[k], 1, bound->decode_ratio_max[k], 1, "decode", o))
+                return -1;
     }
     /* Correct on every shape it claims: every supported result passed its check. */
     size_t claimed = 0, bad = 0;

@@ -290,6 +290,65 @@ static void throughput_bounds_are_gated(void **st)
     json_decref(doc);
 }
 
+/* A config with 06_tiling's headline bound and per-shape decode bounds (decode_json: the
+ * "decode" list, bounds_json: its decode_ratio_max). 0, or -1 with err. */
+static int config_06_decode(gate_config *c, const char *decode_json, const char *bounds_json, char *err,
+                            size_t errlen)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"baseline\": \"sdpa_cudnn\", \"headline\": [[1,8,512,512,64,0],[1,8,512,512,64,1]],"
+             " %s%s \"bounds\": {\"06_tiling\": {\"ratio_max\": 0.95%s%s}}}", decode_json ? "\"decode\": " : "",
+             decode_json ? decode_json : "", bounds_json ? ", \"decode_ratio_max\": " : "",
+             bounds_json ? bounds_json : "");
+    json_error_t je;
+    json_t *j = json_loads(text, 0, &je);
+    assert_non_null(j);
+    int rc = gate_config_from_json(j, "test", c, err, errlen);
+    json_decref(j);
+    return rc;
+}
+
+/* The decode shapes' bounds, one per shape (a decode point and a long one differ by 7x, so
+ * one bound for all would guard none): a shape the run did not time is skipped, not
+ * failed (a run without the sweep), and each shape is judged by its own bound. */
+static void decode_bounds_are_gated_per_shape(void **st)
+{
+    (void)st;
+    const char *decode = "[[4,16,4096,4096,128,0],[1,8,1,32768,128,0]],";
+    const double cap[] = { 2.35, 1.5 };   /* 06 is ~1.7-1.9x at 4x16x4096x128 */
+    for (size_t k = 0; k < 2; k++) {
+        gate_config c;
+        char err[512], bounds[64];
+        snprintf(bounds, sizeof bounds, "[%g, 1.0]", cap[k]);
+        if (config_06_decode(&c, decode, bounds, err, sizeof err)) fail_msg("%s", err);
+        json_t *doc = load_accepted();
+        gate_outcome o;
+        gate_06(doc, &c, &o, 0);
+        size_t n, failed, decode_checks = 0;
+        count_06(&o, CHECK_BOUND, &n, &failed);
+        for (size_t i = 0; i < o.n; i++)
+            if (o.checks[i].kind == CHECK_BOUND && o.checks[i].has_shape && o.checks[i].shape.seq_q == 4096)
+                decode_checks++;
+        assert_int_equal(n, 3);   /* two headline, one decode: 1x8x1x32768x128 is not in the run */
+        assert_int_equal(decode_checks, 1);
+        assert_int_equal(failed, k);
+        assert_true(o.skipped >= 1);
+        gate_outcome_free(&o);
+        gate_config_free(&c);
+        json_decref(doc);
+    }
+    gate_config c;
+    char err[512];
+    assert_int_equal(config_06_decode(&c, decode, "[1.0]", err, sizeof err), -1);
+    assert_non_null(strstr(err, "bounds.06_tiling.decode_ratio_max: must be an array of 2 numbers > 0 or null, "
+                                "one per shape of \"decode\""));
+    assert_int_equal(config_06_decode(&c, NULL, "[1.0]", err, sizeof err), -1);
+    assert_non_null(strstr(err, "decode_ratio_max"));
+    assert_int_equal(config_06_decode(&c, decode, "[null, 1.0]", err, sizeof err), 0);
+    gate_config_free(&c);
+}
+
 static void failed_input_check_fails_correctness(void **st)
 {
     (void)st;
@@ -341,6 +400,7 @@ int main(void)
         cmocka_unit_test(rotation_pairs_decide_pairs_alone_do_not),
         cmocka_unit_test(the_upper_end_decides),
         cmocka_unit_test(throughput_bounds_are_gated),
+        cmocka_unit_test(decode_bounds_are_gated_per_shape),
         cmocka_unit_test(failed_input_check_fails_correctness),
         cmocka_unit_test(planted_or_overridden_runs_are_refused),
         cmocka_unit_test(throttled_measurements_fail_not_pass_silently),
