@@ -8,12 +8,17 @@ headline shape or rule: loosening any of them changes nothing here.
 
 Prints each bound taken from the head (the comment names them for the review). The head's
 file is untrusted: a name that is not a rung's, or a bound that is not a positive finite
-number, is refused (exit 2); an unreadable head file gives the base's alone."""
+number (decode_ratio_max: one such number or null per shape of the base's "decode" list),
+is refused (exit 2); an unreadable head file gives the base's alone."""
 import json
 import math
 import os
 import re
 import sys
+
+
+def positive(v):
+    return not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and v > 0
 
 
 def main(argv):
@@ -35,16 +40,24 @@ def main(argv):
         if not re.fullmatch(r"[0-9]{2}_[A-Za-z0-9_]{1,60}", name) or not isinstance(b, dict) or not b:
             print(f"judge_config: {argv[2]}: bounds.{name[:80]!r}: not a rung's bound", file=sys.stderr)
             return 2
+        n_decode = len(base.get("decode") or [])
         for k, v in b.items():
-            if k not in ("ratio_max", "throughput_ratio_max") or isinstance(v, bool) or \
-               not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+            if k == "decode_ratio_max":
+                # one bound per shape of the base's decode list, each positive or null
+                ok = isinstance(v, list) and n_decode > 0 and len(v) == n_decode and \
+                    all(x is None or positive(x) for x in v)
+            else:
+                ok = k in ("ratio_max", "throughput_ratio_max") and positive(v)
+            if not ok:
                 print(f"judge_config: {argv[2]}: bounds.{name}.{k[:40]}: expected ratio_max or "
-                      "throughput_ratio_max, a positive number", file=sys.stderr)
+                      "throughput_ratio_max, a positive number, or decode_ratio_max, a list of "
+                      f"{n_decode} positive numbers or nulls (one per shape of the base's decode list)",
+                      file=sys.stderr)
                 return 2
         bounds[name] = b
         added.append(name)
         print(f"judge_config: bound of the new rung {name} taken from the pull request: "
-              + ", ".join(f"{k} {v}" for k, v in sorted(b.items())))
+              + ", ".join(f"{k} {json.dumps(v)}" for k, v in sorted(b.items())))
     tmp = argv[3] + ".tmp"
     with open(tmp, "w") as f:
         json.dump(base, f, indent=1)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -424,14 +425,44 @@ long files_diff_trees(const char *want, const char *have, FILE *f)
 
 /* ---- writing --------------------------------------------------------------------------- */
 
+int files_disk_full(const char *path)
+{
+    struct statvfs v;
+    return statvfs(path, &v) == 0 && v.f_bavail == 0;
+}
+
+int files_close_errno(FILE *f, const char *path)
+{
+    int e = 0;
+    if (fflush(f) != 0) e = errno;
+    else if (ferror(f)) e = files_disk_full(path) ? ENOSPC : EIO;   /* an earlier write's */
+    if (fclose(f) != 0 && !e) e = errno;
+    return e;
+}
+
 int files_write(const char *path, const char *text, size_t len)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
-        fprintf(stderr, "attnladder: cannot write %s\n", path);
-        if (f) fclose(f);
-        else if (fd >= 0) close(fd);
+    if (fd < 0) {
+        fprintf(stderr, "attnladder: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    /* write(2) rather than stdio: a full disk is seen at the write or at close, each with
+     * its errno, and the descriptor is closed exactly once */
+    size_t done = 0;
+    int e = 0;
+    while (done < len) {
+        ssize_t w = write(fd, text + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            e = w < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += (size_t)w;
+    }
+    if (close(fd) != 0 && !e) e = errno;
+    if (e) {
+        fprintf(stderr, "attnladder: cannot write %s: %s\n", path, strerror(e));
         return -1;
     }
     return 0;

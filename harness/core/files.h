@@ -66,4 +66,13 @@ int files_write_atomic(const char *path, const char *text, size_t len, char *err
 /* Writes text to path, creating or truncating it; -1 after printing why. */
 int files_write(const char *path, const char *text, size_t len);
 
+/* Whether the file system holding path has no block left for an unprivileged writer
+ * (statvfs): a child that wrote nothing, or a stream whose error lost its errno, is then
+ * said to have met a full disk. */
+int files_disk_full(const char *path);
+
+/* Closes f (opened for writing): 0, or the errno of the first failure (the flush, an
+ * earlier write, the close), ENOSPC when the disk is full and the errno was lost. */
+int files_close_errno(FILE *f, const char *path);
+
 #endif

@@ -2,6 +2,7 @@
  * run's context, the ladder table at each headline shape, the baselines, the gates,
  * the plots) and reports/phases/<phase>.md (technique, prediction against outcome,
  * profiler metrics, the sweep, the history). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "report/pages.h"
 #include "evidence/result_ratio.h"
 #include "evidence/run_lists.h"
+#include "core/files.h"
 #include "core/numfmt.h"
 #include "core/text_safe.h"
 #include "report/phase_doc.h"
@@ -19,14 +21,15 @@ static FILE *open_page(const report_ctx *c, const char *rel, char *path, size_t 
 {
     snprintf(path, len, "%s/%s", c->out, rel);
     FILE *f = fopen(path, "wb");
-    if (!f) fprintf(stderr, "attnladder report: cannot write %s\n", path);
+    if (!f) fprintf(stderr, "attnladder report: cannot write %s: %s\n", path, strerror(errno));
     return f;
 }
 
 static int close_page(FILE *f, const char *path)
 {
-    if (ferror(f) | fclose(f)) {
-        fprintf(stderr, "attnladder report: writing %s failed\n", path);
+    int e = files_close_errno(f, path);
+    if (e) {
+        fprintf(stderr, "attnladder report: writing %s failed: %s\n", path, strerror(e));
         return -1;
     }
     return 0;

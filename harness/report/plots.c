@@ -204,7 +204,7 @@ static int script_run(script *s, const report_ctx *c)
     if (keep && (files_mkdirs(c->keep_scripts) || files_write(keep, s->text, s->len))) goto done;
     int out_fd = open(svg, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (out_fd < 0) {
-        fprintf(stderr, "attnladder report: cannot write %s\n", svg);
+        fprintf(stderr, "attnladder report: cannot write %s: %s\n", svg, strerror(errno));
         goto done;
     }
     pid_t pid = 0;
@@ -231,8 +231,11 @@ static int script_run(script *s, const report_ctx *c)
     if (!ok) goto done;
     size_t len = 0;
     char *text = files_read(svg, &len);
-    if (!text || !len) {
-        fprintf(stderr, "attnladder report: gnuplot wrote no plots/%s\n", s->name);
+    if (!text || !len || !strstr(text, "</svg>")) {
+        /* gnuplot says nothing of a write that failed: a full disk is the likely cause */
+        fprintf(stderr, "attnladder report: gnuplot wrote %s plots/%s%s%s\n", text && len ? "an incomplete" : "no",
+                s->name, files_disk_full(c->out) ? ": no space left on the file system holding " : "",
+                files_disk_full(c->out) ? c->out : "");
         free(text);
         goto done;
     }
@@ -240,6 +243,7 @@ static int script_run(script *s, const report_ctx *c)
     const char *b = a ? strstr(a, "</desc>") : NULL;
     FILE *f = fopen(svg, "wb");
     if (!f) {
+        fprintf(stderr, "attnladder report: cannot write %s: %s\n", svg, strerror(errno));
         free(text);
         goto done;
     }
@@ -262,7 +266,9 @@ static int script_run(script *s, const report_ctx *c)
         fwrite(text, 1, len, f);
     }
     free(text);
-    rc = ferror(f) | fclose(f) ? -1 : 0;
+    int e = files_close_errno(f, svg);
+    if (e) fprintf(stderr, "attnladder report: writing %s failed: %s\n", svg, strerror(e));
+    rc = e ? -1 : 0;
 done:
     free(gp);
     free(err);
