@@ -298,7 +298,7 @@ TEST_JOBS ?= 2
 # check-kernels and check-study 1; the short ones 1-7 each.
 TEST_LONG  := check-fuzz check-cli check-asan check-judge check-unit check-drift \
               check-report check-planted check-kernels check-study
-TEST_SHORT := check-freeze check-layers check-lint check-ab-gate check-store check-scripts
+TEST_SHORT := check-freeze check-layers check-names check-lint check-ab-gate check-store check-scripts
 TEST_CHECKS := $(TEST_LONG) $(TEST_SHORT)
 ifneq ($(filter test-checks,$(MAKECMDGOALS)),)
 $(TEST_SHORT): | build asan-build $(TEST_BINS) $(FIXTURES) $(PLANT_CHECK_SOS)
@@ -330,6 +330,10 @@ check-freeze:
 check-layers: $(HARNESS_OBJ)
 	@$(PYTHON) ci/checks/check_layers.py --objects $(BUILD)/obj
 	@bash ci/checks/test_layers.sh
+# no two files under harness/ share a base name (ci/checks/check_names.py)
+check-names:
+	@$(PYTHON) ci/checks/check_names.py --self-test
+	@$(PYTHON) ci/checks/check_names.py
 check-lint:
 	@bash ci/checks/lint_workflow.sh
 	@bash ci/checks/test_workflow_rules.sh
