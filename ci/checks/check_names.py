@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """No two files under harness/ share a base name (`make test`): a name alone says which
 file to open. A file's base name is its name up to the first dot, so that `ab.c` and
-`gate/ab.c`, or `accepted.c` and `evidence/accepted.h`, clash; a module's own files in
+`gate/ab.c`, or `accepted.c` and `report/accepted.h`, clash; a module's own files in
 one folder (`compare.c` and `compare.h`) are one module and do not.
 
 What is read: the tracked files under harness/, less the READMEs (one per folder, by
