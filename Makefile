@@ -14,13 +14,18 @@ ARCHS     ?= -gencode arch=compute_80,code=sm_80 \
              -gencode arch=compute_90,code=compute_90
 
 
-INCLUDES  := -Iharness -Iharness/include -Ikernels/reference \
+INCLUDES  := -Iharness -Iharness/include -Ikernels/oracle \
+             -I$(CUDA)/include
+# The rungs' include path, as the frozen manifests pin their nvcc command (ci/frozen/,
+# nvcc-command): kernels/reference was the oracle's folder when they were frozen; no rung
+# includes from it, and an unfreeze drops it. The kernels' objects add kernels/oracle.
+PHASE_INCLUDES := -Iharness -Iharness/include -Ikernels/reference \
              -I$(CUDA)/include
 OPT       ?= -O2 -g
 CFLAGS    += $(OPT) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(INCLUDES)
 NVCCFLAGS ?= -O3 -lineinfo
 NVCCFLAGS += -std=c++17 -shared -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra \
-             --Werror all-warnings -cudart shared $(ARCHS) $(INCLUDES)
+             --Werror all-warnings -cudart shared $(ARCHS) $(PHASE_INCLUDES)
 
 # The harness runs on a GPU machine with the CUDA libraries but no -dev packages:
 # jansson and zlib (runs committed as .json.gz) are linked statically, CUDA dynamically
@@ -36,18 +41,19 @@ HARNESS_LIBS := -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 \
 # Commands at the top of harness/, the stages they stand on in folders below it.
 HARNESS_STAGES := core measure evidence gate report
 HARNESS_SRC  := $(sort $(wildcard harness/*.c $(patsubst %,harness/%/*.c,$(HARNESS_STAGES)))) \
-                $(sort $(wildcard kernels/reference/*.c))
+                $(sort $(wildcard kernels/oracle/*.c))
 HARNESS_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(HARNESS_SRC))
 LIB_OBJ      := $(filter-out $(BUILD)/obj/harness/main.o,$(HARNESS_OBJ))
 
 PHASE_DIRS   := $(patsubst %/,%,$(sort $(wildcard phases/[0-9][0-9]_*/)))
 PHASE_NAMES  := $(notdir $(PHASE_DIRS))
 PHASE_SOS    := $(patsubst %,$(BUILD)/phases/%.so,$(PHASE_NAMES))
-KERNEL_DIRS  := $(patsubst %/,%,$(filter-out kernels/reference/,$(sort $(wildcard kernels/*/))))
+KERNEL_DIRS  := $(patsubst %/,%,$(filter-out kernels/oracle/,$(sort $(wildcard kernels/*/))))
 KERNEL_NAMES := $(notdir $(KERNEL_DIRS))
 KERNEL_SOS   := $(patsubst %,$(BUILD)/kernels/%.so,$(KERNEL_NAMES))
 
-TEST_SRC     := $(sort $(wildcard harness/tests/test_*.c))
+# One folder of tests per stage (and per command, kernel or rung tested), as harness/ is.
+TEST_SRC     := $(sort $(wildcard harness/tests/*/test_*.c))
 TEST_BINS    := $(patsubst harness/tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 # Each directory's .cu files are compiled into one object; its headers and any .c files
@@ -106,7 +112,7 @@ nvcc-command-%:
 $(BUILD)/kernels/%.so: $$(wildcard kernels/$$*/*.cu kernels/$$*/*.cuh kernels/$$*/*.h kernels/$$*/*.c) harness/include/attn_phase.h
 	@mkdir -p $(dir $@)
 	@echo "nvcc  $@"
-	@$(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$*) -Xptxas -v -MD -MF $(BUILD)/kernels/$*.d \
+	@$(NVCC) $(NVCCFLAGS) -Ikernels/oracle $(NVCCFLAGS_$*) -Xptxas -v -MD -MF $(BUILD)/kernels/$*.d \
 	  -o $@ $(filter %.cu,$^) $(LDLIBS_$*) 2> $(BUILD)/kernels/$*.ptxas.txt \
 	  || { cat $(BUILD)/kernels/$*.ptxas.txt >&2; rm -f $@; exit 1; }
 
@@ -146,32 +152,32 @@ kernel-checks: $(PHASE_SOS) $(KERNEL_SOS)
 	@bash ci/checks/check_kernels.sh $(BUILD) $(PHASE_SOS) $(KERNEL_SOS)
 
 # ---- the gate's planted slowdown (test-only binary; never what `make run` uses) ---------
-$(BUILD)/testing/plant_delay.so: harness/testing/plant_delay.cu
+$(BUILD)/testing/plant_delay.so: harness/planted/plant_delay.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -o $@ $<
 $(BUILD)/attnladder-test: $(HARNESS_SRC) $(wildcard harness/*.h harness/*/*.h)
 	$(CC) $(CFLAGS) -DATTN_TEST_SWITCHES -DATTN_NVCC_VERSION='"$(NVCC_VERSION)"' -o $@ $(HARNESS_SRC) $(HARNESS_LIBS)
 # A faulty implementation (one interior query tile wrong) that the correctness check
 # must fail wherever it is wrong; loaded from a scratch build directory on the GPU.
-$(BUILD)/testing/faulty_skip_tile.so: harness/testing/faulty_skip_tile.c harness/include/attn_phase.h
+$(BUILD)/testing/faulty_skip_tile.so: harness/planted/faulty_skip_tile.c harness/include/attn_phase.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart -ldl
 # The A/B study's slowed stand-in for one implementation of a head build.
-$(BUILD)/testing/planted_wrapper.so: harness/testing/planted_wrapper.c harness/include/attn_phase.h
+$(BUILD)/testing/planted_wrapper.so: harness/planted/planted_wrapper.c harness/include/attn_phase.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart -ldl
 test-switches: $(BUILD)/attnladder-test $(BUILD)/testing/plant_delay.so $(BUILD)/testing/faulty_skip_tile.so \
                $(BUILD)/testing/planted_wrapper.so
 # Every phase again with a delay at the entry of each kernel, set at run time (cycles; 0
 # by default): the A/B study's fine planted slowdown, inside the phase's own launches
-# (ci/tools/plant_transform.py makes the copy, harness/testing/plant_hook.cuh the delay).
+# (ci/tools/plant_transform.py makes the copy, harness/planted/plant_hook.cuh the delay).
 # Built from a copy under the build directory; the rung's files are only read.
 PLANTED_SOS := $(patsubst %,$(BUILD)/testing/planted/%.so,$(PHASE_NAMES))
-planted_nvcc = $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -include $(CURDIR)/harness/testing/plant_hook.cuh \
+planted_nvcc = $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -include $(CURDIR)/harness/planted/plant_hook.cuh \
                -Xptxas -v -o $(BUILD)/testing/planted/$(1).so \
                $(BUILD)/testing/plant_src/$(1)/*.cu $(LDLIBS_$(1))
 $(BUILD)/testing/planted/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phases/$$*/*.h phases/$$*/*.c) \
-                               harness/include/attn_phase.h harness/testing/plant_hook.cuh ci/tools/plant_transform.py
+                               harness/include/attn_phase.h harness/planted/plant_hook.cuh ci/tools/plant_transform.py
 	@mkdir -p $(dir $@)
 	@$(PYTHON) ci/tools/plant_transform.py phases/$* $(BUILD)/testing/plant_src/$* > $(BUILD)/testing/planted/$*.hooks.txt \
 	  || { cat $(BUILD)/testing/planted/$*.hooks.txt; exit 1; }
@@ -185,13 +191,13 @@ planted-phases: $(PLANTED_SOS) $(BUILD)/testing/planted_wrapper.so
 PLANT_CHECK_ARCHS := -gencode arch=compute_90,code=sm_90
 PLANT_CHECK_SOS := $(patsubst %,$(BUILD)/testing/planted_check/%.so,$(PHASE_NAMES))
 $(BUILD)/testing/planted_check/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phases/$$*/*.h phases/$$*/*.c) \
-                                     harness/include/attn_phase.h harness/testing/plant_hook.cuh ci/tools/plant_transform.py
+                                     harness/include/attn_phase.h harness/planted/plant_hook.cuh ci/tools/plant_transform.py
 	@mkdir -p $(dir $@)
 	@$(PYTHON) ci/tools/plant_transform.py phases/$* $(BUILD)/testing/plant_check_src/$* > $(BUILD)/testing/planted_check/$*.hooks.txt \
 	  || { cat $(BUILD)/testing/planted_check/$*.hooks.txt; exit 1; }
 	@echo "nvcc  $@ (planted, sm_90)"
 	@$(NVCC) $(subst $(strip $(ARCHS)),$(PLANT_CHECK_ARCHS),$(NVCCFLAGS)) $(NVCCFLAGS_$*) \
-	  -include $(CURDIR)/harness/testing/plant_hook.cuh -Xptxas -v -o $@ $(BUILD)/testing/plant_check_src/$*/*.cu \
+	  -include $(CURDIR)/harness/planted/plant_hook.cuh -Xptxas -v -o $@ $(BUILD)/testing/plant_check_src/$*/*.cu \
 	  $(LDLIBS_$*) 2> $(BUILD)/testing/planted_check/$*.ptxas.txt \
 	  || { cat $(BUILD)/testing/planted_check/$*.ptxas.txt >&2; rm -f $@; exit 1; }
 
@@ -295,7 +301,7 @@ TEST_JOBS ?= 2
 # check-kernels and check-study 1; the short ones 1-7 each.
 TEST_LONG  := check-fuzz check-cli check-asan check-judge check-unit check-drift \
               check-report check-planted check-kernels check-study
-TEST_SHORT := check-freeze check-layers check-lint check-ab-gate check-store check-scripts
+TEST_SHORT := check-freeze check-layers check-names check-lint check-ab-gate check-store check-scripts
 TEST_CHECKS := $(TEST_LONG) $(TEST_SHORT)
 ifneq ($(filter test-checks,$(MAKECMDGOALS)),)
 $(TEST_SHORT): | build asan-build $(TEST_BINS) $(FIXTURES) $(PLANT_CHECK_SOS)
@@ -328,6 +334,10 @@ check-freeze:
 check-layers: $(HARNESS_OBJ)
 	@$(PYTHON) ci/checks/check_layers.py --objects $(BUILD)/obj
 	@bash ci/checks/test_layers.sh
+# no two files under harness/ share a base name (ci/checks/check_names.py)
+check-names:
+	@$(PYTHON) ci/checks/check_names.py --self-test
+	@$(PYTHON) ci/checks/check_names.py
 check-lint:
 	@bash ci/checks/lint_workflow.sh
 	@bash ci/checks/test_workflow_rules.sh

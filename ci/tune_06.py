@@ -47,7 +47,7 @@ def shape_groups(names):
                 for bh in ((1, 8), (1, 32), (4, 8)):
                     for s in (256, 512, 1024, 2048, 4096):
                         out.append((bh[0], bh[1], s, s, d, c))
-    if "sweep" in names:   # harness/shapes.c: 16k tokens, model width 2048
+    if "sweep" in names:   # harness/core/shapes.c: 16k tokens, model width 2048
         for d in (64, 128):
             for c in (0, 1):
                 for s in (128, 256, 512, 1024, 2048, 4096, 8192, 16384):
@@ -159,7 +159,7 @@ def median(xs):
 
 
 class Reference:
-    """fp64 reference on all rows when small, else on sampled query rows (all heads)."""
+    """fp64 oracle on all rows when small, else on sampled query rows (all heads)."""
     def __init__(self, q, k, v, causal, scale):
         b, h, sq, d = q.shape
         skv = k.shape[2]

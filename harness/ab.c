@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <cuda_runtime_api.h>
-#include "attn_reference.h"
+#include "attn_oracle.h"
 #include "commands.h"
 #include "core/args.h"
 #include "core/files.h"

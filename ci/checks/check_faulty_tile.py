@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks a run of the test-only faulty implementation (harness/testing/faulty_skip_tile.c)
+"""Checks a run of the test-only faulty implementation (harness/planted/faulty_skip_tile.c)
 against where it is wrong: the correctness check must fail it on every point where it is
 wrong and pass it where it is not. `make test` runs this on the committed evidence of
 that run (evidence/<gpu>/studies/faulty/faulty_skip_tile_*.json, xz-compressed when large);

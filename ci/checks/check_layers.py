@@ -6,11 +6,11 @@ folders below them, lowest first:
 
     include/ (the ABI) < core/ < measure/ < evidence/ < gate/ < report/ < top
 
-kernels/reference/ (the CPU reference) counts as core. A file may use only its own stage
+kernels/oracle/ (the CPU fp64 oracle) counts as core. A file may use only its own stage
 and the stages below it. Two ways of using are checked:
 
 1. Includes. Every `#include "..."` in a .c or .h file is resolved against the include
-   path (-Iharness -Iharness/include -Ikernels/reference): its stage must not be above
+   path (-Iharness -Iharness/include -Ikernels/oracle): its stage must not be above
    the including file's stage.
 2. Symbols. From the built objects (`nm`): file A uses file B when A has an undefined
    symbol that B's object defines. A use of a higher stage fails, and so does every
@@ -18,7 +18,7 @@ and the stages below it. Two ways of using are checked:
    files form a one-way graph as well.
 
 Usage: check_layers.py [--root DIR] [--objects DIR]
-  --objects DIR  where the objects of harness/ and kernels/reference/ are (default
+  --objects DIR  where the objects of harness/ and kernels/oracle/ are (default
                  build/obj); without objects only the include rule is checked and that
                  is said.
 Exit 0 when the rule holds; 1 with one line per violation.
@@ -32,13 +32,13 @@ import sys
 STAGES = ["include", "core", "measure", "evidence", "gate", "report", "top"]
 RANK = {s: i for i, s in enumerate(STAGES)}
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-SKIP_DIRS = {"tests", "fuzz", "testing"}   # test code may use anything
+SKIP_DIRS = {"tests", "fuzz", "planted"}   # test code may use anything
 
 
 def stage_of(rel):
     """rel: a path relative to the repository root."""
     parts = rel.split("/")
-    if parts[0] == "kernels" and parts[1] == "reference":
+    if parts[0] == "kernels" and parts[1] == "oracle":
         return "core"
     if parts[0] != "harness":
         return None
@@ -49,7 +49,7 @@ def stage_of(rel):
 
 def sources(root):
     out = []
-    for base in ("harness", "kernels/reference"):
+    for base in ("harness", "kernels/oracle"):
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, base)):
             dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
             for f in sorted(filenames):
@@ -60,7 +60,7 @@ def sources(root):
 
 def resolve(root, including, name):
     """Where an include resolves on the harness's include path (None: a system header)."""
-    for d in (os.path.dirname(including), "harness", "harness/include", "kernels/reference"):
+    for d in (os.path.dirname(including), "harness", "harness/include", "kernels/oracle"):
         cand = os.path.normpath(os.path.join(d, name))
         if os.path.isfile(os.path.join(root, cand)):
             return cand

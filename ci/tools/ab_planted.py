@@ -4,7 +4,7 @@
 For every phase at the headline shapes (series `headline`; `headline_causal`: the causal
 one alone, calibrated there) and at 4x16x4096x128 (`throughput`), head builds made slower from inside the phase's own kernels (`make
 planted-phases`: every thread spins a number of SM cycles as it leaves each kernel,
-set at run time through harness/testing/planted_wrapper.c; no extra launch, so 1-2% of a
+set at run time through harness/planted/planted_wrapper.c; no extra launch, so 1-2% of a
 6 us rung can be planted), each compared with the unchanged build by `attnladder ab` in
 one process per trial. Every phase is planted in the same head build (each by its own
 amount), and the baseline is left alone in it, so every trial also gives one A/A verdict

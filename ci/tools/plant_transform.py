@@ -6,11 +6,11 @@ what `make build` or `make run` builds: the rung's own files are read, not chang
     plant_transform.py SRC_DIR DST_DIR
 
 Copies every file of SRC_DIR into DST_DIR. In each .cu/.cuh file, the body of every
-`__global__` function definition starts with `ATTN_PLANT_HOOK();` (harness/testing/
+`__global__` function definition starts with `ATTN_PLANT_HOOK();` (harness/planted/
 plant_hook.cuh, force-included by the planted build: every thread of every block spins a
 number of SM cycles set at run time, so a planted head slows the implementation from
 inside its own launches, with no extra launch). Each .cu file gets a setter,
-`attn_plant_set_cycles_<i>`, that the test-only wrapper (harness/testing/
+`attn_plant_set_cycles_<i>`, that the test-only wrapper (harness/planted/
 planted_wrapper.c) calls after the phase's init. Prints the hooks per file; exits 1 when a
 `__global__` has no body it can find or no kernel was hooked at all, so a phase the
 transformation does not understand fails loudly instead of planting nothing."""

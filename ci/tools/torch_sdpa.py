@@ -28,8 +28,8 @@ every ratio's CI is at most --rel-ci-target of its median (checked every 5 round
 ("max_time"). A clock swing inside a round moves both sides of its quotient alike.
 
 Where no sdpa_cudnn object is given, or it is unsupported or failed at a shape, the backends
-are timed one at a time there as the harness times a phase (harness/timing.c: the same
-graphs, replayed until the stop rule of harness/stats.h), with no `paired` block; the
+are timed one at a time there as the harness times a phase (harness/measure/timing.c: the same
+graphs, replayed until the stop rule of harness/core/stats.h), with no `paired` block; the
 printed line says so.
 
 Output: results[] of the PyTorch backends only (the harness measures the ABI objects
@@ -53,7 +53,7 @@ if CI_DIR not in sys.path:
 BACKENDS = [("flash", "FLASH_ATTENTION"), ("efficient", "EFFICIENT_ATTENTION"),
             ("cudnn", "CUDNN_ATTENTION"), ("math", "MATH")]
 BASELINE = "sdpa_cudnn"     # the C baseline: the ratios' denominator
-GRAPH_TARGET_US = 2000.0    # harness/run_opts.c: graph_target_us
+GRAPH_TARGET_US = 2000.0    # harness/measure/run_options.c: graph_target_us
 CHECK_EVERY = 5             # rounds between two looks at the ratios' CIs
 RESAMPLES = 2000            # bootstrap resamples of a ratio's CI
 CONF = 0.95
@@ -135,7 +135,7 @@ def paired_ratio(impl_us, base_us, seed, resamples=RESAMPLES, conf=CONF):
 
 
 def should_stop(xs, elapsed, rule, seed):
-    """The separate measurement's stop rule (harness/stats.h)."""
+    """The separate measurement's stop rule (harness/core/stats.h)."""
     n = len(xs)
     if n < rule["min_rounds"] and elapsed < rule["max_seconds"]:
         return None
@@ -289,7 +289,7 @@ def warm_round_count(caps):
 
 
 def time_separate(torch, cap, rule, seed):
-    """harness/timing.c, graph mode: cap's graph replayed alone until the stop rule."""
+    """harness/measure/timing.c, graph mode: cap's graph replayed alone until the stop rule."""
     replay = event_replay(torch, {"x": cap})
     for _ in range(warm_round_count({"x": cap})):
         replay("x")

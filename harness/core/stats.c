@@ -272,7 +272,7 @@ static void median_ratio(const double *medians, double *out, void *ctx)
 }
 
 /* The sorted sample is what gets resampled, so the draws are those of
- * harness/tests/stats_expected.py and of the intervals already in the evidence. */
+ * harness/tests/core/stats_expected.py and of the intervals already in the evidence. */
 int stats_bootstrap_median_ci(const double *x, size_t n, size_t resamples, uint64_t seed,
                               double conf, double *lo, double *hi)
 {

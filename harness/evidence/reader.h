@@ -133,7 +133,7 @@ typedef struct {
     size_t n_input_checks;
 } run_data;
 
-/* Loads and validates path (evidence.h), then reads it. 0, or -1 with err naming the
+/* Loads and validates path (evidence/evidence_file.h), then reads it. 0, or -1 with err naming the
  * file and the field. */
 int run_open(run_data *r, const char *path, char *err, size_t errlen);
 /* The same for a document already in memory (takes a reference to doc). */

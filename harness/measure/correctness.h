@@ -1,4 +1,4 @@
-/* measure/correctness.h: the correctness comparator (an fp16 output against the fp64 reference). */
+/* measure/correctness.h: the correctness comparator (an fp16 output against the fp64 oracle). */
 #ifndef ATTNLADDER_COMPARE_H
 #define ATTNLADDER_COMPARE_H
 #include <stddef.h>
@@ -32,7 +32,7 @@ compare_result compare_output(const attn_shape *s, const uint16_t *out,
                               compare_bounds b);
 
 /* Same for two fp16 outputs (an implementation against the cuDNN baseline on shapes
- * too large for the full CPU reference); `ref` is the fp16 baseline output. */
+ * too large for the full CPU oracle); `ref` is the fp16 baseline output. */
 compare_result compare_half_outputs(const attn_shape *s, const uint16_t *out,
                                     const uint16_t *ref, compare_bounds b);
 

@@ -10,9 +10,9 @@ typedef enum { IMPL_PHASE, IMPL_BASELINE, IMPL_FLOOR } impl_kind;
  * of attn_phase_entry: it writes no output and is no attention implementation. */
 #define LOADER_FLOOR_SYMBOL "attn_launch_floor_entry"
 
-/* The GPU fp64 reference (kernels/reference_gpu) is built beside the baselines but is no
- * implementation: loader_open_all leaves this file to measure/reference_gpu.h. */
-#define LOADER_REFERENCE_GPU_FILE "reference_gpu.so"
+/* The GPU fp64 oracle (kernels/oracle_gpu) is built beside the baselines but is no
+ * implementation: loader_open_all leaves this file to measure/oracle_gpu.h. */
+#define LOADER_REFERENCE_GPU_FILE "oracle_gpu.so"
 
 typedef struct {
     char path[512];
@@ -29,7 +29,7 @@ int loader_open(const char *path, impl_kind kind, loaded_impl *out, char *err, s
 void loader_close(loaded_impl *impl);
 
 /* Loads every build_dir/phases/NAME.so (kind phase, sorted by name), every
- * build_dir/kernels/NAME.so (baseline; launch_floor.so is the floor; the GPU reference's
+ * build_dir/kernels/NAME.so (baseline; launch_floor.so is the floor; the GPU oracle's
  * object is not loaded). *impls is malloc'd.
  * -1 with err when build_dir or its phases/ directory cannot be read or a .so fails. */
 int loader_open_all(const char *build_dir, loaded_impl **impls, size_t *n,

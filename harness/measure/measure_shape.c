@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
-#include "attn_reference.h"
+#include "attn_oracle.h"
 #include "measure/inputs.h"
 #include "measure/planted_slowdown.h"
 #include "measure/kernel_resources.h"

@@ -10,7 +10,7 @@
 #include "measure/loader.h"
 #include "core/shapes.h"
 #include "measure/interleave.h"
-#include "measure/reference_gpu.h"
+#include "measure/oracle_gpu.h"
 #include "measure/step_clock.h"
 #include "measure/timing.h"
 
@@ -30,15 +30,15 @@ typedef struct {
     time_config tc;
     compare_bounds bounds;
     uint64_t seed;
-    double full_ref_max_flops;     /* without the GPU reference: above this the CPU
+    double full_ref_max_flops;     /* without the GPU oracle: above this the CPU
                                       reference samples rows */
     double cpu_check_max_flops;    /* with it: the CPU rows that check it, all up to this */
     size_t sample_rows;
     int ref_threads;
-    ref_gpu *gpu_ref;              /* the GPU fp64 reference, or NULL (CPU reference alone) */
+    ref_gpu *gpu_ref;              /* the GPU fp64 oracle, or NULL (CPU oracle alone) */
     step_times steps;              /* where the points' wall time went, summed */
     json_t *points;                /* cost.points: one object per point measured (or NULL) */
-    json_t *reference_checks;      /* the GPU reference against the CPU rows, per point and
+    json_t *reference_checks;      /* the GPU oracle against the CPU rows, per point and
                                       input distribution (or NULL) */
     volatile sig_atomic_t *stop;   /* set by SIGINT/SIGTERM: finish the point early */
     size_t progress_done, progress_total;   /* for the progress line */
@@ -52,8 +52,8 @@ typedef struct {
 } measure_ctx;
 
 /* Appends one result object per implementation for this point to `results`: the check on
- * uniform inputs (with the GPU reference: every row, on the device; without it, on shapes
- * too large for the full CPU reference: sampled rows plus the baseline's full output), the
+ * uniform inputs (with the GPU oracle: every row, on the device; without it, on shapes
+ * too large for the full CPU oracle: sampled rows plus the baseline's full output), the
  * timing, the check again on the output of the last timed
  * launch, the derived figures. For the point's other input distributions, one
  * correctness object per implementation goes to `checks`. Returns the number of

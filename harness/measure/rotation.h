@@ -13,7 +13,7 @@
  * one it happened to be paired with.
  *
  * The loop is written against a replay callback, so that its order, stop rule and
- * bookkeeping are tested without a GPU (harness/tests/test_rotation.c); rotation_gpu_*
+ * bookkeeping are tested without a GPU (harness/tests/measure/test_rotation.c); rotation_gpu_*
  * below is the CUDA side. */
 #ifndef ATTNLADDER_MEASURE_ROTATION_H
 #define ATTNLADDER_MEASURE_ROTATION_H

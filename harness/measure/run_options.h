@@ -20,9 +20,9 @@ typedef struct {
     int modes[MODE_COUNT], sweep_modes[MODE_COUNT];
     time_config tc;
     uint64_t seed;
-    double full_ref_gflop;      /* CPU reference alone: every row up to this */
-    double cpu_check_gflop;     /* with the GPU reference: the CPU rows checking it, all up to this */
-    int no_gpu_ref;             /* --no-gpu-ref: the CPU reference alone */
+    double full_ref_gflop;      /* CPU oracle alone: every row up to this */
+    double cpu_check_gflop;     /* with the GPU oracle: the CPU rows checking it, all up to this */
+    int no_gpu_ref;             /* --no-gpu-ref: the CPU oracle alone */
     const char *resume;         /* --resume FILE: the partial run this one continues */
     int n_measuring;            /* options given that change what is measured or how (all but
                                    --resume, --build, --evidence, --out, --device, --external) */

@@ -8,8 +8,8 @@
 
 typedef enum {
     STEP_INPUTS,        /* drawing the seeded inputs on the host */
-    STEP_REF_CPU,       /* the CPU fp64 reference (all rows or the sampled ones) */
-    STEP_REF_GPU,       /* the GPU fp64 reference, and its check against the CPU rows */
+    STEP_REF_CPU,       /* the CPU fp64 oracle (all rows or the sampled ones) */
+    STEP_REF_GPU,       /* the GPU fp64 oracle, and its check against the CPU rows */
     STEP_DEVICE_MEM,    /* allocating, uploading, freeing device buffers */
     STEP_INIT,          /* implementations' init and fini */
     STEP_CHECK_RUN,     /* the checked launches (poison, run, copy back when on the host) */

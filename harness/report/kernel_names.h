@@ -4,7 +4,7 @@
  * names ("_ZN..1fILi64ELb1EEEv..."). Both are read into the same parts, the kernel's own
  * name, the namespaces around it and its template arguments, and compared part by part.
  *
- * The forms read (harness/tests/test_kernel_names.c has a case of each), and nothing else:
+ * The forms read (harness/tests/report/test_kernel_names.c has a case of each), and nothing else:
  *   mangled:   _Z <len><name> [I args E] ...   or   _ZN <len><name>... [I args E] E ...
  *              (two or more names, template arguments only on the last; a name starting
  *              _GLOBAL__N is an anonymous namespace; args each Li<n>E, Lin<n>E (negative)

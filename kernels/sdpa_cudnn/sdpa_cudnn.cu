@@ -18,7 +18,7 @@
 #include "attn_phase.h"
 
 // The graph and plan code is plain C (unit-tested on its own by
-// harness/tests/test_sdpa_cudnn.c) and is compiled into this translation unit, with
+// harness/tests/kernels/test_sdpa_cudnn.c) and is compiled into this translation unit, with
 // internal linkage: the Makefile's kernel rule hands nvcc only this directory's *.cu
 // files today, and if it later compiles the .c files as well, their copies stay unused
 // instead of clashing with these.

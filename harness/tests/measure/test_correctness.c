@@ -1,4 +1,4 @@
-/* test_compare.c: the comparator's verdicts at and around each bound, its handling of
+/* test_correctness.c: the comparator's verdicts at and around each bound, its handling of
  * non-finite and unwritten (poisoned) elements, where it says the worst error is, the
  * sampled-rows path reading only the rows it was given, and the bounds themselves: an
  * emulated fp16 kernel passes them, the same with a causal mask one key off fails. */
@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdlib.h>
-#include "attn_reference.h"
+#include "attn_oracle.h"
 #include "measure/correctness.h"
 #include "core/half.h"
 #include "measure/inputs.h"

@@ -1,4 +1,4 @@
-/* test_ab.c: the A/B decision on paired samples: unchanged pairs, a slowdown past the
+/* test_ab_rule.c: the A/B decision on paired samples: unchanged pairs, a slowdown past the
  * tolerance, one inside it, and the cases that tell the rule apart from weaker ones (the
  * point estimate alone, the CI's other end). */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test_reference.c: the fp64 reference against a naive formulation written
+/* test_attn_oracle.c: the fp64 oracle against a naive formulation written
  * differently (the whole score matrix in long double, exp without subtracting the
  * maximum), against cases whose answer is known exactly, across thread counts, and
  * the row sampler's promises. */
@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "attn_reference.h"
+#include "attn_oracle.h"
 #include "core/half.h"
 #include "measure/inputs.h"
 #include "core/rng.h"

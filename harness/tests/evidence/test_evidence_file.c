@@ -1,4 +1,4 @@
-/* test_evidence.c: evidence documents through validation, writing and reading back;
+/* test_evidence_file.c: evidence documents through validation, writing and reading back;
  * errors that name the field path or the file; atomic writes that leave the old file
  * and no temporary behind on failure; GPU slugs; listing. */
 #include <stdarg.h>
@@ -225,7 +225,7 @@ static char g_root[64];
 static int make_root(void **st)
 {
     (void)st;
-    snprintf(g_root, sizeof g_root, "/tmp/test_evidence.XXXXXX");
+    snprintf(g_root, sizeof g_root, "/tmp/test_evidence_file.XXXXXX");
     return mkdtemp(g_root) ? 0 : -1;
 }
 

@@ -1,6 +1,6 @@
-/* measure/reference_gpu.c: loading the GPU fp64 reference and judging outputs with it. */
+/* measure/oracle_gpu.c: loading the GPU fp64 oracle and judging outputs with it. */
 #include "measure/cuda_check.h"
-#include "measure/reference_gpu.h"
+#include "measure/oracle_gpu.h"
 
 #include <dlfcn.h>
 #include <math.h>

@@ -1,7 +1,7 @@
-// reference_gpu: the fp64 reference on the device, for shapes whose every row the CPU
-// reference would take too long on (kernels/reference/attn_reference_gpu.h).
+// oracle_gpu: the fp64 oracle on the device, for shapes whose every row the CPU
+// oracle would take too long on (kernels/oracle/attn_oracle_gpu.h).
 //
-// Written to be read, not to be fast: the definition of kernels/reference/attn_reference.c
+// Written to be read, not to be fast: the definition of kernels/oracle/attn_oracle.c
 // step by step. A block takes 32 query rows of one (batch, head), 8 per warp; the keys go
 // by in tiles of 32, one per lane. Two passes over the keys, as the CPU does: the first
 // finds each row's largest scaled score, the second takes exp(score - max), sums it and
@@ -10,7 +10,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <math.h>
-#include "attn_reference_gpu.h"
+#include "attn_oracle_gpu.h"
 
 namespace {
 

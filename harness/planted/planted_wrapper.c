@@ -1,5 +1,5 @@
 /* planted_wrapper: a test-only stand-in for one implementation in a head build of the A/B
- * study (ci/tools/ab_planted.sh), slower by a chosen delay (never built by `make build`).
+ * study (ci/tools/ab_planted.py), slower by a chosen delay (never built by `make build`).
  *
  * Installed as <dir>/phases/NAME.so beside a file <dir>/phases/NAME.plant holding
  * "REAL_SO AMOUNT [ns|cycles]"; it loads REAL_SO and takes its name and title.

@@ -1,4 +1,4 @@
-/* attn_reference.h: the CPU fp64 reference every implementation is checked against.
+/* attn_oracle.h: the CPU fp64 oracle every implementation is checked against.
  *
  * O = softmax(scale * Q K^T [+ causal mask]) V computed in double from the same fp16
  * inputs the GPU sees (BHSD, contiguous). Causal is bottom-right aligned: query row i

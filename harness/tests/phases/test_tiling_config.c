@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <cmocka.h>
-#include "../../phases/06_tiling/config_table.h"
+#include "../../../phases/06_tiling/config_table.h"
 
 typedef struct {
     const char *name;

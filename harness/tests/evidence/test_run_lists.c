@@ -1,4 +1,4 @@
-/* test_reference_run.c: <gpu>/reference.txt, the GPU's reference run
+/* test_run_lists.c: <gpu>/reference.txt, the GPU's reference run
  * (harness/evidence/run_lists.h, reference_run_of): one line naming a complete run of that folder,
  * anything else refused with the file named. */
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 
 #include "evidence/run_lists.h"
 
-static char g_dir[] = "/tmp/test_reference_run.XXXXXX";
+static char g_dir[] = "/tmp/test_run_lists.XXXXXX";
 
 static void write_ref(const char *text)
 {

@@ -1,11 +1,11 @@
-/* attn_reference_gpu.h: the GPU fp64 reference (kernels/reference_gpu/), as the harness
- * loads it: one exported struct, attn_reference_gpu_entry, in build/kernels/reference_gpu.so.
+/* attn_oracle_gpu.h: the GPU fp64 oracle (kernels/oracle_gpu/), as the harness
+ * loads it: one exported struct, attn_reference_gpu_entry, in build/kernels/oracle_gpu.so.
  *
- * It computes what attn_reference.h computes on the CPU (the same definition: scores of
+ * It computes what attn_oracle.h computes on the CPU (the same definition: scores of
  * the visible keys in double, the softmax's maximum first, then exp, sum and P·V in
  * double, a row with no key all zeros, causal bottom-right aligned) for every row of a
  * shape, on the device, and compares an fp16 output with it there. It shares no code
- * with any rung; the harness checks it against the CPU reference on chosen rows at every
+ * with any rung; the harness checks it against the CPU oracle on chosen rows at every
  * point it is used. */
 #ifndef ATTNLADDER_REFERENCE_GPU_H
 #define ATTNLADDER_REFERENCE_GPU_H

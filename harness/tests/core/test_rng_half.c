@@ -1,5 +1,5 @@
 /* test_rng_half.c: the generator against an independent transcription of
- * splitmix64/xoshiro256** (harness/tests/stats_expected.py), rng_below's lack of
+ * splitmix64/xoshiro256** (harness/tests/core/stats_expected.py), rng_below's lack of
  * modulo bias, and the fp16 conversion: every half pattern, every rounding midpoint,
  * and (where the compiler has _Float16) the compiler's own conversion. */
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 """Expected values for test_rng_half.c and test_stats.c, computed independently of the
 C code: splitmix64 and xoshiro256** transcribed from their published definitions, and
 each bootstrap resample drawn as values and sorted (the C code counts indices instead).
-Run: python3 harness/tests/stats_expected.py"""
+Run: python3 harness/tests/core/stats_expected.py"""
 M = (1 << 64) - 1
 
 

@@ -1,4 +1,4 @@
-/* test_reference_gpu.c: what the harness does with the GPU reference's comparison, on the
+/* test_oracle_gpu.c: what the harness does with the GPU oracle's comparison, on the
  * CPU: partials made the way the device makes them (each block's grid-stride share of the
  * elements) reduce to compare_output's verdict and figures, a NaN anywhere fails, the
  * worst element is found, and the reduction is the same bits every time. */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include "core/half.h"
 #include "core/rng.h"
-#include "measure/reference_gpu.h"
+#include "measure/oracle_gpu.h"
 
 #define THREADS 256   /* the comparison kernel's block */
 

@@ -1,4 +1,4 @@
-/* attn_reference.c: the fp64 reference, one query row at a time.
+/* attn_oracle.c: the fp64 oracle, one query row at a time.
  *
  * Every row is computed by the same sequence of operations whatever the thread count
  * (threads only pick which rows they do), so the result is identical bit for bit for
@@ -7,7 +7,7 @@
  * Each thread keeps its current (batch, head)'s K (transposed, so the score loop runs
  * over contiguous keys and vectorizes without reassociation) and V in double, and computes
  * the rows of one head it took together, so that they share each pass over K and V. */
-#include "attn_reference.h"
+#include "attn_oracle.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -1,5 +1,5 @@
 /* test_stats.c: percentiles on hand-computed sets, bootstrap intervals against an
- * independent computation (harness/tests/stats_expected.py) and against properties no
+ * independent computation (harness/tests/core/stats_expected.py) and against properties no
  * wrong implementation satisfies by accident, and every decision of the stop rule. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 // plant_delay: a spin kernel of a given length, for the regression gate's planted
-// slowdown (test builds only; see harness/plant.h). %globaltimer is nanoseconds and does
+// slowdown (test builds only; see harness/measure/planted_slowdown.h). %globaltimer is nanoseconds and does
 // not depend on the SM clock, so the delay is the same at any clock.
 #include <cuda_runtime.h>
 

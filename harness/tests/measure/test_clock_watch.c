@@ -1,4 +1,4 @@
-/* test_clock_policy.c: which samples the clock watch discards (by the reasons NVML gives
+/* test_clock_watch.c: which samples the clock watch discards (by the reasons NVML gives
  * after them), what it counts, and when a measurement is past its discard limit. */
 #include <stdarg.h>
 #include <stddef.h>

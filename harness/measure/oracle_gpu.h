@@ -1,28 +1,28 @@
-/* measure/reference_gpu.h: the GPU fp64 reference (kernels/reference_gpu), loaded from the
+/* measure/oracle_gpu.h: the GPU fp64 oracle (kernels/oracle_gpu), loaded from the
  * build beside the baselines, and the comparison of an output with it on the device.
  *
- * The CPU reference (attn_reference.h) computes every row of a point up to
+ * The CPU oracle (attn_oracle.h) computes every row of a point up to
  * `--full-ref-gflop` and a sample of rows above; the GPU one computes every row of every
- * point. measure_shape.c checks the GPU reference against the CPU rows at every point and
+ * point. measure_shape.c checks the GPU oracle against the CPU rows at every point and
  * then judges every implementation on every row on the device, so no output crosses to
- * the host. Without the object (an older build) the CPU reference alone is used, as it was. */
+ * the host. Without the object (an older build) the CPU oracle alone is used, as it was. */
 #ifndef ATTNLADDER_MEASURE_REFERENCE_GPU_H
 #define ATTNLADDER_MEASURE_REFERENCE_GPU_H
 #include <stddef.h>
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 #include "attn_phase.h"
-#include "attn_reference_gpu.h"
+#include "attn_oracle_gpu.h"
 #include "measure/correctness.h"
 
 typedef struct ref_gpu ref_gpu;
 
-/* Loads build_dir/kernels/reference_gpu.so; NULL with why when it is absent or wrong. */
+/* Loads build_dir/kernels/oracle_gpu.so; NULL with why when it is absent or wrong. */
 ref_gpu *ref_gpu_open(const char *build_dir, char *why, size_t len);
 void ref_gpu_close(ref_gpu *g);
 const char *ref_gpu_path(const ref_gpu *g);
 
-/* NULL when the GPU reference computes s, else why not. */
+/* NULL when the GPU oracle computes s, else why not. */
 const char *ref_gpu_unsupported(const ref_gpu *g, const attn_shape *s);
 
 /* Every row of s into out (device, B*H*Sq*D doubles), synchronised. 0, or -1 with err. */
@@ -34,7 +34,7 @@ int ref_gpu_attention(const ref_gpu *g, const attn_shape *s, const void *q, cons
 int ref_gpu_compare(const ref_gpu *g, const attn_shape *s, const void *out, const double *ref,
                     compare_bounds b, compare_result *r, cudaStream_t stream, char *err, size_t errlen);
 
-/* Rows `rows` (host, nrows) of the device reference copied to host (nrows * D doubles);
+/* Rows `rows` (host, nrows) of the device oracle copied to host (nrows * D doubles);
  * rows NULL: every row in order. 0, or -1 with err. */
 int ref_gpu_rows(const ref_gpu *g, const attn_shape *s, const double *ref, const size_t *rows,
                  size_t nrows, double *host, cudaStream_t stream, char *err, size_t errlen);

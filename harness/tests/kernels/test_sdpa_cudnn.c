@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernels/sdpa_cudnn/sdpa_graph.c"
-#include "../../kernels/sdpa_cudnn/sdpa_plan.c"
+#include "../../../kernels/sdpa_cudnn/sdpa_graph.c"
+#include "../../../kernels/sdpa_cudnn/sdpa_plan.c"
 #undef TRY
 #undef SET
 

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""No two files under harness/ share a base name (`make test`): a name alone says which
+file to open. A file's base name is its name up to the first dot, so that `ab.c` and
+`gate/ab.c`, or `accepted.c` and `report/accepted.h`, clash; a module's own files in
+one folder (`compare.c` and `compare.h`) are one module and do not.
+
+What is read: the tracked files under harness/, less the READMEs (one per folder, by
+convention) and harness/tests/data/ (made-up evidence and rungs, laid out and named as
+evidence/ and phases/ are).
+
+usage: check_names.py [--root DIR] [--self-test]   exit 0 when no name is shared, 1
+otherwise (each shared name printed with its files), 2 on bad usage."""
+import os
+import subprocess
+import sys
+
+NOT_READ = ("harness/tests/data/",)
+
+
+def tracked(root):
+    out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--", "harness"],
+                         capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"check_names: {root}: not a git work tree ({out.stderr.strip()})")
+    return [f for f in out.stdout.split("\0") if f]
+
+
+def clashes(paths):
+    """{base name: sorted paths} for each base name held by files of more than one folder."""
+    by_base = {}
+    for p in paths:
+        name = os.path.basename(p)
+        if name == "README.md" or p.startswith(NOT_READ):
+            continue
+        by_base.setdefault(name.split(".", 1)[0], []).append(p)
+    return {b: sorted(ps) for b, ps in sorted(by_base.items())
+            if len({os.path.dirname(p) for p in ps}) > 1}
+
+
+def self_test():
+    got = clashes(["harness/ab.c", "harness/gate/ab.c", "harness/compare.c", "harness/compare.h",
+                   "harness/README.md", "harness/gate/README.md", "harness/x/accepted.c",
+                   "harness/accepted.h", "harness/tests/data/a/r.json", "harness/tests/data/b/r.json"])
+    want = {"ab": ["harness/ab.c", "harness/gate/ab.c"],
+            "accepted": ["harness/accepted.h", "harness/x/accepted.c"]}
+    if got != want:
+        print(f"check_names: self-test: got {got}, want {want}")
+        return 1
+    return 0
+
+
+def main(argv):
+    root = "."
+    args = list(argv)
+    if "--self-test" in args:
+        return self_test()
+    if args[:1] == ["--root"] and len(args) == 2:
+        root = args[1]
+    elif args:
+        print(__doc__.rsplit("usage: ", 1)[1], file=sys.stderr)
+        return 2
+    paths = tracked(root)
+    bad = clashes(paths)
+    for base, ps in bad.items():
+        print(f"check_names: base name '{base}' is shared: {', '.join(ps)}")
+    if bad:
+        return 1
+    print(f"check_names: {len(paths)} files under harness/, no base name shared")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
