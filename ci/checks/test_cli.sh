@@ -92,6 +92,15 @@ if [ "$got" != 2 ] || [ "${#out}" -gt 1000 ] \
   echo "test_cli: run --shape <100001 characters>: exit $got, ${#out} characters, ending: ${out: -200}" >&2
   fail=1
 fi
+# a 100,000-digit field of --shape: quoted short, the field named, the reason kept
+long_field=$(python3 -c 'print("1,8," + "9" * 100000 + ",64")')
+n=$((n + 1))
+out=$("$bin" run --shape "$long_field" 2>&1); got=$?
+if [ "$got" != 2 ] || [ "${#out}" -gt 1000 ] \
+   || ! grep -qE "field 3 '9+\.\.\.9+' \(100000 characters\) is out of range \(at most 2147483647\)" <<<"$out"; then
+  echo "test_cli: run --shape 1,8,<100000 digits>,64: exit $got, ${#out} characters, ending: ${out: -200}" >&2
+  fail=1
+fi
 # --out FILE/sub: FILE is named as the component that is no directory
 echo x > "$tmp/plainfile"
 expect 2 "--out '.*plainfile/sub': .*plainfile' is a file, not a directory" -- report --out "$tmp/plainfile/sub"

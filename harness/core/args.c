@@ -66,14 +66,18 @@ const char *arg_value(const char *cmd, int argc, char **argv, int *i)
 
 int arg_shape(const char *cmd, const char *opt, const char *text, attn_shape *out)
 {
-    for (const char *p = text; *p;) {
+    int field = 1;
+    for (const char *p = text; *p; field++) {
         size_t len = strcspn(p, ",");
         char *end;
         errno = 0;
         long x = strtol(p, &end, 10);
         if (end != p && (errno == ERANGE || x > INT_MAX || x < INT_MIN)) {
-            fprintf(stderr, "attnladder %s: %s '%s': '%.*s' is out of range (at most %d)\n", cmd,
-                    opt, text, (int)len, p, INT_MAX);
+            /* both quoted short (shape_quoted), so that the reason is never cut off */
+            char whole[SHAPE_SHOWN], part[SHAPE_SHOWN], *f = strndup(p, len);
+            fprintf(stderr, "attnladder %s: %s %s: field %d %s is out of range (at most %d)\n", cmd, opt,
+                    shape_quoted(text, whole), field, f ? shape_quoted(f, part) : "", INT_MAX);
+            free(f);
             return -1;
         }
         p += len;

@@ -12,11 +12,7 @@ static const char SHAPE_FORMS[] =
     "accepted: B,H,S,D or B,H,S,D,causal or B,H,Sq,Skv,D,causal "
     "(positive integers, causal 0 or 1)";
 
-/* TEXT as a message quotes it: whole in quotes when short; else its first and last
- * characters around "..." and its length, so that the reason after it is never cut off;
- * characters that act on a terminal as '?' (text_escape's terminal rule). */
-#define SHAPE_SHOWN 160
-static const char *shape_quoted(const char *text, char buf[SHAPE_SHOWN])
+const char *shape_quoted(const char *text, char buf[SHAPE_SHOWN])
 {
     char safe[100];
     size_t len = strlen(text);

@@ -26,6 +26,12 @@ typedef struct {
 
 /* "B,H,S,D[,causal]" or "B,H,Sq,Skv,D,causal"; scale = 1/sqrt(D).
  * 0, or -1 with err naming the problem and the accepted form/values. */
+/* TEXT as a message quotes it: whole in quotes when short; else its first and last
+ * characters around "..." and its length, so that the reason after it is never cut off;
+ * characters that act on a terminal as '?'. */
+#define SHAPE_SHOWN 160
+const char *shape_quoted(const char *text, char buf[SHAPE_SHOWN]);
+
 int shape_parse(const char *text, attn_shape *out, char *err, size_t errlen);
 
 /* Sanity of one shape: every dimension >= 1, causal 0/1, and each tensor's element
