@@ -10,7 +10,7 @@
 /* The evidence's `derived` object of a result timed at s: FLOPs, bytes, TFLOP/s, GB/s,
  * fractions of the ceilings (from its own graph median: the sustained regime), and the
  * ratio to the baseline: from the paired times when there are any (n_pairs > 0: the
- * rotation's rounds or the pairs with the baseline alone, method "paired"), else from the
+ * rotation's rounds, method "paired"), else from the
  * baseline's separate samples at the same shape in this run (its CI resamples both sample
  * sets, method "independent"), computed from the samples themselves. */
 json_t *measure_derived(const measure_ctx *ctx, const attn_shape *s, const double *samples, size_t n,

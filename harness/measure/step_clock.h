@@ -16,7 +16,7 @@ typedef enum {
     STEP_COMPARE,       /* comparing outputs with the reference (and the baseline) */
     STEP_TIMING,        /* time_measure: estimate, graph capture, warm-up, samples */
     STEP_RECHECK,       /* the check of the last timed launch's output */
-    STEP_PAIRED,        /* interleaved pairs with the baseline (run --paired) */
+    STEP_PAIRED,        /* the point's rotation (point_ratios.h) */
     STEP_OTHER_INPUTS,  /* the checks on the other input distributions */
     STEP_COUNT
 } step_id;
