@@ -21,6 +21,7 @@
 #include "core/shapes.h"
 #include "core/stats.h"
 #include "evidence/evidence_file.h"
+#include "evidence/writer.h"
 #include "gate/ab_rule.h"
 #include "gate/ab_judge.h"
 #include "gate/code_paths.h"
@@ -531,11 +532,18 @@ int cmd_ab(int argc, char **argv)
         rc = EXIT_BAD_INPUT;
     }
     if (o.out) {
+        device_gpu dev;
+        device_versions ver;
+        device_git base_git, head_git;
+        device_gpu_read(&dev);
+        device_versions_read(&ver);
+        device_git_read(o.base_dir, &base_git);
+        device_git_read(o.head_dir, &head_git);
         json_t *doc = json_pack("{s:s, s:i, s:o, s:o, s:o, s:s, s:I, s:f, s:f, s:o, s:o, s:O, s:o}",
                                 "schema", "attnladder-ab", "schema_version", 2,
-                                "gpu", device_gpu_json(), "versions", device_versions_json(),
-                                "builds", json_pack("{s:o, s:o}", "base", device_git_json(o.base_dir),
-                                                   "head", device_git_json(o.head_dir)),
+                                "gpu", run_write_gpu(&dev), "versions", run_write_versions(&ver),
+                                "builds", json_pack("{s:o, s:o}", "base", run_write_git(&base_git),
+                                                   "head", run_write_git(&head_git)),
                                 "loaded_first", head_first ? "head" : "base", "seed", (json_int_t)o.seed,
                                 "tolerance", o.tolerance, "baseline_tolerance", o.baseline_tolerance,
                                 "method", json_pack("{s:I, s:I, s:f, s:f, s:i, s:s}", "min_samples", (json_int_t)o.ic.min_samples,

@@ -33,6 +33,7 @@
 #include "core/shapes.h"
 #include "evidence/reader.h"
 #include "evidence/text_table.h"
+#include "evidence/writer.h"
 
 static volatile sig_atomic_t g_stop = 0;
 static void on_signal(int sig) { (void)sig; g_stop = 1; }
@@ -549,10 +550,16 @@ static int run_main(run_opts *o, int argc, char **argv)
     char iso[32], compact[32], why[1024] = "";
     utc_stamp(iso, sizeof iso, compact, sizeof compact);
     json_t *ctx = json_object();
-    json_t *gpu = device_gpu_json();
+    device_gpu dev;
+    device_versions ver;
+    device_git git;
+    device_gpu_read(&dev);
+    device_versions_read(&ver);
+    device_git_read(o->build_dir, &git);
+    json_t *gpu = run_write_gpu(&dev);
     json_object_set_new(ctx, "gpu", gpu);
-    json_object_set_new(ctx, "versions", device_versions_json());
-    json_object_set_new(ctx, "git", device_git_json(o->build_dir));
+    json_object_set_new(ctx, "versions", run_write_versions(&ver));
+    json_object_set_new(ctx, "git", run_write_git(&git));
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     json_object_set_new(ctx, "host", json_string(host));
@@ -597,9 +604,10 @@ static int run_main(run_opts *o, int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    json_t *before = device_clocks_json(why, sizeof why);
-    json_object_set_new(ctx, "clocks_before", before ? json_incref(before) : json_null());
-    json_object_set_new(ctx, "nvml", json_string(before ? "ok" : why));
+    clock_reading before;
+    int have_before = device_clocks_read(&before, why, sizeof why) == 0;
+    json_object_set_new(ctx, "clocks_before", have_before ? run_write_clocks(&before) : json_null());
+    json_object_set_new(ctx, "nvml", json_string(have_before ? "ok" : why));
 
     int cc_major = (int)json_integer_value(json_object_get(gpu, "cc_major"));
     int cc_minor = (int)json_integer_value(json_object_get(gpu, "cc_minor"));
@@ -730,11 +738,12 @@ static int run_main(run_opts *o, int argc, char **argv)
     measure_ctx_free(&mc);
 
 write:;
-    json_t *after = device_clocks_json(why, sizeof why);
-    int throttled = (before && device_clocks_throttled(before)) || (after && device_clocks_throttled(after));
-    json_decref(before);
+    clock_reading after;
+    int have_after = device_clocks_read(&after, why, sizeof why) == 0;
+    int throttled = (have_before && device_clocks_throttled(&before)) ||
+                    (have_after && device_clocks_throttled(&after));
     json_object_set_new(ctx, "throttled", json_boolean(throttled));
-    json_object_set_new(ctx, "clocks_after", after ? after : json_null());
+    json_object_set_new(ctx, "clocks_after", have_after ? run_write_clocks(&after) : json_null());
     json_t *cost = json_pack("{s:f, s:f, s:I, s:o, s:o, s:o}", "wall_s", time_now_s() - t_start, "gpu_timed_s",
                              mc.gpu_timed_s, "measurements", (json_int_t)mc.measurements,
                              "stages_s", stages, "steps_s", step_times_json(&mc.steps), "points", points);

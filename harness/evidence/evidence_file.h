@@ -1,5 +1,5 @@
 /* evidence/evidence_file.h: reading, validating and atomically writing evidence JSON
- * (evidence/SCHEMA.md). Documents are jansson values; writers build them in run.c. */
+ * (evidence/SCHEMA.md). Documents are jansson values; evidence/writer.h builds them. */
 #ifndef ATTNLADDER_EVIDENCE_H
 #define ATTNLADDER_EVIDENCE_H
 #include <stddef.h>

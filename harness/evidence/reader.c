@@ -105,7 +105,8 @@ int run_read_shape(json_t *js, attn_shape *s)
 static int read_paired(const run_data *r, size_t i, const json_t *res, run_result *o, char *err, size_t errlen)
 {
     /* every pair discarded for clock events: no pairs, and a throttled result */
-    if (json_is_object(json_object_get(res, "paired_throttled"))) o->throttled = 1;
+    o->paired_throttled = json_is_object(json_object_get(res, "paired_throttled"));
+    if (o->paired_throttled) o->throttled = 1;
     json_t *pb = json_object_get(res, "paired");
     if (!json_is_object(pb)) return 0;
     json_t *ai = json_object_get(pb, "impl_us"), *ab = json_object_get(pb, "baseline_us");
@@ -132,6 +133,7 @@ static int read_paired(const run_data *r, size_t i, const json_t *res, run_resul
     /* pairs dropped past the clock discard limit mark the result as a throttled graph
      * timing does: no gate passes it silently */
     json_t *stop = json_object_get(pb, "stop");
+    o->paired_stop = str_or(stop, NULL);
     if (json_is_string(stop) && !strcmp(json_string_value(stop), "throttled")) o->throttled = 1;
     return 0;
 }
@@ -190,6 +192,7 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
         /* the sampling stopped because too many samples fell under a clock event: the
          * numbers are what they are, but no gate may pass them silently */
         json_t *stop = json_object_get(g, "stop");
+        o->graph_stop = str_or(stop, NULL);
         o->throttled = json_is_string(stop) && !strcmp(json_string_value(stop), "throttled");
         json_t *discarded = json_object_get(json_object_get(g, "clock"), "discarded");
         o->discarded = json_is_integer(discarded) && json_integer_value(discarded) > 0
@@ -233,6 +236,15 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
 static void read_overrides(run_data *r, json_t *ov)
 {
     r->overrides = NULL;
+    if (json_is_object(ov)) {
+        r->env = calloc(json_object_size(ov) + 1, sizeof *r->env);
+        const char *name;
+        json_t *val;
+        json_object_foreach(ov, name, val) {
+            if (!r->env) break;
+            r->env[r->n_env++] = (run_env_override){ name, str_or(val, NULL) };
+        }
+    }
     if (!json_is_object(ov) || json_object_size(ov) == 0) return;
     size_t len = 0;
     const char *k;
@@ -407,7 +419,8 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     r->dirty = json_is_true(json_object_get(git, "dirty"));
     /* Partial when either says so: a renamed interrupted run stays partial for show,
      * gate, compare and report alike. */
-    r->partial = json_is_true(json_object_get(doc, "partial")) || name_says_partial(r->base);
+    r->marked_partial = json_is_true(json_object_get(doc, "partial"));
+    r->partial = r->marked_partial || name_says_partial(r->base);
     r->throttled = json_is_true(json_object_get(ctx, "throttled"));
     read_context(r, ctx);
     json_t *cost = json_object_get(doc, "cost");
@@ -416,14 +429,18 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     r->cost_measurements = int_or(json_object_get(cost, "measurements"), -1);
     json_t *method = json_object_get(doc, "method");
     r->baseline = str_or(json_object_get(method, "baseline"), "");
+    r->has_ci_level = json_is_number(json_object_get(method, "ci_level"));
+    r->has_stats_seed = json_is_integer(json_object_get(method, "stats_seed"));
+    r->has_resamples = json_is_integer(json_object_get(method, "bootstrap_resamples"));
     r->ci_level = json_is_number(json_object_get(method, "ci_level"))
                 ? json_number_value(json_object_get(method, "ci_level")) : 0.95;
     r->stats_seed = (unsigned long long)int_or(json_object_get(method, "stats_seed"), 20261122);
     /* in range: the validator refuses a value outside consistency.h's bounds */
     r->resamples = (size_t)int_or(json_object_get(method, "bootstrap_resamples"), 2000);
     json_t *rm = json_object_get(method, "ratio");
-    r->ratio_rotation = json_is_string(rm) && !strcmp(json_string_value(rm), "paired") &&
-                        json_is_object(json_object_get(method, "ratio_design"));
+    r->ratio_method = str_or(rm, NULL);
+    r->has_ratio_design = json_is_object(json_object_get(method, "ratio_design"));
+    r->ratio_rotation = json_is_string(rm) && !strcmp(json_string_value(rm), "paired") && r->has_ratio_design;
     r->planted = str_or(json_object_get(ctx, "planted_slowdown"), NULL);
     read_overrides(r, json_object_get(ctx, "env_overrides"));
     json_t *ce = json_object_get(doc, "ceilings");
@@ -513,6 +530,7 @@ void run_close(run_data *r)
     free(r->profiles);
     free(r->input_checks);
     free(r->overrides_buf);
+    free(r->env);
     free(r->path);
     json_decref(r->doc);
     memset(r, 0, sizeof *r);

@@ -40,6 +40,8 @@ typedef struct {
     size_t n_samples;
     int throttled;                 /* graph-mode sampling stopped past the clock discard limit */
     size_t discarded;              /* graph-mode samples discarded for a clock event */
+    const char *graph_stop, *paired_stop;   /* timing.graph.stop, paired.stop; NULL when absent */
+    int paired_throttled;          /* paired_throttled: every pair discarded for clock events */
     /* results[].paired: this implementation and `paired_baseline` timed interleaved,
      * pair i = (paired_impl[i], paired_base[i]); n_paired 0 when absent */
     const char *paired_baseline;
@@ -48,7 +50,7 @@ typedef struct {
     int paired_rotation;           /* results[].paired.design "rotation": timed in the
                                       point's rotation (the pairs that decide) */
     int has_ratio;                 /* derived.ratio against `ratio_baseline` */
-    const char *ratio_baseline;
+    const char *ratio_baseline;    /* "" when absent */
     double ratio, ratio_lo, ratio_hi;
     double flops, bytes, tflops, gbps;   /* NAN when absent */
     double frac_fp16_peak, frac_dram;    /* NAN when null */
@@ -91,6 +93,11 @@ typedef struct {
     double rel_l2, max_abs;            /* NAN when absent */
 } run_input_check;
 
+/* One ATTN* variable of context.env_overrides (value NULL when not a string). */
+typedef struct {
+    const char *name, *value;
+} run_env_override;
+
 /* The machine and library versions of context.gpu / context.versions (-1 or NULL when
  * absent). */
 typedef struct {
@@ -107,6 +114,7 @@ typedef struct {
     json_t *doc;
     const char *gpu_name, *slug, *created_utc, *commit;
     int dirty, partial, throttled;
+    int marked_partial;            /* the file's own "partial" (partial also counts its name) */
     const char *baseline;          /* method.baseline, "" when none */
     double ci_level;               /* method.ci_level, 0.95 when absent */
     unsigned long long stats_seed; /* method.stats_seed: the seed of the run's own bootstraps */
@@ -115,9 +123,14 @@ typedef struct {
                                       result's ratio is its pairs' (the rotation's rounds or
                                       pairs with the baseline alone); 0: the separate
                                       measurements' (older paired files included) */
+    const char *ratio_method;      /* method.ratio as written, NULL when absent */
+    int has_ratio_design;          /* method.ratio_design is an object */
+    int has_ci_level, has_stats_seed, has_resamples;   /* present in the file, not defaults */
     const char *planted;           /* context.planted_slowdown: a test build's plant, or NULL */
     const char *overrides;         /* context.env_overrides as "NAME=value ...", or NULL */
     char *overrides_buf;
+    run_env_override *env;         /* context.env_overrides in the file's order; NULL when absent */
+    size_t n_env;
     double fp16_tflops, dram_gbps; /* ceilings, NAN when null */
     double launch_floor_us;        /* graph-mode median of the empty kernel, NAN if absent */
     run_impl *impls;

@@ -69,31 +69,27 @@ static void uuid_text(const unsigned char b[16], char *out, size_t len)
     snprintf(out, len, "GPU-%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16, hex + 20);
 }
 
-json_t *device_gpu_json(void)
+void device_gpu_read(device_gpu *g)
 {
+    memset(g, 0, sizeof *g);
     int dev = 0;
     struct cudaDeviceProp p;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess)
-        return json_pack("{s:s, s:s}", "name", "unknown", "slug", "unknown");
-    char slug[128];
-    name_gpu_slug(p.name, slug, sizeof slug);
-    int clock_khz = 0, mem_khz = 0, bus = 0;
-    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev);
-    cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev);
-    cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev);
-    char uuid[64];
-    uuid_text((const unsigned char *)p.uuid.bytes, uuid, sizeof uuid);
-    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
-    json_t *g = json_pack("{s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:s}",
-                          "name", p.name, "slug", slug, "sm_count", p.multiProcessorCount,
-                          "cc_major", p.major, "cc_minor", p.minor,
-                          "l2_bytes", (json_int_t)p.l2CacheSize,
-                          "mem_bytes", (json_int_t)p.totalGlobalMem,
-                          "smem_per_block_optin", (json_int_t)p.sharedMemPerBlockOptin,
-                          "clock_khz", clock_khz, "mem_clock_khz", mem_khz, "mem_bus_bits", bus,
-                          "index", dev, "uuid", uuid);
-    json_object_set_new(g, "cuda_visible_devices", visible ? json_string(visible) : json_null());
-    return g;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess) return;
+    g->known = 1;
+    snprintf(g->name, sizeof g->name, "%s", p.name);
+    name_gpu_slug(p.name, g->slug, sizeof g->slug);
+    cudaDeviceGetAttribute(&g->clock_khz, cudaDevAttrClockRate, dev);
+    cudaDeviceGetAttribute(&g->mem_clock_khz, cudaDevAttrMemoryClockRate, dev);
+    cudaDeviceGetAttribute(&g->mem_bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev);
+    uuid_text((const unsigned char *)p.uuid.bytes, g->uuid, sizeof g->uuid);
+    g->sm_count = p.multiProcessorCount;
+    g->cc_major = p.major;
+    g->cc_minor = p.minor;
+    g->l2_bytes = p.l2CacheSize;
+    g->mem_bytes = (long long)p.totalGlobalMem;
+    g->smem_per_block_optin = (long long)p.sharedMemPerBlockOptin;
+    g->index = dev;
+    g->cuda_visible_devices = getenv("CUDA_VISIBLE_DEVICES");
 }
 
 /* Path of the shared object that defines `sym` in this process, or NULL. */
@@ -104,59 +100,58 @@ static const char *library_of(void *sym)
     return NULL;
 }
 
-static void add_cudnn(json_t *v)
+static void read_cudnn(device_versions *v)
 {
     /* The harness does not link cuDNN; the baseline does. RTLD_NOLOAD finds the copy
      * the baseline loaded (the GPU machine has two: the system's and PyTorch's). */
     void *h = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
     if (!h) {
-        json_object_set_new(v, "cudnn", json_null());
+        v->cudnn = DEVICE_CUDNN_NOT_LOADED;
         return;
     }
+    v->cudnn = DEVICE_CUDNN_NO_VERSION;
     size_t (*get_version)(void) = (size_t (*)(void))dlsym(h, "cudnnGetVersion");
     if (get_version) {
-        json_object_set_new(v, "cudnn", json_integer((json_int_t)get_version()));
+        v->cudnn = DEVICE_CUDNN_VERSION;
+        v->cudnn_version = (long long)get_version();
         const char *path = library_of((void *)get_version);
-        if (path) json_object_set_new(v, "cudnn_path", json_string(path));
+        if (path) snprintf(v->cudnn_path, sizeof v->cudnn_path, "%s", path);
     }
     dlclose(h);
 }
 
-static void add_driver_string(json_t *v)
+static void read_driver_string(device_versions *v)
 {
     void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) return;
     nvml_init_fn init = (nvml_init_fn)dlsym(h, "nvmlInit_v2");
     nvml_shutdown_fn shut = (nvml_shutdown_fn)dlsym(h, "nvmlShutdown");
     nvml_driver_fn drv = (nvml_driver_fn)dlsym(h, "nvmlSystemGetDriverVersion");
-    char buf[96];
     if (init && shut && drv && init() == 0) {
-        if (drv(buf, sizeof buf) == 0) json_object_set_new(v, "driver", json_string(buf));
+        v->has_driver = drv(v->driver, sizeof v->driver) == 0;
         shut();
     }
     dlclose(h);
 }
 
-json_t *device_versions_json(void)
+void device_versions_read(device_versions *v)
 {
-    int drv = 0, rt = 0, major = 0, minor = 0, patch = 0;
-    cudaDriverGetVersion(&drv);
-    cudaRuntimeGetVersion(&rt);
-    json_t *v = json_object();
-    json_object_set_new(v, "cuda_driver", json_integer(drv));
-    json_object_set_new(v, "cuda_runtime", json_integer(rt));
+    int major = 0, minor = 0, patch = 0;
+    memset(v, 0, sizeof *v);
+    cudaDriverGetVersion(&v->cuda_driver);
+    cudaRuntimeGetVersion(&v->cuda_runtime);
     const cublas_lib *cb = cublas_lib_get(NULL, 0);
     if (cb && cb->get_property(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
         cb->get_property(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
-        cb->get_property(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
-        json_object_set_new(v, "cublas", json_integer(major * 10000 + minor * 100 + patch));
-    if (cb && cb->path) json_object_set_new(v, "cublas_path", json_string(cb->path));
-    const char *cudart_path = library_of((void *)cudaRuntimeGetVersion);
-    if (cudart_path) json_object_set_new(v, "cudart_path", json_string(cudart_path));
-    add_cudnn(v);
-    add_driver_string(v);
-    json_object_set_new(v, "nvcc", json_string(ATTN_NVCC_VERSION));
-    return v;
+        cb->get_property(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS) {
+        v->has_cublas = 1;
+        v->cublas = major * 10000 + minor * 100 + patch;
+    }
+    v->cublas_path = cb ? cb->path : NULL;
+    v->cudart_path = library_of((void *)cudaRuntimeGetVersion);
+    read_cudnn(v);
+    read_driver_string(v);
+    v->nvcc = ATTN_NVCC_VERSION;
 }
 
 /* First line of a command's output, trimmed; 0 on success. */
@@ -172,56 +167,53 @@ static int first_line(const char *cmd, char *buf, size_t len)
     return 0;
 }
 
-json_t *device_git_json(const char *build_dir)
+void device_git_read(const char *build_dir, device_git *g)
 {
     /* build_dir/gitinfo (written by make) describes the tree the measured objects were
      * built from; the working directory's git may be another tree (a copy carried to a
      * GPU machine, a worktree), so it is asked only when the build left no gitinfo */
-    char commit[128] = "", dirty[16] = "", *path = NULL, err[256];
+    char dirty[16] = "", *path = NULL, err[256];
     size_t len = 0;
+    memset(g, 0, sizeof *g);
     /* read by the input rule: a FIFO named gitinfo is refused, not waited on */
     char *text = asprintf(&path, "%s/gitinfo", build_dir) < 0 ? NULL
                : files_read_input(path, 4096, &len, err, sizeof err);
     free(path);
-    int got = text && sscanf(text, "%127s %15s", commit, dirty) == 2;
+    int got = text && sscanf(text, "%127s %15s", g->commit, dirty) == 2;
     free(text);
-    if (got)
-        return json_pack("{s:s, s:b, s:s}", "commit", commit, "dirty",
-                         strcmp(dirty, "clean") != 0, "source", "build/gitinfo");
-    if (first_line("git rev-parse HEAD 2>/dev/null", commit, sizeof commit) == 0) {
+    if (got) {
+        g->dirty = strcmp(dirty, "clean") != 0;
+        g->source = "build/gitinfo";
+        return;
+    }
+    if (first_line("git rev-parse HEAD 2>/dev/null", g->commit, sizeof g->commit) == 0) {
         /* tracked changes only: build outputs and scratch files do not make a tree dirty */
         FILE *p = popen("git status --porcelain --untracked-files=no 2>/dev/null", "r");
-        int any = p && fgetc(p) != EOF;
+        g->dirty = p && fgetc(p) != EOF;
         if (p) pclose(p);
-        return json_pack("{s:s, s:b, s:s}", "commit", commit, "dirty", any, "source", "git");
+        g->source = "git";
+        return;
     }
-    return json_pack("{s:s, s:b, s:s}", "commit", "unknown", "dirty", 1, "source", "none");
+    snprintf(g->commit, sizeof g->commit, "unknown");
+    g->dirty = 1;
+    g->source = "none";
 }
 
 /* The reasons that mean the clocks were held down under load. */
 #define THROTTLING_REASONS (NVML_REASON_SW_POWER_CAP | NVML_REASON_HW_SLOWDOWN | \
     NVML_REASON_SW_THERMAL | NVML_REASON_HW_THERMAL | NVML_REASON_HW_POWER_BRAKE)
 
-json_t *device_clocks_json(char *why, size_t len)
+int device_clocks_read(clock_reading *r, char *why, size_t len)
 {
     clock_watch *w = clock_watch_open(why, len);
-    if (!w) return NULL;
-    clock_reading r;
-    json_t *snap = NULL;
-    if (clock_watch_read(w, &r) == 0) {
-        json_t *names = clock_reasons_json(r.reasons);
-        snap = json_pack("{s:i, s:i, s:i, s:f, s:I, s:o}", "sm_mhz", (int)r.sm_mhz, "mem_mhz",
-                         (int)r.mem_mhz, "temp_c", (int)r.temp_c, "power_w", r.power_w,
-                         "throttle_mask", (json_int_t)r.reasons, "throttle", names);
-    } else {
-        snprintf(why, len, "NVML could not read the clocks");
-    }
+    if (!w) return -1;
+    int rc = clock_watch_read(w, r);
+    if (rc) snprintf(why, len, "NVML could not read the clocks");
     clock_watch_close(w);
-    return snap;
+    return rc ? -1 : 0;
 }
 
-int device_clocks_throttled(const json_t *snapshot)
+int device_clocks_throttled(const clock_reading *snapshot)
 {
-    json_t *m = json_object_get(snapshot, "throttle_mask");
-    return json_is_integer(m) && ((unsigned long long)json_integer_value(m) & THROTTLING_REASONS);
+    return (snapshot->reasons & THROTTLING_REASONS) != 0;
 }

@@ -1,0 +1,309 @@
+/* evidence/writer.c: typed values written as evidence JSON (see writer.h). Each object's
+ * keys are set here, once, in the order evidence/SCHEMA.md shows; reader.c reads them. */
+#include "evidence/writer.h"
+
+#include <math.h>
+#include <string.h>
+#include "evidence/evidence_file.h"
+
+/* Sets key to v (stolen); v NULL leaves the key out. */
+static void put(json_t *o, const char *key, json_t *v)
+{
+    if (v) json_object_set_new(o, key, v);
+}
+
+static json_t *real_or_null(double x)
+{
+    return isnan(x) ? NULL : json_real(x);
+}
+
+static json_t *long_or_null(long x)
+{
+    return x < 0 ? NULL : json_integer((json_int_t)x);
+}
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : NULL;
+}
+
+json_t *run_write_shape(const attn_shape *s, int with_scale)
+{
+    json_t *o = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "batch", s->batch, "heads", s->heads,
+                          "seq_q", s->seq_q, "seq_kv", s->seq_kv, "head_dim", s->head_dim, "causal", s->causal);
+    if (o && with_scale) json_object_set_new(o, "scale", json_real((double)s->scale));
+    return o;
+}
+
+/* ---- the device context ------------------------------------------------------------- */
+
+json_t *run_write_gpu(const device_gpu *g)
+{
+    if (!g->known) return json_pack("{s:s, s:s}", "name", "unknown", "slug", "unknown");
+    json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:s}",
+                          "name", g->name, "slug", g->slug, "sm_count", g->sm_count,
+                          "cc_major", g->cc_major, "cc_minor", g->cc_minor,
+                          "l2_bytes", (json_int_t)g->l2_bytes, "mem_bytes", (json_int_t)g->mem_bytes,
+                          "smem_per_block_optin", (json_int_t)g->smem_per_block_optin,
+                          "clock_khz", g->clock_khz, "mem_clock_khz", g->mem_clock_khz,
+                          "mem_bus_bits", g->mem_bus_bits, "index", g->index, "uuid", g->uuid);
+    if (o) json_object_set_new(o, "cuda_visible_devices", g->cuda_visible_devices
+                                                          ? json_string(g->cuda_visible_devices) : json_null());
+    return o;
+}
+
+json_t *run_write_versions(const device_versions *v)
+{
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "cuda_driver", json_integer(v->cuda_driver));
+    put(o, "cuda_runtime", json_integer(v->cuda_runtime));
+    if (v->has_cublas) put(o, "cublas", json_integer(v->cublas));
+    if (v->cublas_path) put(o, "cublas_path", json_string(v->cublas_path));
+    if (v->cudart_path) put(o, "cudart_path", json_string(v->cudart_path));
+    if (v->cudnn == DEVICE_CUDNN_NOT_LOADED) put(o, "cudnn", json_null());
+    if (v->cudnn == DEVICE_CUDNN_VERSION) {
+        put(o, "cudnn", json_integer((json_int_t)v->cudnn_version));
+        if (v->cudnn_path[0]) put(o, "cudnn_path", json_string(v->cudnn_path));
+    }
+    if (v->has_driver) put(o, "driver", json_string(v->driver));
+    put(o, "nvcc", json_string(v->nvcc ? v->nvcc : "unknown"));
+    return o;
+}
+
+json_t *run_write_git(const device_git *g)
+{
+    return json_pack("{s:s, s:b, s:s}", "commit", g->commit, "dirty", g->dirty, "source", g->source);
+}
+
+json_t *run_write_clocks(const clock_reading *c)
+{
+    return json_pack("{s:i, s:i, s:i, s:f, s:I, s:o}", "sm_mhz", (int)c->sm_mhz, "mem_mhz", (int)c->mem_mhz,
+                     "temp_c", (int)c->temp_c, "power_w", c->power_w, "throttle_mask", (json_int_t)c->reasons,
+                     "throttle", clock_reasons_json(c->reasons));
+}
+
+/* ---- the document ------------------------------------------------------------------- */
+
+json_t *run_write_document(run_document *d)
+{
+    json_t *o = json_pack("{s:s, s:i, s:b, s:s}", "schema", EVIDENCE_SCHEMA, "schema_version",
+                          EVIDENCE_SCHEMA_VERSION, "partial", d->partial, "created_utc",
+                          d->created_utc ? d->created_utc : "");
+    json_t **parts[] = { &d->context, &d->method, &d->ceilings, &d->implementations, &d->results,
+                         &d->input_checks, &d->reference_checks, &d->cost };
+    static const char *const names[] = { "context", "method", "ceilings", "implementations", "results",
+                                         "input_checks", "reference_checks", "cost" };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (o) put(o, names[i], *parts[i]);
+        else json_decref(*parts[i]);
+        *parts[i] = NULL;
+    }
+    if (o && d->has_progress)
+        put(o, "progress", json_pack("{s:I, s:I}", "points", (json_int_t)d->progress_points,
+                                     "done", (json_int_t)d->progress_done));
+    json_t *tail[] = { d->resumed, d->profile };
+    static const char *const tail_names[] = { "resumed", "profile" };
+    for (size_t i = 0; i < 2; i++) {
+        if (o) put(o, tail_names[i], tail[i]);
+        else json_decref(tail[i]);
+    }
+    d->resumed = d->profile = NULL;
+    return o;
+}
+
+/* ---- a run as the reader holds it ----------------------------------------------------- */
+
+static json_t *context_of(const run_data *r)
+{
+    const run_context *c = &r->ctx;
+    json_t *gpu = json_pack("{s:s, s:s}", "name", r->gpu_name, "slug", r->slug);
+    put(gpu, "sm_count", long_or_null(c->sm_count));
+    put(gpu, "cc_major", long_or_null(c->cc_major));
+    put(gpu, "cc_minor", long_or_null(c->cc_minor));
+    put(gpu, "index", long_or_null(c->device_index));
+    put(gpu, "uuid", str_or_null(c->uuid));
+    put(gpu, "cuda_visible_devices", str_or_null(c->cuda_visible_devices));
+    json_t *ver = json_object();
+    put(ver, "cuda_driver", long_or_null(c->cuda_driver));
+    put(ver, "cuda_runtime", long_or_null(c->cuda_runtime));
+    put(ver, "cublas", long_or_null(c->cublas));
+    put(ver, "cudnn", long_or_null(c->cudnn));
+    put(ver, "driver", str_or_null(c->driver));
+    put(ver, "nvcc", str_or_null(c->nvcc));
+    json_t *o = json_pack("{s:o, s:o, s:{s:s, s:b}}", "gpu", gpu, "versions", ver, "git", "commit", r->commit,
+                          "dirty", r->dirty);
+    if (r->env) {
+        json_t *env = json_object();
+        for (size_t i = 0; i < r->n_env; i++)
+            put(env, r->env[i].name, r->env[i].value ? json_string(r->env[i].value) : json_null());
+        put(o, "env_overrides", env);
+    }
+    put(o, "planted_slowdown", str_or_null(r->planted));
+    put(o, "throttled", json_boolean(r->throttled));
+    return o;
+}
+
+static json_t *method_of(const run_data *r)
+{
+    json_t *o = json_object();
+    if (r->has_resamples) put(o, "bootstrap_resamples", json_integer((json_int_t)r->resamples));
+    if (r->has_ci_level) put(o, "ci_level", json_real(r->ci_level));
+    if (r->has_stats_seed) put(o, "stats_seed", json_integer((json_int_t)r->stats_seed));
+    put(o, "baseline", json_string(r->baseline));
+    put(o, "ratio", str_or_null(r->ratio_method));
+    if (r->has_ratio_design) put(o, "ratio_design", json_object());
+    return o;
+}
+
+static json_t *ceilings_of(const run_data *r)
+{
+    json_t *o = json_object();
+    put(o, "dram_gbps", isnan(r->dram_gbps) ? json_null() : json_real(r->dram_gbps));
+    put(o, "fp16_tflops", isnan(r->fp16_tflops) ? json_null() : json_real(r->fp16_tflops));
+    if (!isnan(r->launch_floor_us))
+        put(o, "launch_floor", json_pack("{s:{s:f}}", "graph", "median_us", r->launch_floor_us));
+    return o;
+}
+
+static json_t *resources_of(const run_impl *im)
+{
+    json_t *o = json_object();
+    put(o, "registers", long_or_null(im->registers));
+    put(o, "smem_static", long_or_null(im->smem_static));
+    put(o, "spill_stores", long_or_null(im->spill_stores));
+    put(o, "spill_loads", long_or_null(im->spill_loads));
+    if (im->kernels) {
+        json_t *ks = json_array();
+        for (size_t k = 0; k < im->n_kernels; k++) {
+            const run_kernel_resources *kr = &im->kernels[k];
+            json_t *kj = json_pack("{s:s}", "name", kr->name);
+            put(kj, "registers", long_or_null(kr->registers));
+            put(kj, "smem_static", long_or_null(kr->smem_static));
+            put(kj, "spill_stores", long_or_null(kr->spill_stores));
+            put(kj, "spill_loads", long_or_null(kr->spill_loads));
+            json_array_append_new(ks, kj);
+        }
+        put(o, "kernels", ks);
+    }
+    return o;
+}
+
+static json_t *impls_of(const run_data *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->n_impls; i++) {
+        const run_impl *im = &r->impls[i];
+        json_t *o = json_pack("{s:s, s:s, s:s}", "name", im->name, "title", im->title, "kind", im->kind);
+        if (im->has_resources) put(o, "resources", resources_of(im));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *numbers(const double *x, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_real(x[i]));
+    return a;
+}
+
+/* pass, then max_abs and rel_l2 where known: the correctness object's order */
+static json_t *correctness_of(int pass, double max_abs, double rel_l2)
+{
+    json_t *o = json_pack("{s:b}", "pass", pass);
+    put(o, "max_abs", real_or_null(max_abs));
+    put(o, "rel_l2", real_or_null(rel_l2));
+    return o;
+}
+
+static json_t *result_of(const run_result *x)
+{
+    json_t *o = json_pack("{s:s, s:o, s:s, s:b}", "impl", x->impl, "shape", run_write_shape(&x->shape, 1),
+                          "tag", x->tag, "supported", x->supported);
+    put(o, "reason", x->reason ? json_string(x->reason) : json_null());
+    if (x->checked) put(o, "correctness", correctness_of(x->correct, x->max_abs, x->rel_l2));
+    if (x->timed) {
+        json_t *g = json_pack("{s:o, s:f, s:f, s:f}", "samples_us", numbers(x->samples, x->n_samples),
+                              "median_us", x->median_us, "ci_lo_us", x->ci_lo_us, "ci_hi_us", x->ci_hi_us);
+        put(g, "stop", str_or_null(x->graph_stop));
+        if (x->discarded) put(g, "clock", json_pack("{s:I}", "discarded", (json_int_t)x->discarded));
+        put(o, "timing", json_pack("{s:o}", "graph", g));
+    }
+    if (x->n_paired) {
+        json_t *p = json_pack("{s:s}", "baseline", x->paired_baseline);
+        put(p, "stop", str_or_null(x->paired_stop));
+        put(p, "impl_us", numbers(x->paired_impl, x->n_paired));
+        put(p, "baseline_us", numbers(x->paired_base, x->n_paired));
+        put(o, "paired", p);
+    }
+    if (x->paired_throttled) put(o, "paired_throttled", json_object());
+    if (x->has_ratio) {
+        json_t *ra = json_object();
+        if (x->ratio_baseline[0]) put(ra, "baseline", json_string(x->ratio_baseline));
+        put(ra, "median", json_real(x->ratio));
+        put(ra, "ci_lo", json_real(x->ratio_lo));
+        put(ra, "ci_hi", json_real(x->ratio_hi));
+        put(o, "derived", json_pack("{s:o}", "ratio", ra));
+    }
+    return o;
+}
+
+static json_t *kernel_profile_of(const run_kernel_profile *k)
+{
+    json_t *m = json_object(), *stalls = json_array();
+    for (size_t i = 0; i < k->n_metrics; i++) {
+        const run_metric *x = &k->metrics[i];
+        put(m, x->name, x->is_number ? json_real(x->number) : x->text ? json_string(x->text) : json_null());
+    }
+    for (size_t i = 0; i < k->n_stalls; i++)
+        json_array_append_new(stalls, json_pack("{s:s, s:f}", "reason", k->stalls[i].reason,
+                                                "per_issue", k->stalls[i].per_issue));
+    return json_pack("{s:s, s:o, s:o}", "kernel", k->kernel, "metrics", m, "stall_top", stalls);
+}
+
+static json_t *profiles_of(const run_data *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->n_profiles; i++) {
+        const run_profile *p = &r->profiles[i];
+        json_t *ks = json_array();
+        for (size_t k = 0; k < p->n_kernels; k++) json_array_append_new(ks, kernel_profile_of(&p->kernels[k]));
+        json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:o}", "impl", p->impl, "shape",
+                                           run_write_shape(&p->shape, 0), "tool", p->tool, "kernels", ks));
+    }
+    return a;
+}
+
+static json_t *input_checks_of(const run_data *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->n_input_checks; i++) {
+        const run_input_check *c = &r->input_checks[i];
+        json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:s, s:o}", "impl", c->impl, "shape",
+                                           run_write_shape(&c->shape, 1), "tag", c->tag, "inputs", c->inputs,
+                                           "correctness", correctness_of(c->correct, c->max_abs, c->rel_l2)));
+    }
+    return a;
+}
+
+static json_t *cost_of(const run_data *r)
+{
+    if (isnan(r->cost_wall_s) && isnan(r->cost_gpu_s) && r->cost_measurements < 0) return NULL;
+    json_t *o = json_object();
+    put(o, "wall_s", real_or_null(r->cost_wall_s));
+    put(o, "gpu_timed_s", real_or_null(r->cost_gpu_s));
+    put(o, "measurements", long_or_null(r->cost_measurements));
+    return o;
+}
+
+json_t *run_to_doc(const run_data *r)
+{
+    json_t *results = json_array();
+    for (size_t i = 0; i < r->n_results; i++) json_array_append_new(results, result_of(&r->results[i]));
+    run_document d = { .partial = r->marked_partial, .created_utc = r->created_utc, .context = context_of(r),
+                       .method = method_of(r), .ceilings = ceilings_of(r), .implementations = impls_of(r),
+                       .results = results, .input_checks = r->input_checks ? input_checks_of(r) : NULL,
+                       .cost = cost_of(r), .profile = r->profiles ? profiles_of(r) : NULL };
+    return run_write_document(&d);
+}

@@ -1,0 +1,49 @@
+/* evidence/writer.h: the one evidence writer, the mirror of reader.h. Typed values in,
+ * the evidence's JSON out, in the key order and number forms of ../evidence/SCHEMA.md:
+ * the pieces a run is assembled from (a shape, the device context, the top-level
+ * document), and a whole run_data, which reading it again gives back field for field.
+ * Every function returns a new reference (NULL only when out of memory); the bytes are
+ * evidence_file.h's to write. */
+#ifndef ATTNLADDER_EVIDENCE_WRITER_H
+#define ATTNLADDER_EVIDENCE_WRITER_H
+#include <jansson.h>
+#include "attn_phase.h"
+#include "evidence/reader.h"
+#include "measure/clock_watch.h"
+#include "measure/device_info.h"
+
+/* A shape object: batch, heads, seq_q, seq_kv, head_dim, causal, then scale when
+ * with_scale (the profile rows carry none). */
+json_t *run_write_shape(const attn_shape *s, int with_scale);
+
+/* context.gpu, context.versions, context.git (a build's git in ab's builds too) and a
+ * clocks_before/clocks_after snapshot, from what measure/device_info.h read. */
+json_t *run_write_gpu(const device_gpu *g);
+json_t *run_write_versions(const device_versions *v);
+json_t *run_write_git(const device_git *g);
+json_t *run_write_clocks(const clock_reading *c);
+
+/* The parts of a run document, each already an object or array (stolen by
+ * run_write_document; NULL leaves the key out, except where said). */
+typedef struct {
+    int partial;
+    const char *created_utc;
+    json_t *context, *method, *ceilings, *implementations, *results;
+    json_t *input_checks, *reference_checks, *cost, *profile;
+    int has_progress;              /* progress: {points, done} */
+    long long progress_points, progress_done;
+    json_t *resumed;               /* a resumed run's segments; NULL: none */
+} run_document;
+
+/* The document in the evidence's top-level order: schema, schema_version, partial,
+ * created_utc, context, method, ceilings, implementations, results, input_checks,
+ * reference_checks, cost, progress, resumed, profile. Takes every json_t of d. */
+json_t *run_write_document(run_document *d);
+
+/* The run as the reader holds it: every field run_data covers, where the file had it,
+ * in the file's order; reading the result gives the same run_data and writing that the
+ * same bytes. Fields the reader does not keep (a result's other timing modes, the
+ * method's other settings, the costs per point) are not written. */
+json_t *run_to_doc(const run_data *r);
+
+#endif

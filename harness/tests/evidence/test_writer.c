@@ -1,0 +1,279 @@
+/* test_writer.c: the one evidence writer (harness/evidence/writer.h) against the
+ * one reader. For every committed run kind (the full reference runs and the headline-only
+ * runs under evidence/<gpu>/, compressed; the passing-on study's runs; the test fixtures,
+ * partial run included): read, write, read, write gives the same bytes twice, the
+ * second reading holds what the first did, and every value the writer wrote is the
+ * original's at the same place (the typed view is a part of a run, not a whole one: the
+ * members the reader does not keep, such as a mode's inner and n, are not written). The device context's pieces, written from typed values
+ * read off a committed run, are that run's objects byte for byte. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json_file.h"
+#include "evidence/evidence_file.h"
+#include "evidence/reader.h"
+#include "evidence/writer.h"
+
+#define DUMP_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+#define REFERENCE_RUN "evidence/nvidia-h100-80gb-hbm3/20261127T131836Z_1ded564.json.gz"
+
+/* The value the writer wrote at `path` and the original's: numbers by value (an integer
+ * written as a real is the same number), everything else by json_equal; an object or an
+ * array recursively, every written member present in the original. 0 same, else -1
+ * with the path of the first difference in where. */
+static int written_is_original(const json_t *w, const json_t *o, const char *path, char *where, size_t len)
+{
+    if (json_is_number(w) && json_is_number(o)) {
+        if (json_number_value(w) == json_number_value(o)) return 0;
+        snprintf(where, len, "%s: %.17g written, %.17g there", path, json_number_value(w), json_number_value(o));
+        return -1;
+    }
+    if (json_is_object(w) && json_is_object(o)) {
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)w, k, v) {
+            char sub[512];
+            snprintf(sub, sizeof sub, *path ? "%s.%s" : "%s%s", path, k);
+            json_t *ov = json_object_get(o, k);
+            if (!ov) {
+                snprintf(where, len, "%s: written, absent from the original", sub);
+                return -1;
+            }
+            if (written_is_original(v, ov, sub, where, len)) return -1;
+        }
+        return 0;
+    }
+    if (json_is_array(w) && json_is_array(o)) {
+        if (json_array_size(w) != json_array_size(o)) {
+            snprintf(where, len, "%s: %zu elements written, %zu there", path, json_array_size(w),
+                     json_array_size(o));
+            return -1;
+        }
+        for (size_t i = 0; i < json_array_size(w); i++) {
+            char sub[512];
+            snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+            if (written_is_original(json_array_get(w, i), json_array_get(o, i), sub, where, len)) return -1;
+        }
+        return 0;
+    }
+    if (json_equal((json_t *)w, (json_t *)o)) return 0;
+    snprintf(where, len, "%s: differs", path);
+    return -1;
+}
+
+/* read -> write -> read -> write on one file. */
+static void round_trip(const char *path)
+{
+    char err[1024];
+    run_data a, b;
+    if (run_open(&a, path, err, sizeof err)) fail_msg("%s", err);
+    json_t *first = run_to_doc(&a);
+    assert_non_null(first);
+    if (run_from_doc(&b, first, path, err, sizeof err)) fail_msg("%s: written form read: %s", path, err);
+    json_t *second = run_to_doc(&b);
+    char *t1 = json_dumps(first, DUMP_FLAGS), *t2 = json_dumps(second, DUMP_FLAGS);
+    assert_non_null(t1);
+    assert_non_null(t2);
+    if (strcmp(t1, t2)) fail_msg("%s: written twice, two different texts", path);
+    assert_int_equal(a.n_results, b.n_results);
+    assert_int_equal(a.n_impls, b.n_impls);
+    assert_int_equal(a.n_profiles, b.n_profiles);
+    assert_int_equal(a.n_input_checks, b.n_input_checks);
+    for (size_t i = 0; i < a.n_results; i++) {
+        assert_int_equal(a.results[i].throttled, b.results[i].throttled);
+        assert_int_equal(a.results[i].discarded, b.results[i].discarded);
+        assert_int_equal(a.results[i].n_paired, b.results[i].n_paired);
+    }
+    assert_int_equal(a.ratio_rotation, b.ratio_rotation);
+    assert_true(a.stats_seed == b.stats_seed && a.resamples == b.resamples && a.ci_level == b.ci_level);
+    if ((a.overrides == NULL) != (b.overrides == NULL) || (a.overrides && strcmp(a.overrides, b.overrides)))
+        fail_msg("%s: env_overrides differ after a round trip", path);
+    char where[1024];
+    if (written_is_original(first, a.doc, "", where, sizeof where)) fail_msg("%s: %s", path, where);
+    free(t1);
+    free(t2);
+    json_decref(first);
+    json_decref(second);
+    run_close(&a);
+    run_close(&b);
+}
+
+static size_t round_trip_root(const char *root)
+{
+    char **paths = NULL, err[1024];
+    size_t n = 0;
+    if (evidence_list(root, 1, &paths, &n, err, sizeof err)) fail_msg("%s", err);
+    for (size_t i = 0; i < n; i++) round_trip(paths[i]);
+    evidence_free_list(paths, n);
+    return n;
+}
+
+static void every_committed_run_round_trips(void **state)
+{
+    (void)state;
+    size_t n = round_trip_root("evidence");
+    assert_true(n >= 20);   /* the full runs and the headline-only runs of both GPUs */
+}
+
+static void studies_in_the_run_format_round_trip(void **state)
+{
+    (void)state;
+    glob_t g;
+    assert_int_equal(glob("evidence/*/studies/passing_on/*.json.gz", 0, NULL, &g), 0);
+    assert_true(g.gl_pathc >= 1);
+    for (size_t i = 0; i < g.gl_pathc; i++) round_trip(g.gl_pathv[i]);
+    globfree(&g);
+}
+
+static void test_runs_and_a_partial_run_round_trip(void **state)
+{
+    (void)state;
+    size_t n = round_trip_root("harness/tests/data/evidence");
+    assert_true(n >= 4);
+    round_trip("harness/tests/data/evidence/nvidia-test-gpu/20260215T000000Z_ccccccc.partial.json");
+}
+
+static json_t *reference_context(json_t **doc)
+{
+    char err[1024];
+    *doc = evidence_load(REFERENCE_RUN, err, sizeof err);
+    if (!*doc) fail_msg("%s", err);
+    return json_object_get(*doc, "context");
+}
+
+static void same_text(const json_t *written, const json_t *original)
+{
+    char *a = json_dumps(written, DUMP_FLAGS), *b = json_dumps(original, DUMP_FLAGS);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+}
+
+static const char *str_at(const json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+static long long int_at(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
+static void device_context_is_written_as_committed(void **state)
+{
+    (void)state;
+    json_t *doc;
+    json_t *ctx = reference_context(&doc);
+
+    json_t *jg = json_object_get(ctx, "gpu");
+    device_gpu g = { .known = 1, .sm_count = (int)int_at(jg, "sm_count"), .cc_major = (int)int_at(jg, "cc_major"),
+                     .cc_minor = (int)int_at(jg, "cc_minor"), .l2_bytes = int_at(jg, "l2_bytes"),
+                     .mem_bytes = int_at(jg, "mem_bytes"), .smem_per_block_optin = int_at(jg, "smem_per_block_optin"),
+                     .clock_khz = (int)int_at(jg, "clock_khz"), .mem_clock_khz = (int)int_at(jg, "mem_clock_khz"),
+                     .mem_bus_bits = (int)int_at(jg, "mem_bus_bits"), .index = (int)int_at(jg, "index"),
+                     .cuda_visible_devices = str_at(jg, "cuda_visible_devices") };
+    snprintf(g.name, sizeof g.name, "%s", str_at(jg, "name"));
+    snprintf(g.slug, sizeof g.slug, "%s", str_at(jg, "slug"));
+    snprintf(g.uuid, sizeof g.uuid, "%s", str_at(jg, "uuid"));
+    json_t *w = run_write_gpu(&g);
+    same_text(w, jg);
+    json_decref(w);
+    device_gpu unknown = { .known = 0 };
+    w = run_write_gpu(&unknown);
+    json_t *want = json_pack("{s:s, s:s}", "name", "unknown", "slug", "unknown");
+    same_text(w, want);
+    json_decref(w);
+    json_decref(want);
+
+    json_t *jv = json_object_get(ctx, "versions");
+    device_versions v = { .cuda_driver = (int)int_at(jv, "cuda_driver"), .cuda_runtime = (int)int_at(jv, "cuda_runtime"),
+                          .has_cublas = 1, .cublas = (int)int_at(jv, "cublas"),
+                          .cublas_path = str_at(jv, "cublas_path"), .cudart_path = str_at(jv, "cudart_path"),
+                          .cudnn = DEVICE_CUDNN_VERSION, .cudnn_version = int_at(jv, "cudnn"),
+                          .has_driver = 1, .nvcc = str_at(jv, "nvcc") };
+    snprintf(v.cudnn_path, sizeof v.cudnn_path, "%s", str_at(jv, "cudnn_path"));
+    snprintf(v.driver, sizeof v.driver, "%s", str_at(jv, "driver"));
+    w = run_write_versions(&v);
+    same_text(w, jv);
+    json_decref(w);
+    device_versions bare = { .cuda_driver = 1, .cuda_runtime = 2, .cudnn = DEVICE_CUDNN_NOT_LOADED, .nvcc = "x" };
+    w = run_write_versions(&bare);
+    want = json_pack("{s:i, s:i, s:n, s:s}", "cuda_driver", 1, "cuda_runtime", 2, "cudnn", "nvcc", "x");
+    same_text(w, want);
+    json_decref(w);
+    json_decref(want);
+
+    json_t *jgit = json_object_get(ctx, "git");
+    device_git git = { .dirty = json_is_true(json_object_get(jgit, "dirty")), .source = str_at(jgit, "source") };
+    snprintf(git.commit, sizeof git.commit, "%s", str_at(jgit, "commit"));
+    w = run_write_git(&git);
+    same_text(w, jgit);
+    json_decref(w);
+
+    const char *snaps[] = { "clocks_before", "clocks_after" };
+    for (size_t i = 0; i < 2; i++) {
+        json_t *jc = json_object_get(ctx, snaps[i]);
+        clock_reading c = { .sm_mhz = (unsigned)int_at(jc, "sm_mhz"), .mem_mhz = (unsigned)int_at(jc, "mem_mhz"),
+                            .temp_c = (unsigned)int_at(jc, "temp_c"),
+                            .power_w = json_number_value(json_object_get(jc, "power_w")),
+                            .reasons = (unsigned long long)int_at(jc, "throttle_mask") };
+        w = run_write_clocks(&c);
+        same_text(w, jc);
+        json_decref(w);
+    }
+    clock_reading capped = { .reasons = 0x4 };   /* sw_power_cap */
+    w = run_write_clocks(&capped);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(w, "throttle"), 0)), "sw_power_cap");
+    json_decref(w);
+    json_decref(doc);
+}
+
+/* The document's top level in the evidence's order, whatever parts are given. */
+static void document_keeps_the_top_level_order(void **state)
+{
+    (void)state;
+    json_t *doc;
+    reference_context(&doc);
+    const char *k;
+    json_t *v;
+    run_document d = { .partial = json_is_true(json_object_get(doc, "partial")),
+                       .created_utc = str_at(doc, "created_utc"), .has_progress = 1 };
+    json_t **parts[] = { &d.context, &d.method, &d.ceilings, &d.implementations, &d.results, &d.input_checks,
+                         &d.reference_checks, &d.cost, &d.profile };
+    const char *names[] = { "context", "method", "ceilings", "implementations", "results", "input_checks",
+                            "reference_checks", "cost", "profile" };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        *parts[i] = json_incref(json_object_get(doc, names[i]));
+    json_t *progress = json_object_get(doc, "progress");
+    d.progress_points = int_at(progress, "points");
+    d.progress_done = int_at(progress, "done");
+    json_t *w = run_write_document(&d);
+    same_text(w, doc);
+    size_t i = 0;
+    json_object_foreach(w, k, v) i++;
+    assert_int_equal(i, json_object_size(doc));
+    json_decref(w);
+    json_decref(doc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_committed_run_round_trips),
+        cmocka_unit_test(studies_in_the_run_format_round_trip),
+        cmocka_unit_test(test_runs_and_a_partial_run_round_trip),
+        cmocka_unit_test(device_context_is_written_as_committed),
+        cmocka_unit_test(document_keeps_the_top_level_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
