@@ -489,6 +489,37 @@ static json_t *impl_names(const loaded_impl **sel, size_t n)
     return a;
 }
 
+/* Everything one `run` holds between its stages; run_close_session releases it, whatever
+ * stage stopped. Every json_t here is owned by the session until the document takes it. */
+typedef struct {
+    run_opts *o;
+    int argc;
+    char **argv;
+    double t_start, t_stage;
+    json_t *prev;                  /* the partial run a --resume continues, or NULL */
+    json_t *stages;                /* cost.stages_s */
+    loaded_impl *all;
+    size_t n_all;
+    const loaded_impl **sel;       /* the implementations measured, baseline first */
+    size_t n_sel;
+    char iso[32], compact[32];     /* this process's start */
+    json_t *ctx;                   /* this process's context */
+    device_gpu dev;
+    size_t done_before, done_now;  /* points kept from the partial run; points done */
+    clock_reading before;
+    int have_before;
+    json_t *impls;
+    ref_gpu *gref;
+    char ref_why[512], watch_why[256];
+    size_t scrub_bytes;
+    void *scrub;
+    json_t *results, *input_checks, *ceil_json, *ref_checks, *points;
+    json_t *prev_ceil;             /* the partial run's ceilings, borrowed from prev */
+    measure_ctx mc;                /* its counters go into the evidence even when nothing ran */
+    int measure;                   /* 0: the scrub buffer failed, nothing is measured */
+    int exit_code;
+} run_session;
+
 static void stage_add(json_t *stages, const char *name, double t0)
 {
     double now = time_now_s();
@@ -497,171 +528,175 @@ static void stage_add(json_t *stages, const char *name, double t0)
     json_object_set_new(stages, name, json_real(round(x * 1e4) / 1e4));
 }
 
-static int run_main(run_opts *o, int argc, char **argv)
+static void session_stage(run_session *s, const char *name)
 {
-    double t_start = time_now_s(), t_stage = t_start;
-    measure_ctx mc = { 0 };   /* its counters go into the evidence even when nothing ran */
-    json_t *prev = NULL, *stages = json_object();
-    if (o->resume && resume_prepare(&o, &prev)) {
-        json_decref(stages);
-        return EXIT_BAD_INPUT;
-    }
+    stage_add(s->stages, name, s->t_stage);
+    s->t_stage = time_now_s();
+}
 
+/* The options resumed, the implementations loaded and chosen, the device. 0, or the exit
+ * code (the reason printed). */
+static int session_open(run_session *s)
+{
     char err[1024] = "";
-    loaded_impl *all = NULL;
-    size_t n_all = 0;
-    if (loader_open_all(o->build_dir, &all, &n_all, err, sizeof err)) {
+    if (s->o->resume && resume_prepare(&s->o, &s->prev)) return EXIT_BAD_INPUT;
+    run_opts *o = s->o;
+    if (loader_open_all(o->build_dir, &s->all, &s->n_all, err, sizeof err)) {
         fprintf(stderr, "attnladder run: %s\n", err);
-        json_decref(prev);
-        json_decref(stages);
         return EXIT_BAD_INPUT;
     }
-    const loaded_impl **sel = calloc(n_all + 1, sizeof *sel);
-    size_t n_sel = 0;
-    if (!sel || select_impls(o, all, n_all, sel, &n_sel) || check_shapes(o, sel, n_sel)) {
-        free(sel);
-        loader_close_all(all, n_all);
-        json_decref(prev);
-        json_decref(stages);
+    s->sel = calloc(s->n_all + 1, sizeof *s->sel);
+    if (!s->sel || select_impls(o, s->all, s->n_all, s->sel, &s->n_sel) || check_shapes(o, s->sel, s->n_sel))
         return EXIT_BAD_INPUT;
-    }
-    if (!loader_find(all, n_all, o->baseline ? o->baseline : "")) {
+    if (!loader_find(s->all, s->n_all, o->baseline ? o->baseline : "")) {
         fprintf(stderr, "attnladder run: baseline '%s' not found in %s/kernels; ratios are "
                 "left out\n", o->baseline, o->build_dir);
         o->baseline = NULL;
     }
     if (device_probe(err, sizeof err)) {
         fprintf(stderr, "attnladder run: no GPU: %s (nothing measured, no evidence written)\n", err);
-        free(sel);
-        loader_close_all(all, n_all);
-        json_decref(prev);
-        json_decref(stages);
         return EXIT_NO_GPU;
     }
     if (device_select(o->device, err, sizeof err)) {
         fprintf(stderr, "attnladder run: --device %d: %s\n", o->device, err);
-        free(sel);
-        loader_close_all(all, n_all);
-        json_decref(prev);
-        json_decref(stages);
         return EXIT_BAD_INPUT;
     }
+    return 0;
+}
 
-    char iso[32], compact[32], why[1024] = "";
-    utc_stamp(iso, sizeof iso, compact, sizeof compact);
-    json_t *ctx = json_object();
-    device_gpu dev;
+/* This process's context: the device, versions, git, host, argv, plant, overrides. */
+static void session_context(run_session *s)
+{
     device_versions ver;
     device_git git;
-    device_gpu_read(&dev);
+    utc_stamp(s->iso, sizeof s->iso, s->compact, sizeof s->compact);
+    device_gpu_read(&s->dev);
     device_versions_read(&ver);
-    device_git_read(o->build_dir, &git);
-    json_t *gpu = run_write_gpu(&dev);
-    json_object_set_new(ctx, "gpu", gpu);
-    json_object_set_new(ctx, "versions", run_write_versions(&ver));
-    json_object_set_new(ctx, "git", run_write_git(&git));
+    device_git_read(s->o->build_dir, &git);
+    s->ctx = json_object();
+    json_object_set_new(s->ctx, "gpu", run_write_gpu(&s->dev));
+    json_object_set_new(s->ctx, "versions", run_write_versions(&ver));
+    json_object_set_new(s->ctx, "git", run_write_git(&git));
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    json_object_set_new(ctx, "host", json_string(host));
+    json_object_set_new(s->ctx, "host", json_string(host));
     json_t *jargv = json_array();
-    for (int i = 0; i < argc; i++) json_array_append_new(jargv, json_string(argv[i]));
-    json_object_set_new(ctx, "argv", jargv);
+    for (int i = 0; i < s->argc; i++) json_array_append_new(jargv, json_string(s->argv[i]));
+    json_object_set_new(s->ctx, "argv", jargv);
     if (plant_describe())   /* test builds only: the planted slowdown is part of the record */
-        json_object_set_new(ctx, "planted_slowdown", json_string(plant_describe()));
-    json_object_set_new(ctx, "env_overrides", env_overrides_json());
+        json_object_set_new(s->ctx, "planted_slowdown", json_string(plant_describe()));
+    json_object_set_new(s->ctx, "env_overrides", env_overrides_json());
+}
 
-    size_t done_before = 0;
-    if (prev) {
-        json_t *names = impl_names(sel, n_sel);
-        long done = -1;
-        int refused = resume_refuse(prev, gpu, json_object_get(ctx, "git"), names, why, sizeof why);
-        json_decref(names);
-        if (!refused && !json_equal(json_object_get(json_object_get(prev, "context"), "env_overrides"),
-                                    json_object_get(ctx, "env_overrides"))) {
-            snprintf(why, sizeof why, "its ATTN* environment overrides differ from this process's");
-            refused = 1;
-        }
-        if (!refused && (done = resume_points_done(prev, o->n_shapes, why, sizeof why)) < 0) refused = 1;
-        if (refused) {
-            fprintf(stderr, "attnladder run --resume %s: %s\n", o->resume, why);
-            json_decref(ctx);
-            json_decref(prev);
-            json_decref(stages);
-            free(sel);
-            loader_close_all(all, n_all);
-            return EXIT_BAD_INPUT;
-        }
-        done_before = (size_t)done;
-        resume_keep(prev, o->shapes, done_before);
-        fprintf(stderr, "resuming %s: %zu of %zu points kept, measuring the other %zu on %s\n", o->resume,
-                done_before, o->n_shapes, o->n_shapes - done_before,
-                json_string_value(json_object_get(gpu, "name")));
+/* A resumed run continues only on the GPU, tree, implementations and overrides it began
+ * with; its completed points are kept. 0, or the exit code (the reason printed). */
+static int session_resume_check(run_session *s)
+{
+    if (!s->prev) return 0;
+    char why[1024] = "";
+    json_t *names = impl_names(s->sel, s->n_sel);
+    long done = -1;
+    int refused = resume_refuse(s->prev, json_object_get(s->ctx, "gpu"), json_object_get(s->ctx, "git"), names,
+                                why, sizeof why);
+    json_decref(names);
+    if (!refused && !json_equal(json_object_get(json_object_get(s->prev, "context"), "env_overrides"),
+                                json_object_get(s->ctx, "env_overrides"))) {
+        snprintf(why, sizeof why, "its ATTN* environment overrides differ from this process's");
+        refused = 1;
     }
+    if (!refused && (done = resume_points_done(s->prev, s->o->n_shapes, why, sizeof why)) < 0) refused = 1;
+    if (refused) {
+        fprintf(stderr, "attnladder run --resume %s: %s\n", s->o->resume, why);
+        return EXIT_BAD_INPUT;
+    }
+    s->done_before = (size_t)done;
+    resume_keep(s->prev, s->o->shapes, s->done_before);
+    fprintf(stderr, "resuming %s: %zu of %zu points kept, measuring the other %zu on %s\n", s->o->resume,
+            s->done_before, s->o->n_shapes, s->o->n_shapes - s->done_before,
+            json_string_value(json_object_get(json_object_get(s->ctx, "gpu"), "name")));
+    return 0;
+}
 
+/* Signals, the clocks before, the implementations' records, the GPU reference, the
+ * result arrays (a resumed run's kept rows first). */
+static void session_prepare(run_session *s)
+{
+    char why[1024] = "";
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    clock_reading before;
-    int have_before = device_clocks_read(&before, why, sizeof why) == 0;
-    json_object_set_new(ctx, "clocks_before", have_before ? run_write_clocks(&before) : json_null());
-    json_object_set_new(ctx, "nvml", json_string(have_before ? "ok" : why));
+    s->have_before = device_clocks_read(&s->before, why, sizeof why) == 0;
+    json_object_set_new(s->ctx, "clocks_before", s->have_before ? run_write_clocks(&s->before) : json_null());
+    json_object_set_new(s->ctx, "nvml", json_string(s->have_before ? "ok" : why));
 
-    int cc_major = (int)json_integer_value(json_object_get(gpu, "cc_major"));
-    int cc_minor = (int)json_integer_value(json_object_get(gpu, "cc_minor"));
     char arch[16];
-    snprintf(arch, sizeof arch, "sm_%d%d", cc_major, cc_minor);
-    json_t *impls = json_array();
-    for (size_t i = 0; i < n_sel; i++) json_array_append_new(impls, impl_json(sel[i], arch));
+    snprintf(arch, sizeof arch, "sm_%d%d", s->dev.cc_major, s->dev.cc_minor);
+    s->impls = json_array();
+    for (size_t i = 0; i < s->n_sel; i++) json_array_append_new(s->impls, impl_json(s->sel[i], arch));
 
     /* the GPU fp64 reference, unless told to use the CPU's alone */
-    char ref_why[512] = "--no-gpu-ref";
-    ref_gpu *gref = o->no_gpu_ref ? NULL : ref_gpu_open(o->build_dir, ref_why, sizeof ref_why);
-    if (!gref && !o->no_gpu_ref)
-        fprintf(stderr, "attnladder run: no GPU reference (%s): the CPU reference alone\n", ref_why);
+    snprintf(s->ref_why, sizeof s->ref_why, "--no-gpu-ref");
+    s->gref = s->o->no_gpu_ref ? NULL : ref_gpu_open(s->o->build_dir, s->ref_why, sizeof s->ref_why);
+    if (!s->gref && !s->o->no_gpu_ref)
+        fprintf(stderr, "attnladder run: no GPU reference (%s): the CPU reference alone\n", s->ref_why);
 
     /* L2 scrub for cold mode: twice the L2 so nothing of the last launch survives */
-    size_t l2 = (size_t)json_integer_value(json_object_get(gpu, "l2_bytes"));
-    size_t scrub_bytes = 2 * (l2 ? l2 : ((size_t)64 << 20));
-    void *scrub = NULL;
-    int exit_code = EXIT_OK;
-    size_t done_now = done_before;
-    char watch_why[256] = "not opened";
-    json_t *results = json_array(), *input_checks = json_array(), *ceil_json = json_object();
-    json_t *ref_checks = json_array(), *points = json_array();
-    if (prev) {   /* the completed points' rows, kept by resume_keep */
+    size_t l2 = (size_t)s->dev.l2_bytes;
+    s->scrub_bytes = 2 * (l2 ? l2 : ((size_t)64 << 20));
+    s->done_now = s->done_before;
+    snprintf(s->watch_why, sizeof s->watch_why, "not opened");
+    s->results = json_array();
+    s->input_checks = json_array();
+    s->ceil_json = json_object();
+    s->ref_checks = json_array();
+    s->points = json_array();
+    if (s->prev) {   /* the completed points' rows, kept by resume_keep */
         static const char *const arrays[] = { "results", "input_checks", "reference_checks" };
-        json_t **into[] = { &results, &input_checks, &ref_checks };
+        json_t *into[] = { s->results, s->input_checks, s->ref_checks };
         for (size_t i = 0; i < 3; i++) {
-            json_t *a = json_object_get(prev, arrays[i]);
-            if (json_is_array(a)) json_array_extend(*into[i], a);
+            json_t *a = json_object_get(s->prev, arrays[i]);
+            if (json_is_array(a)) json_array_extend(into[i], a);
         }
     }
-    stage_add(stages, "setup", t_stage);
-    t_stage = time_now_s();
-    if (cudaMalloc(&scrub, scrub_bytes) != cudaSuccess) {
-        fprintf(stderr, "attnladder run: cannot allocate the %zu-byte L2 scrub buffer\n", scrub_bytes);
-        exit_code = EXIT_GATE;
-        goto write;
-    }
-    o->tc.scrub = scrub;
-    o->tc.scrub_bytes = scrub_bytes;
-    /* the clock after every sample; without NVML the run goes on and says so */
-    o->tc.clock.watch = clock_watch_open(watch_why, sizeof watch_why);
-    if (!o->tc.clock.watch) fprintf(stderr, "attnladder run: clocks not read per sample: %s\n", watch_why);
+    session_stage(s, "setup");
+}
 
+/* The scrub buffer and the clock watch; without the buffer nothing is measured and the
+ * run is written as it stands. */
+static void session_devices(run_session *s)
+{
+    run_opts *o = s->o;
+    if (cudaMalloc(&s->scrub, s->scrub_bytes) != cudaSuccess) {
+        fprintf(stderr, "attnladder run: cannot allocate the %zu-byte L2 scrub buffer\n", s->scrub_bytes);
+        s->scrub = NULL;
+        s->exit_code = EXIT_GATE;
+        return;
+    }
+    s->measure = 1;
+    o->tc.scrub = s->scrub;
+    o->tc.scrub_bytes = s->scrub_bytes;
+    /* the clock after every sample; without NVML the run goes on and says so */
+    o->tc.clock.watch = clock_watch_open(s->watch_why, sizeof s->watch_why);
+    if (!o->tc.clock.watch) fprintf(stderr, "attnladder run: clocks not read per sample: %s\n", s->watch_why);
+}
+
+/* The copy and GEMM ceilings, or the partial run's (every derived figure of a resumed
+ * run is a fraction of the same numbers). */
+static ceilings session_ceilings(run_session *s)
+{
     ceilings ce = { 0 };
-    json_t *prev_ceil = prev ? json_object_get(prev, "ceilings") : NULL;
-    if (prev_ceil) {
-        /* a resumed run keeps the ceilings its first process measured: every derived
-         * figure of the run is a fraction of the same numbers */
-        json_object_update(ceil_json, prev_ceil);
-        ce.dram_gbps = json_is_number(json_object_get(prev_ceil, "dram_gbps")) ? json_number_value(json_object_get(prev_ceil, "dram_gbps")) : 0;
-        ce.fp16_tflops = json_is_number(json_object_get(prev_ceil, "fp16_tflops")) ? json_number_value(json_object_get(prev_ceil, "fp16_tflops")) : 0;
+    char err[1024];
+    s->prev_ceil = s->prev ? json_object_get(s->prev, "ceilings") : NULL;
+    if (s->prev_ceil) {
+        json_t *pc = s->prev_ceil;
+        json_object_update(s->ceil_json, pc);
+        ce.dram_gbps = json_is_number(json_object_get(pc, "dram_gbps")) ? json_number_value(json_object_get(pc, "dram_gbps")) : 0;
+        ce.fp16_tflops = json_is_number(json_object_get(pc, "fp16_tflops")) ? json_number_value(json_object_get(pc, "fp16_tflops")) : 0;
     } else {
-        if (o->ceilings) {
+        if (s->o->ceilings) {
             cudaStream_t cs;
             cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
             if (ceilings_measure(cs, &ce, err, sizeof err))
@@ -671,43 +706,53 @@ static int run_main(run_opts *o, int argc, char **argv)
                         ce.fp16_tflops);
             cudaStreamDestroy(cs);
         }
-        json_object_set_new(ceil_json, "dram_gbps", ce.dram_gbps > 0 ? json_real(ce.dram_gbps) : json_null());
-        json_object_set_new(ceil_json, "fp16_tflops", ce.fp16_tflops > 0 ? json_real(ce.fp16_tflops) : json_null());
-        json_object_set_new(ceil_json, "copy_bytes", json_integer((json_int_t)ce.copy_bytes));
-        json_object_set_new(ceil_json, "gemm_shape", json_pack("[i,i,i]", ce.gemm_n, ce.gemm_n, ce.gemm_n));
+        json_t *cj = s->ceil_json;
+        json_object_set_new(cj, "dram_gbps", ce.dram_gbps > 0 ? json_real(ce.dram_gbps) : json_null());
+        json_object_set_new(cj, "fp16_tflops", ce.fp16_tflops > 0 ? json_real(ce.fp16_tflops) : json_null());
+        json_object_set_new(cj, "copy_bytes", json_integer((json_int_t)ce.copy_bytes));
+        json_object_set_new(cj, "gemm_shape", json_pack("[i,i,i]", ce.gemm_n, ce.gemm_n, ce.gemm_n));
     }
-    stage_add(stages, "ceilings", t_stage);
-    t_stage = time_now_s();
+    session_stage(s, "ceilings");
+    return ce;
+}
 
-    mc = (measure_ctx){ .impls = sel, .n_impls = n_sel, .baseline = o->baseline, .tc = o->tc,
-                       .bounds = compare_default_bounds(), .seed = o->seed,
-                       .full_ref_max_flops = o->full_ref_gflop * 1e9,
-                       .cpu_check_max_flops = o->cpu_check_gflop * 1e9, .gpu_ref = gref,
-                       .points = points, .reference_checks = ref_checks,
-                       .sample_rows = (size_t)o->sample_rows, .ref_threads = (int)o->ref_threads,
-                       .stop = &g_stop, .progress_total = count_measurements(o, n_sel),
-                       .fp16_tflops = ce.fp16_tflops, .dram_gbps = ce.dram_gbps, .paired = o->paired };
-    memcpy(mc.modes, o->modes, sizeof mc.modes);
-    memcpy(mc.sweep_modes, o->sweep_modes, sizeof mc.sweep_modes);
-    if (done_before) {   /* the progress line counts on from the kept points */
+/* The measuring context every point shares. */
+static void session_measure_ctx(run_session *s, const ceilings *ce)
+{
+    run_opts *o = s->o;
+    s->mc = (measure_ctx){ .impls = s->sel, .n_impls = s->n_sel, .baseline = o->baseline, .tc = o->tc,
+                          .bounds = compare_default_bounds(), .seed = o->seed,
+                          .full_ref_max_flops = o->full_ref_gflop * 1e9,
+                          .cpu_check_max_flops = o->cpu_check_gflop * 1e9, .gpu_ref = s->gref,
+                          .points = s->points, .reference_checks = s->ref_checks,
+                          .sample_rows = (size_t)o->sample_rows, .ref_threads = (int)o->ref_threads,
+                          .stop = &g_stop, .progress_total = count_measurements(o, s->n_sel),
+                          .fp16_tflops = ce->fp16_tflops, .dram_gbps = ce->dram_gbps, .paired = o->paired };
+    memcpy(s->mc.modes, o->modes, sizeof s->mc.modes);
+    memcpy(s->mc.sweep_modes, o->sweep_modes, sizeof s->mc.sweep_modes);
+    if (s->done_before) {   /* the progress line counts on from the kept points */
         run_opts head = *o;
-        head.n_shapes = done_before;
-        mc.progress_done = count_measurements(&head, n_sel);
+        head.n_shapes = s->done_before;
+        s->mc.progress_done = count_measurements(&head, s->n_sel);
     }
+}
 
-    /* The launch floor: the empty kernel through the same timing code, every mode. */
+/* The launch floor: the empty kernel through the same timing code, every mode. */
+static void session_launch_floor(run_session *s)
+{
     const loaded_impl *floor_impl = NULL;
-    for (size_t i = 0; i < n_sel; i++)
-        if (sel[i]->kind == IMPL_FLOOR) floor_impl = sel[i];
-    if (floor_impl && !(prev_ceil && json_object_get(prev_ceil, "launch_floor"))) {
+    char err[1024];
+    for (size_t i = 0; i < s->n_sel; i++)
+        if (s->sel[i]->kind == IMPL_FLOOR) floor_impl = s->sel[i];
+    if (floor_impl && !(s->prev_ceil && json_object_get(s->prev_ceil, "launch_floor"))) {
         json_t *fl = json_object();
         attn_args a = { 0 };
         cudaStreamCreateWithFlags(&a.stream, cudaStreamNonBlocking);
         void *st = NULL;
-        floor_impl->ph->init(&st, &o->shapes[0].s);
+        floor_impl->ph->init(&st, &s->o->shapes[0].s);
         for (int m = 0; m < MODE_COUNT; m++) {
             time_result r;
-            if (time_measure(floor_impl->ph, st, &a, (time_mode)m, &o->tc, &r, err, sizeof err) == 0) {
+            if (time_measure(floor_impl->ph, st, &a, (time_mode)m, &s->o->tc, &r, err, sizeof err) == 0) {
                 json_object_set_new(fl, time_mode_name((time_mode)m), time_result_json(&r));
                 fprintf(stderr, "launch floor (%s): %.3f us\n", time_mode_name((time_mode)m), r.sum.median);
                 time_result_free(&r);
@@ -715,39 +760,37 @@ static int run_main(run_opts *o, int argc, char **argv)
         }
         floor_impl->ph->fini(st);
         cudaStreamDestroy(a.stream);
-        json_object_set_new(ceil_json, "launch_floor", fl);
+        json_object_set_new(s->ceil_json, "launch_floor", fl);
     }
-    stage_add(stages, "launch_floor", t_stage);
-    t_stage = time_now_s();
+    session_stage(s, "launch_floor");
+}
 
-    for (size_t i = done_before; i < o->n_shapes && !g_stop; i++) {
-        int f = measure_point(&mc, &o->shapes[i], results, input_checks, err, sizeof err);
+/* Every point not yet done, then the external baselines' results. */
+static void session_points(run_session *s)
+{
+    char err[1024];
+    for (size_t i = s->done_before; i < s->o->n_shapes && !g_stop; i++) {
+        int f = measure_point(&s->mc, &s->o->shapes[i], s->results, s->input_checks, err, sizeof err);
         if (f < 0) {
             fprintf(stderr, "attnladder run: stopped: %s\n", err);
-            exit_code = EXIT_GATE;
+            s->exit_code = EXIT_GATE;
             break;
         }
-        if (f > 0) exit_code = EXIT_GATE;
-        if (!g_stop) done_now = i + 1;   /* a point the signal cut short is measured again */
+        if (f > 0) s->exit_code = EXIT_GATE;
+        if (!g_stop) s->done_now = i + 1;   /* a point the signal cut short is measured again */
     }
-    stage_add(stages, "points", t_stage);
-    t_stage = time_now_s();
-    if (o->external && !g_stop && import_external(o->external, impls, results, &mc))
-        exit_code = EXIT_GATE;
-    stage_add(stages, "external", t_stage);
-    measure_ctx_free(&mc);
+    session_stage(s, "points");
+    if (s->o->external && !g_stop && import_external(s->o->external, s->impls, s->results, &s->mc))
+        s->exit_code = EXIT_GATE;
+    stage_add(s->stages, "external", s->t_stage);
+    measure_ctx_free(&s->mc);
+}
 
-write:;
-    clock_reading after;
-    int have_after = device_clocks_read(&after, why, sizeof why) == 0;
-    int throttled = (have_before && device_clocks_throttled(&before)) ||
-                    (have_after && device_clocks_throttled(&after));
-    json_object_set_new(ctx, "throttled", json_boolean(throttled));
-    json_object_set_new(ctx, "clocks_after", have_after ? run_write_clocks(&after) : json_null());
-    json_t *cost = json_pack("{s:f, s:f, s:I, s:o, s:o, s:o}", "wall_s", time_now_s() - t_start, "gpu_timed_s",
-                             mc.gpu_timed_s, "measurements", (json_int_t)mc.measurements,
-                             "stages_s", stages, "steps_s", step_times_json(&mc.steps), "points", points);
-    json_t *method = method_json(o, scrub_bytes);
+/* method: how everything in the run was measured. */
+static json_t *session_method(const run_session *s)
+{
+    const run_opts *o = s->o;
+    json_t *method = method_json(o, s->scrub_bytes);
     method_inputs(method);
     json_object_set_new(method, "min_gpu_s", json_real(o->tc.min_gpu_s));
     /* where each figure comes from: derived.ratio from the rotation (or, --independent, the
@@ -755,7 +798,7 @@ write:;
     json_object_set_new(method, "ratio", json_string(o->paired ? "paired" : "independent"));
     json_object_set_new(method, "paired", json_boolean(o->paired));
     if (o->paired) {
-        rotation_rule rr = point_rotation_rule(&mc, 0, 1);
+        rotation_rule rr = point_rotation_rule(&s->mc, 0, 1);
         json_object_set_new(method, "ratio_design",
                             json_pack("{s:s, s:s, s:s, s:f, s:I, s:I, s:f, s:f, s:f}", "ratio",
                                       "median of per-round quotients implementation/baseline, 95% bootstrap CI over rounds",
@@ -770,8 +813,8 @@ write:;
                                       "rel_ci_target", rr.rel_ci_target, "min_gpu_s", rr.min_gpu_s));
     }
     json_object_set_new(method, "reference", json_pack("{s:s, s:s, s:f, s:f}", "gpu",
-                                                       gref ? ref_gpu_path(gref) : "",
-                                                       "gpu_why_not", gref ? "" : ref_why,
+                                                       s->gref ? ref_gpu_path(s->gref) : "",
+                                                       "gpu_why_not", s->gref ? "" : s->ref_why,
                                                        "cpu_check_gflop", o->cpu_check_gflop,
                                                        "agree_max_abs", 1e-9));
     /* the harness never changes a GPU's clocks (locking them is the machine owner's
@@ -779,58 +822,90 @@ write:;
      * setting shows as that reason in every sample's clock_events */
     json_object_set_new(method, "clock_watch",
                         json_pack("{s:b, s:s, s:s, s:f, s:b}", "per_sample", o->tc.clock.watch != NULL,
-                                  "why_not", o->tc.clock.watch ? "" : watch_why,
+                                  "why_not", o->tc.clock.watch ? "" : s->watch_why,
                                   "discard", clock_discard_name(o->tc.clock.discard_mask),
                                   "discard_limit", o->tc.clock.discard_limit, "clocks_locked_by_harness", 0));
-    const char *created = iso;
-    json_t *doc_ctx = ctx;
+    return method;
+}
+
+/* The document of the run: this process's context, method and cost, or, resumed, the
+ * first process's context, method and start with this process's clocks after and every
+ * process in resumed.segments. Takes the session's parts. */
+static json_t *session_document(run_session *s)
+{
+    char why[1024] = "";
+    clock_reading after;
+    int have_after = device_clocks_read(&after, why, sizeof why) == 0;
+    int throttled = (s->have_before && device_clocks_throttled(&s->before)) ||
+                    (have_after && device_clocks_throttled(&after));
+    json_object_set_new(s->ctx, "throttled", json_boolean(throttled));
+    json_object_set_new(s->ctx, "clocks_after", have_after ? run_write_clocks(&after) : json_null());
+    json_t *cost = json_pack("{s:f, s:f, s:I, s:o, s:o, s:o}", "wall_s", time_now_s() - s->t_start, "gpu_timed_s",
+                             s->mc.gpu_timed_s, "measurements", (json_int_t)s->mc.measurements,
+                             "stages_s", s->stages, "steps_s", step_times_json(&s->mc.steps), "points", s->points);
+    s->stages = s->points = NULL;
+    run_document d = { .partial = g_stop != 0, .created_utc = s->iso, .context = s->ctx,
+                       .method = session_method(s), .ceilings = s->ceil_json, .implementations = s->impls,
+                       .results = s->results, .input_checks = s->input_checks, .reference_checks = s->ref_checks,
+                       .cost = cost, .has_progress = 1, .progress_points = (long long)s->o->n_shapes,
+                       .progress_done = (long long)s->done_now };
+    s->ctx = s->ceil_json = s->impls = s->results = s->input_checks = s->ref_checks = NULL;
+    json_t *prev = s->prev;
     if (prev) {
-        /* one run: the first process's context, method and start; this process's clocks
-         * after, every process in resumed.segments */
-        json_t *seg = resume_segment(iso, ctx, done_before, done_now, cost, g_stop != 0);
+        json_t *seg = resume_segment(s->iso, d.context, s->done_before, s->done_now, cost, g_stop != 0);
         json_t *pctx = json_object_get(prev, "context");
-        json_object_set(pctx, "clocks_after", json_object_get(ctx, "clocks_after"));
+        json_object_set(pctx, "clocks_after", json_object_get(d.context, "clocks_after"));
         json_object_set_new(pctx, "throttled", json_boolean(throttled ||
                                                             json_is_true(json_object_get(pctx, "throttled"))));
-        doc_ctx = json_incref(pctx);
-        json_decref(method);
-        method = json_incref(json_object_get(prev, "method"));
-        created = json_string_value(json_object_get(prev, "created_utc"));
-        cost = resume_merge_cost(json_object_get(prev, "cost"), cost);
+        json_t *own = d.context;
+        d.context = json_incref(pctx);
+        json_decref(d.method);
+        d.method = json_incref(json_object_get(prev, "method"));
+        d.created_utc = json_string_value(json_object_get(prev, "created_utc"));
+        d.cost = resume_merge_cost(json_object_get(prev, "cost"), cost);
         json_t *tmp = json_object();
-        const char *base = strrchr(o->resume, '/');
-        resume_add_segment(tmp, prev, base ? base + 1 : o->resume, done_before, seg);
+        const char *base = strrchr(s->o->resume, '/');
+        resume_add_segment(tmp, prev, base ? base + 1 : s->o->resume, s->done_before, seg);
         json_object_set(prev, "resumed", json_object_get(tmp, "resumed"));
         json_decref(tmp);
-        json_decref(ctx);
+        json_decref(own);
+        d.resumed = json_incref(json_object_get(prev, "resumed"));
     }
-    json_t *doc = json_pack("{s:s, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:o}",
-                            "schema", EVIDENCE_SCHEMA, "schema_version", EVIDENCE_SCHEMA_VERSION,
-                            "partial", g_stop != 0, "created_utc", created, "context", doc_ctx,
-                            "method", method, "ceilings", ceil_json,
-                            "implementations", impls, "results", results,
-                            "input_checks", input_checks, "reference_checks", ref_checks,
-                            "cost", cost, "progress", "points", (json_int_t)o->n_shapes,
-                            "done", (json_int_t)done_now, "resumed", prev ? json_incref(json_object_get(prev, "resumed")) : json_null());
-    if (!prev) json_object_del(doc, "resumed");
-    char path[1024], pdir[512] = ".", pstem[256] = "";
-    json_t *doc_gpu = json_object_get(doc_ctx, "gpu");
-    const char *commit = json_string_value(json_object_get(json_object_get(doc_ctx, "git"), "commit"));
-    if (prev) partial_stem(o->resume, pdir, sizeof pdir, pstem, sizeof pstem);
+    return run_write_document(&d);
+}
+
+/* Where the run goes: --out, beside the partial file it continues, or
+ * <evidence>/<slug>/<stamp>_<commit7>[.partial].json. */
+static void session_path(const run_session *s, const json_t *doc, char *path, size_t len, char *pdir,
+                         size_t dlen, char *pstem, size_t slen)
+{
+    const run_opts *o = s->o;
+    const json_t *ctx = json_object_get(doc, "context");
+    const char *commit = json_string_value(json_object_get(json_object_get(ctx, "git"), "commit"));
+    if (s->prev) partial_stem(o->resume, pdir, dlen, pstem, slen);
     if (o->out_path)
-        snprintf(path, sizeof path, "%s", o->out_path);
-    else if (prev)   /* beside the partial file, under its name: the run it continues */
-        snprintf(path, sizeof path, "%s/%s%s.json", pdir, pstem, g_stop ? ".partial" : "");
+        snprintf(path, len, "%s", o->out_path);
+    else if (s->prev)   /* beside the partial file, under its name: the run it continues */
+        snprintf(path, len, "%s/%s%s.json", pdir, pstem, g_stop ? ".partial" : "");
     else
-        snprintf(path, sizeof path, "%s/%s/%s_%.7s%s.json", o->evidence_dir,
-                 json_string_value(json_object_get(doc_gpu, "slug")), compact, commit ? commit : "unknown",
-                 g_stop ? ".partial" : "");
+        snprintf(path, len, "%s/%s/%s_%.7s%s.json", o->evidence_dir,
+                 json_string_value(json_object_get(json_object_get(ctx, "gpu"), "slug")), s->compact,
+                 commit ? commit : "unknown", g_stop ? ".partial" : "");
+}
+
+/* The document checked, written atomically, read back through the one reader for the
+ * table; a resumed run's partial file goes once the run is complete. */
+static void session_write(run_session *s)
+{
+    char err[1024], path[1024], pdir[512] = ".", pstem[256] = "";
+    json_t *doc = session_document(s);
+    session_path(s, doc, path, sizeof path, pdir, sizeof pdir, pstem, sizeof pstem);
     if (evidence_validate(doc, err, sizeof err)) {
         fprintf(stderr, "attnladder run: internal error, the evidence does not follow its schema: %s\n", err);
-        exit_code = EXIT_GATE;
+        s->exit_code = EXIT_GATE;
     } else if (evidence_write_atomic(doc, path, err, sizeof err)) {
         fprintf(stderr, "attnladder run: evidence not written: %s\n", err);
-        exit_code = EXIT_GATE;
+        s->exit_code = EXIT_GATE;
     } else {
         /* the table reads the file back through the one reader, as show and report will */
         run_data written;
@@ -839,27 +914,59 @@ write:;
             run_close(&written);
         } else {
             fprintf(stderr, "attnladder run: the evidence written does not read back: %s\n", err);
-            exit_code = EXIT_GATE;
+            s->exit_code = EXIT_GATE;
         }
-        if (prev && !g_stop && strcmp(path, o->resume) != 0) {
+        if (s->prev && !g_stop && strcmp(path, s->o->resume) != 0) {
             /* the partial file's every completed point is in the run now */
             char partial_path[1024];
             snprintf(partial_path, sizeof partial_path, "%s/%s.partial.json", pdir, pstem);
-            if (strcmp(partial_path, o->resume) == 0 && unlink(o->resume) == 0)
-                fprintf(stderr, "resumed run complete: %s replaces %s\n", path, o->resume);
+            if (strcmp(partial_path, s->o->resume) == 0 && unlink(s->o->resume) == 0)
+                fprintf(stderr, "resumed run complete: %s replaces %s\n", path, s->o->resume);
         }
         printf("\nevidence: %s%s\n", path, g_stop ? " (partial: interrupted)" : "");
     }
     json_decref(doc);
-    json_decref(prev);
-    if (scrub) cudaFree(scrub);
-    ref_gpu_close(gref);
-    clock_watch_close(o->tc.clock.watch);
-    o->tc.clock.watch = NULL;
-    free(sel);
-    loader_close_all(all, n_all);
-    if (g_stop) return 130;
-    return exit_code;
+}
+
+/* The one cleanup path: whatever the stages reached. */
+static void run_close_session(run_session *s)
+{
+    json_t *owned[] = { s->prev, s->stages, s->ctx, s->impls, s->results, s->input_checks, s->ceil_json,
+                        s->ref_checks, s->points };
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) json_decref(owned[i]);
+    measure_ctx_free(&s->mc);
+    if (s->scrub) cudaFree(s->scrub);
+    ref_gpu_close(s->gref);
+    if (s->o) {
+        clock_watch_close(s->o->tc.clock.watch);
+        s->o->tc.clock.watch = NULL;
+    }
+    free(s->sel);
+    loader_close_all(s->all, s->n_all);
+}
+
+static int run_main(run_opts *o, int argc, char **argv)
+{
+    static run_session s;   /* large: kept off the stack */
+    s = (run_session){ .o = o, .argc = argc, .argv = argv, .t_start = time_now_s(), .stages = json_object() };
+    s.t_stage = s.t_start;
+    int rc = session_open(&s);
+    if (!rc) session_context(&s);
+    if (!rc) rc = session_resume_check(&s);
+    if (!rc) {
+        session_prepare(&s);
+        session_devices(&s);
+        if (s.measure) {
+            ceilings ce = session_ceilings(&s);
+            session_measure_ctx(&s, &ce);
+            session_launch_floor(&s);
+            session_points(&s);
+        }
+        session_write(&s);
+        rc = g_stop ? 130 : s.exit_code;
+    }
+    run_close_session(&s);
+    return rc;
 }
 
 int cmd_run(int argc, char **argv)
