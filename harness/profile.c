@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "evidence/evidence_file.h"
 #include "evidence/reader.h"
+#include "evidence/writer.h"
 #include "measure/inputs.h"
 #include "measure/loader.h"
 #include "measure/ncu_csv.h"
@@ -216,7 +217,7 @@ static json_t *top_stalls(json_t *metrics)
         const char *suffix = strstr(r, "_per_issue_active");
         size_t len = suffix ? (size_t)(suffix - r) : strcspn(r, ".");
         snprintf(reason, sizeof reason, "%.*s", (int)len, r);
-        json_array_append_new(arr, json_pack("{s:s, s:f}", "reason", reason, "per_issue", vals[i]));
+        json_array_append_new(arr, run_write_stall(&(run_stall){ reason, vals[i] }));
     }
     return arr;
 }
@@ -244,178 +245,222 @@ static int ncu_available(const char *ncu)
     return out && status == 0;
 }
 
-int cmd_profile(int argc, char **argv)
-{
-    const char *build = "build", *into = NULL, *ncu = "ncu", *names = NULL, *raw_dir = NULL;
-    int target = 0;
+/* What one `profile` holds between its stages; profile_close is the one cleanup. */
+typedef struct {
+    const char *build, *into, *ncu, *names, *raw_dir;
+    int target;
     attn_shape shapes[MAX_ITEMS];
-    size_t n_shapes = 0;
+    size_t n_shapes;
+    json_t *doc;                   /* the run profiled into */
+    loaded_impl *all;
+    size_t n_all;
+    const char *chosen[MAX_ITEMS];
+    size_t n_chosen;
+    char *names_copy;              /* chosen[] points into it */
+} profile_session;
+
+/* The options. 0, 1 (--help printed: exit OK), or -1 (refused, printed). */
+static int profile_parse(profile_session *p, int argc, char **argv)
+{
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
-        if (!strcmp(a, "--target")) { target = 1; continue; }
+        if (!strcmp(a, "--target")) { p->target = 1; continue; }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: attnladder profile --into EVIDENCE.json [--impl A,B] [--shape S]... "
                    "[--ncu PATH] [--build DIR] [--raw-dir DIR]\n  default shapes: the headline shapes; default "
                    "implementations: every phase\n");
-            return EXIT_OK;
+            return 1;
         }
         static const char *const with_value[] = { "--build", "--into", "--ncu", "--raw-dir", "--impl",
                                                   "--shape", NULL };
         if (!arg_known("profile", a, with_value, "--into, --impl, --shape, --ncu, --build, --raw-dir"))
-            return EXIT_BAD_INPUT;
-        if (!(v = arg_value("profile", argc, argv, &i))) return EXIT_BAD_INPUT;
-        if (!strcmp(a, "--build")) build = v;
-        else if (!strcmp(a, "--into")) into = v;
+            return -1;
+        if (!(v = arg_value("profile", argc, argv, &i))) return -1;
+        if (!strcmp(a, "--build")) p->build = v;
+        else if (!strcmp(a, "--into")) p->into = v;
         else if (!strcmp(a, "--ncu")) {
             if (!v[0]) {
                 fprintf(stderr, "attnladder profile: --ncu '': give the program\n");
-                return EXIT_BAD_INPUT;
+                return -1;
             }
-            ncu = v;
+            p->ncu = v;
         }
-        else if (!strcmp(a, "--raw-dir")) raw_dir = v;
+        else if (!strcmp(a, "--raw-dir")) p->raw_dir = v;
         else if (!strcmp(a, "--impl")) {
-            if (arg_list("profile", a, v, "implementation names")) return EXIT_BAD_INPUT;
-            names = v;
+            if (arg_list("profile", a, v, "implementation names")) return -1;
+            p->names = v;
         } else if (!strcmp(a, "--shape")) {
-            if (n_shapes == MAX_ITEMS) {
+            if (p->n_shapes == MAX_ITEMS) {
                 fprintf(stderr, "attnladder profile: too many shapes\n");
-                return EXIT_BAD_INPUT;
+                return -1;
             }
-            if (arg_shape("profile", a, v, &shapes[n_shapes])) return EXIT_BAD_INPUT;
-            n_shapes++;
+            if (arg_shape("profile", a, v, &p->shapes[p->n_shapes])) return -1;
+            p->n_shapes++;
         } else {
             fprintf(stderr, "attnladder profile: unknown option '%s'; accepted: --into, --impl, "
                     "--shape, --ncu, --build\n", a);
-            return EXIT_BAD_INPUT;
+            return -1;
         }
     }
-    if (n_shapes == 0) {
+    if (p->n_shapes == 0) {
         shape_point pts[4];
         size_t n = shapes_headline(pts, 4);
-        for (size_t i = 0; i < n; i++) shapes[n_shapes++] = pts[i].s;
+        for (size_t i = 0; i < n; i++) p->shapes[p->n_shapes++] = pts[i].s;
     }
-    if (target) {
-        if (!names || n_shapes != 1) {
-            fprintf(stderr, "attnladder profile --target: needs one --impl and one --shape\n");
-            return EXIT_BAD_INPUT;
-        }
-        return profile_target(build, names, &shapes[0]);
-    }
-    if (!into) {
+    return 0;
+}
+
+/* The run profiled into: named, plain, a file that may be rewritten, read by the one
+ * reader. 0, or -1 (printed). */
+static int profile_open_into(profile_session *p)
+{
+    char err[1024];
+    if (!p->into) {
         fprintf(stderr, "attnladder profile: --into EVIDENCE.json is required (the run the "
                 "metrics belong to)\n");
-        return EXIT_BAD_INPUT;
+        return -1;
     }
-    if (gz_is_named(into)) {   /* checked before the profiler runs: the file is rewritten */
+    if (gz_is_named(p->into)) {   /* checked before the profiler runs: the file is rewritten */
         fprintf(stderr, "attnladder profile --into %s: a compressed run; profile into its plain form, "
-                "then compress it again (ci/tools/compress_run.sh)\n", into);
-        return EXIT_BAD_INPUT;
+                "then compress it again (ci/tools/compress_run.sh)\n", p->into);
+        return -1;
     }
-    char err[1024];
     /* rewritten in place: a link or a device there would be replaced, not written through */
-    if (files_output_file("--into", into, NULL, 0, err, sizeof err)) {
+    if (files_output_file("--into", p->into, NULL, 0, err, sizeof err)) {
         fprintf(stderr, "attnladder profile: %s\n", err);
-        return EXIT_BAD_INPUT;
+        return -1;
     }
-    json_t *doc = evidence_load(into, err, sizeof err);
-    if (!doc) {
+    p->doc = evidence_load(p->into, err, sizeof err);
+    if (!p->doc) {
         fprintf(stderr, "attnladder profile: %s\n", err);
-        return EXIT_BAD_INPUT;
+        return -1;
     }
     /* the file profiled into must be a run the one reader accepts, as it must be after */
     run_data into_run;
-    if (run_from_doc(&into_run, doc, into, err, sizeof err)) {
+    if (run_from_doc(&into_run, p->doc, p->into, err, sizeof err)) {
         fprintf(stderr, "attnladder profile: %s\n", err);
-        json_decref(doc);
-        return EXIT_BAD_INPUT;
+        return -1;
     }
     run_close(&into_run);
-    loaded_impl *all;
-    size_t n_all;
-    if (loader_open_all(build, &all, &n_all, err, sizeof err)) {
+    return 0;
+}
+
+/* The implementations profiled (--impl, else every phase) and the profiler. 0, or -1
+ * (printed). */
+static int profile_choose(profile_session *p)
+{
+    char err[1024];
+    if (loader_open_all(p->build, &p->all, &p->n_all, err, sizeof err)) {
         fprintf(stderr, "attnladder profile: %s\n", err);
-        json_decref(doc);
-        return EXIT_BAD_INPUT;
+        return -1;
     }
-    const char *chosen[MAX_ITEMS];
-    size_t n_chosen = 0;
-    char *names_copy = names ? strdup(names) : NULL;
-    for (char *t = names_copy ? strtok(names_copy, ",") : NULL; t && n_chosen < MAX_ITEMS; t = strtok(NULL, ",")) {
-        if (!loader_find(all, n_all, t)) {
+    p->names_copy = p->names ? strdup(p->names) : NULL;
+    for (char *t = p->names_copy ? strtok(p->names_copy, ",") : NULL; t && p->n_chosen < MAX_ITEMS;
+         t = strtok(NULL, ",")) {
+        if (!loader_find(p->all, p->n_all, t)) {
             fprintf(stderr, "attnladder profile: unknown implementation '%s'\n", t);
-            free(names_copy);
-            loader_close_all(all, n_all);
-            json_decref(doc);
-            return EXIT_BAD_INPUT;
+            return -1;
         }
-        chosen[n_chosen++] = t;
+        p->chosen[p->n_chosen++] = t;
     }
-    for (size_t i = 0; !names && i < n_all && n_chosen < MAX_ITEMS; i++)
-        if (all[i].kind == IMPL_PHASE) chosen[n_chosen++] = all[i].ph->name;
-    if (!ncu_available(ncu)) {
+    for (size_t i = 0; !p->names && i < p->n_all && p->n_chosen < MAX_ITEMS; i++)
+        if (p->all[i].kind == IMPL_PHASE) p->chosen[p->n_chosen++] = p->all[i].ph->name;
+    if (!ncu_available(p->ncu)) {
         fprintf(stderr, "attnladder profile: --ncu '%s': cannot run it (install Nsight Compute, or name it "
-                "with --ncu); no profiler metrics recorded\n", ncu);
-        free(names_copy);
-        loader_close_all(all, n_all);
-        json_decref(doc);
-        return EXIT_BAD_INPUT;
+                "with --ncu); no profiler metrics recorded\n", p->ncu);
+        return -1;
     }
+    return 0;
+}
+
+/* One implementation at one shape through ncu (the full metric set, then the short one):
+ * its kernels' metrics and top stalls, or NULL (said). */
+static json_t *profile_one(const profile_session *p, const char *self, const char *impl, const attn_shape *sh)
+{
+    char shape_arg[96], text[96];
+    snprintf(shape_arg, sizeof shape_arg, "%d,%d,%d,%d,%d,%d", sh->batch, sh->heads,
+             sh->seq_q, sh->seq_kv, sh->head_dim, sh->causal);
+    shape_format(sh, text, sizeof text);
+    json_t *kernels = NULL;
+    for (int attempt = 0; attempt < 2 && !kernels; attempt++) {
+        char *args[] = { (char *)p->ncu, "--csv", "--page", "raw", "--profile-from-start", "off",
+                         "--metrics", (char *)(attempt == 0 ? NCU_METRICS_FULL : NCU_METRICS_SHORT),
+                         (char *)self, "profile", "--target", "--build", (char *)p->build, "--impl",
+                         (char *)impl, "--shape", shape_arg, NULL };
+        int status;
+        char *outp = run_capture(args, &status);
+        if (outp && p->raw_dir) save_raw(p->raw_dir, impl, shape_arg, attempt, outp);
+        if (outp) kernels = ncu_parse_raw_csv(outp, KEEP);
+        if (!kernels || json_array_size(kernels) == 0) {
+            const char *line = outp ? strstr(outp, "==ERROR==") : NULL;
+            if (attempt == 1)
+                printf("profile: %s %s: ncu gave no metrics (%.*s)\n", impl, text,
+                       line ? (int)strcspn(line, "\n") : 24, line ? line : "no output");
+            json_decref(kernels);
+            kernels = NULL;
+        }
+        free(outp);
+    }
+    if (!kernels) return NULL;
+    size_t k;
+    json_t *kv;
+    json_array_foreach(kernels, k, kv)
+        json_object_set_new(kv, "stall_top", top_stalls(json_object_get(kv, "metrics")));
+    printf("profile: %-22s %-24s %zu kernel(s)\n", impl, text, json_array_size(kernels));
+    return kernels;
+}
+
+/* Every chosen implementation at every shape it supports, appended to the run's profile
+ * rows. */
+static void profile_all(profile_session *p)
+{
     char self[4096];
     ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
     self[sl > 0 ? sl : 0] = '\0';
-    json_t *prof = json_object_get(doc, "profile");
+    json_t *prof = json_object_get(p->doc, "profile");
     if (!json_is_array(prof)) {
         prof = json_array();
-        json_object_set_new(doc, "profile", prof);
+        json_object_set_new(p->doc, "profile", prof);
     }
-    for (size_t i = 0; i < n_chosen; i++)
-        for (size_t s = 0; s < n_shapes; s++) {
-            const attn_shape *sh = &shapes[s];
-            char shape_arg[96], text[96];
-            snprintf(shape_arg, sizeof shape_arg, "%d,%d,%d,%d,%d,%d", sh->batch, sh->heads,
-                     sh->seq_q, sh->seq_kv, sh->head_dim, sh->causal);
-            shape_format(sh, text, sizeof text);
-            const attn_phase *ph = loader_find(all, n_all, chosen[i])->ph;
-            if (ph->unsupported(sh)) continue;
-            json_t *kernels = NULL;
-            for (int attempt = 0; attempt < 2 && !kernels; attempt++) {
-                char *args[] = { (char *)ncu, "--csv", "--page", "raw", "--profile-from-start", "off",
-                                 "--metrics", (char *)(attempt == 0 ? NCU_METRICS_FULL : NCU_METRICS_SHORT),
-                                 self, "profile", "--target", "--build", (char *)build, "--impl",
-                                 (char *)chosen[i], "--shape", shape_arg, NULL };
-                int status;
-                char *outp = run_capture(args, &status);
-                if (outp && raw_dir) save_raw(raw_dir, chosen[i], shape_arg, attempt, outp);
-                if (outp) kernels = ncu_parse_raw_csv(outp, KEEP);
-                if (!kernels || json_array_size(kernels) == 0) {
-                    const char *line = outp ? strstr(outp, "==ERROR==") : NULL;
-                    if (attempt == 1)
-                        printf("profile: %s %s: ncu gave no metrics (%.*s)\n", chosen[i], text,
-                               line ? (int)strcspn(line, "\n") : 24, line ? line : "no output");
-                    json_decref(kernels);
-                    kernels = NULL;
-                }
-                free(outp);
-            }
-            if (!kernels) continue;
-            size_t k;
-            json_t *kv;
-            json_array_foreach(kernels, k, kv)
-                json_object_set_new(kv, "stall_top", top_stalls(json_object_get(kv, "metrics")));
-            json_array_append_new(prof, json_pack("{s:s, s:{s:i, s:i, s:i, s:i, s:i, s:i}, s:s, s:o}",
-                "impl", chosen[i], "shape", "batch", sh->batch, "heads", sh->heads, "seq_q", sh->seq_q,
-                "seq_kv", sh->seq_kv, "head_dim", sh->head_dim, "causal", sh->causal,
-                "tool", "ncu", "kernels", kernels));
-            printf("profile: %-22s %-24s %zu kernel(s)\n", chosen[i], text, json_array_size(kernels));
+    for (size_t i = 0; i < p->n_chosen; i++)
+        for (size_t s = 0; s < p->n_shapes; s++) {
+            const attn_shape *sh = &p->shapes[s];
+            if (loader_find(p->all, p->n_all, p->chosen[i])->ph->unsupported(sh)) continue;
+            json_t *kernels = profile_one(p, self, p->chosen[i], sh);
+            if (kernels) json_array_append_new(prof, run_write_profile(p->chosen[i], sh, "ncu", kernels));
         }
-    int rc = EXIT_OK;
-    if (evidence_write_atomic(doc, into, err, sizeof err)) {
-        fprintf(stderr, "attnladder profile: %s\n", err);
-        rc = EXIT_GATE;
+}
+
+static void profile_close(profile_session *p)
+{
+    free(p->names_copy);
+    loader_close_all(p->all, p->n_all);
+    json_decref(p->doc);
+}
+
+int cmd_profile(int argc, char **argv)
+{
+    profile_session p = { .build = "build", .ncu = "ncu" };
+    int parsed = profile_parse(&p, argc, argv);
+    if (parsed) return parsed > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+    if (p.target) {
+        if (!p.names || p.n_shapes != 1) {
+            fprintf(stderr, "attnladder profile --target: needs one --impl and one --shape\n");
+            return EXIT_BAD_INPUT;
+        }
+        return profile_target(p.build, p.names, &p.shapes[0]);
     }
-    free(names_copy);
-    loader_close_all(all, n_all);
-    json_decref(doc);
+    int rc = EXIT_OK;
+    if (profile_open_into(&p) || profile_choose(&p)) {
+        rc = EXIT_BAD_INPUT;
+    } else {
+        char err[1024];
+        profile_all(&p);
+        if (evidence_write_atomic(p.doc, p.into, err, sizeof err)) {
+            fprintf(stderr, "attnladder profile: %s\n", err);
+            rc = EXIT_GATE;
+        }
+    }
+    profile_close(&p);
     return rc;
 }

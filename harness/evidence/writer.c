@@ -83,6 +83,19 @@ json_t *run_write_clocks(const clock_reading *c)
                      "throttle", clock_reasons_json(c->reasons));
 }
 
+/* ---- the profiler's rows ------------------------------------------------------------- */
+
+json_t *run_write_profile(const char *impl, const attn_shape *s, const char *tool, json_t *kernels)
+{
+    return json_pack("{s:s, s:o, s:s, s:o}", "impl", impl, "shape", run_write_shape(s, 0), "tool", tool,
+                     "kernels", kernels);
+}
+
+json_t *run_write_stall(const run_stall *st)
+{
+    return json_pack("{s:s, s:f}", "reason", st->reason, "per_issue", st->per_issue);
+}
+
 /* ---- the document ------------------------------------------------------------------- */
 
 json_t *run_write_document(run_document *d)
@@ -256,9 +269,7 @@ static json_t *kernel_profile_of(const run_kernel_profile *k)
         const run_metric *x = &k->metrics[i];
         put(m, x->name, x->is_number ? json_real(x->number) : x->text ? json_string(x->text) : json_null());
     }
-    for (size_t i = 0; i < k->n_stalls; i++)
-        json_array_append_new(stalls, json_pack("{s:s, s:f}", "reason", k->stalls[i].reason,
-                                                "per_issue", k->stalls[i].per_issue));
+    for (size_t i = 0; i < k->n_stalls; i++) json_array_append_new(stalls, run_write_stall(&k->stalls[i]));
     return json_pack("{s:s, s:o, s:o}", "kernel", k->kernel, "metrics", m, "stall_top", stalls);
 }
 
@@ -269,8 +280,7 @@ static json_t *profiles_of(const run_data *r)
         const run_profile *p = &r->profiles[i];
         json_t *ks = json_array();
         for (size_t k = 0; k < p->n_kernels; k++) json_array_append_new(ks, kernel_profile_of(&p->kernels[k]));
-        json_array_append_new(a, json_pack("{s:s, s:o, s:s, s:o}", "impl", p->impl, "shape",
-                                           run_write_shape(&p->shape, 0), "tool", p->tool, "kernels", ks));
+        json_array_append_new(a, run_write_profile(p->impl, &p->shape, p->tool, ks));
     }
     return a;
 }

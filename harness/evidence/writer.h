@@ -23,6 +23,11 @@ json_t *run_write_versions(const device_versions *v);
 json_t *run_write_git(const device_git *g);
 json_t *run_write_clocks(const clock_reading *c);
 
+/* profile[]: one row (impl, shape without scale, tool, kernels, which it takes) and one
+ * stall reason of a kernel's stall_top. */
+json_t *run_write_profile(const char *impl, const attn_shape *s, const char *tool, json_t *kernels);
+json_t *run_write_stall(const run_stall *st);
+
 /* The parts of a run document, each already an object or array (stolen by
  * run_write_document; NULL leaves the key out, except where said). */
 typedef struct {
