@@ -42,142 +42,191 @@ static void usage(FILE *f)
         "exit status: 0 pass, 1 gate failed, 2 bad input\n");
 }
 
-int cmd_gate(int argc, char **argv)
+/* What one `gate` holds between its stages; gate_close is the one cleanup. */
+typedef struct {
+    const char *root, *config, *against, *json_out, *file;
+    int brief, include_partial, study;
+    gate_config cfg;
+    int have_cfg;
+    run_data run, ref;
+    int have_ref;
+    gate_outcome ladder, reg;
+    run_data *refs;                /* the accepted set without the run itself */
+    size_t n_refs;
+    drift_outcome drift;
+    int have_drift;
+    char err[1536];
+} gate_session;
+
+/* The options. 0, 1 (--help printed: exit OK), or -1 (refused, printed). */
+static int gate_parse(gate_session *g, int argc, char **argv)
 {
-    const char *root = "evidence", *config = GATE_CONFIG_DEFAULT, *against = NULL;
-    const char *json_out = NULL, *file = NULL;
-    int brief = 0, include_partial = 0, study = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            return EXIT_OK;
+            return 1;
         } else if (!strcmp(a, "--brief")) {
-            brief = 1;
+            g->brief = 1;
         } else if (!strcmp(a, "--include-partial")) {
-            include_partial = 1;
+            g->include_partial = 1;
         } else if (!strcmp(a, "--study")) {
-            study = 1;
+            g->study = 1;
         } else if (!strcmp(a, "--against") || !strcmp(a, "--config") || !strcmp(a, "--evidence") ||
                    !strcmp(a, "--json")) {
             const char *v = arg_value("gate", argc, argv, &i);
-            if (!v) return EXIT_BAD_INPUT;
-            if (!strcmp(a, "--against")) against = v;
-            else if (!strcmp(a, "--config")) config = v;
-            else if (!strcmp(a, "--evidence")) root = v;
-            else json_out = v;
+            if (!v) return -1;
+            if (!strcmp(a, "--against")) g->against = v;
+            else if (!strcmp(a, "--config")) g->config = v;
+            else if (!strcmp(a, "--evidence")) g->root = v;
+            else g->json_out = v;
         } else if (a[0] == '-') {
             fprintf(stderr, "attnladder gate: unknown option '%s'; accepted: --against, --config, "
                     "--evidence, --json, --brief, --include-partial, --study, RUN.json\n", a);
-            return EXIT_BAD_INPUT;
-        } else if (file) {
-            fprintf(stderr, "attnladder gate: one run at a time ('%s' and '%s')\n", file, a);
-            return EXIT_BAD_INPUT;
+            return -1;
+        } else if (g->file) {
+            fprintf(stderr, "attnladder gate: one run at a time ('%s' and '%s')\n", g->file, a);
+            return -1;
         } else {
-            file = a;
+            g->file = a;
         }
     }
-    char err[1536];
+    return 0;
+}
+
+/* --json never over what the gate reads, and the config. 0, or -1 (printed). */
+static int gate_prepare(gate_session *g)
+{
     /* --json is written whole over what is there: never over what the gate reads */
-    int uses_root = !file || against;   /* --against RUN reads the accepted set's spread too */
-    const char *inputs[] = { file, against && strcmp(against, "accepted") ? against : NULL, config,
-                             uses_root ? root : NULL };
-    if (json_out && files_output_file("--json", json_out, inputs, 4, err, sizeof err)) {
-        fprintf(stderr, "attnladder gate: %s\n", err);
-        return EXIT_BAD_INPUT;
+    int uses_root = !g->file || g->against;   /* --against RUN reads the accepted set's spread too */
+    const char *inputs[] = { g->file, g->against && strcmp(g->against, "accepted") ? g->against : NULL, g->config,
+                             uses_root ? g->root : NULL };
+    if (g->json_out && files_output_file("--json", g->json_out, inputs, 4, g->err, sizeof g->err)) {
+        fprintf(stderr, "attnladder gate: %s\n", g->err);
+        return -1;
     }
-    gate_config cfg;
-    if (gate_config_load(config, &cfg, err, sizeof err)) {
-        fprintf(stderr, "attnladder gate: %s\n", err);
-        return EXIT_BAD_INPUT;
+    if (gate_config_load(g->config, &g->cfg, g->err, sizeof g->err)) {
+        fprintf(stderr, "attnladder gate: %s\n", g->err);
+        return -1;
     }
-    int rc = EXIT_BAD_INPUT;
-    run_data run = { 0 }, ref = { 0 };
-    gate_outcome ladder = { 0 }, reg = { 0 };
-    int have_ref = 0;
-    run_data *refs = NULL;
-    size_t n_refs = 0;
-    drift_outcome drift = { 0 };
-    int have_drift = 0;
-    if (file ? run_open(&run, file, err, sizeof err)
-             : run_open_newest(&run, root, include_partial, err, sizeof err)) goto bad;
-    if (study && (run.planted || run.overrides)) {
+    g->have_cfg = 1;
+    return 0;
+}
+
+/* The run gated (named, else the newest) and its ladder gate. 0, or -1 (err). */
+static int gate_run_ladder(gate_session *g)
+{
+    run_data *run = &g->run;
+    if (g->file ? run_open(run, g->file, g->err, sizeof g->err)
+                : run_open_newest(run, g->root, g->include_partial, g->err, sizeof g->err)) return -1;
+    if (g->study && (run->planted || run->overrides)) {
         /* a study of the gate itself gates planted runs on purpose, and says so */
-        fprintf(stderr, "attnladder gate: %s was made with %s%s; gated for a study (--study)\n", run.path,
-                run.planted ? run.planted : "", run.overrides ? run.overrides : "");
-        run.planted = NULL;
-        run.overrides = NULL;
+        fprintf(stderr, "attnladder gate: %s was made with %s%s; gated for a study (--study)\n", run->path,
+                run->planted ? run->planted : "", run->overrides ? run->overrides : "");
+        run->planted = NULL;
+        run->overrides = NULL;
     }
-    if (run.partial && !include_partial) {
-        snprintf(err, sizeof err, "%s: a partial (interrupted) run; gate it with --include-partial", run.path);
-        goto bad;
+    if (run->partial && !g->include_partial) {
+        snprintf(g->err, sizeof g->err, "%s: a partial (interrupted) run; gate it with --include-partial",
+                 run->path);
+        return -1;
     }
-    if (gate_ladder(&cfg, &run, &ladder, err, sizeof err)) goto bad;
-    /* the accepted set without the run itself (a member is gated against the others): the
-     * reference of --against accepted, the tolerances of --against RUN */
-    int have_set = 0;
-    if (against) {
-        have_set = evidence_accepted_open(root, run.slug, run.base, &refs, &n_refs, err, sizeof err);
-        if (have_set < 0 || (have_set == 0 && !strcmp(against, "accepted"))) goto bad;
+    return gate_ladder(&g->cfg, run, &g->ladder, g->err, sizeof g->err) ? -1 : 0;
+}
+
+/* --against: the drift gate against the accepted set (the run itself left out), or the
+ * regression rule against one run with the set's tolerances. 0, or -1 (err). */
+static int gate_against(gate_session *g)
+{
+    if (!g->against) return 0;
+    int have_set = evidence_accepted_open(g->root, g->run.slug, g->run.base, &g->refs, &g->n_refs, g->err,
+                                          sizeof g->err);
+    if (have_set < 0 || (have_set == 0 && !strcmp(g->against, "accepted"))) return -1;
+    if (!strcmp(g->against, "accepted")) {
+        if (gate_drift(&g->cfg, &g->run, g->refs, g->n_refs, &g->drift, g->err, sizeof g->err)) return -1;
+        g->have_drift = 1;
+        return 0;
     }
-    if (against && !strcmp(against, "accepted")) {
-        if (gate_drift(&cfg, &run, refs, n_refs, &drift, err, sizeof err)) goto bad;
-        have_drift = 1;
-    } else if (against) {
-        const char *refpath = against;
-        if (run_open(&ref, refpath, err, sizeof err)) goto bad;
-        have_ref = 1;
-        if (ref.partial && !include_partial) {
-            snprintf(err, sizeof err, "%.1000s: the reference is a partial (interrupted) run; use it with "
-                     "--include-partial", refpath);
-            goto bad;
-        }
-        if (!have_set)
-            fprintf(stderr, "attnladder gate: no %s/%s/accepted.txt: the tolerance of every row is the floor "
-                    "(drift.floor), with no set to measure the spread between processes\n", root, run.slug);
-        drift_spread sp;
-        if (drift_spread_of(&cfg, refs, n_refs, &sp, err, sizeof err)) goto bad;
-        int grc = gate_regression(&cfg, &run, &ref, &sp, &reg, err, sizeof err);
-        drift_spread_free(&sp);
-        if (grc) goto bad;
+    const char *refpath = g->against;
+    if (run_open(&g->ref, refpath, g->err, sizeof g->err)) return -1;
+    g->have_ref = 1;
+    if (g->ref.partial && !g->include_partial) {
+        snprintf(g->err, sizeof g->err, "%.1000s: the reference is a partial (interrupted) run; use it with "
+                 "--include-partial", refpath);
+        return -1;
     }
-    if (json_out) {
-        json_t *j = gate_json(&cfg, &run, have_ref ? &ref : NULL, &ladder, have_ref ? &reg : NULL);
-        if (have_drift) json_object_set_new(j, "drift", drift_json(&cfg, &drift));
-        if (have_drift && drift.slower) {
-            json_object_set_new(j, "pass", json_false());
-            json_object_set_new(j, "failures", json_integer(json_integer_value(json_object_get(j, "failures")) +
-                                                            (json_int_t)drift.slower));
-        }
-        char *text = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-        json_decref(j);
-        char why[1024] = "out of memory";
-        if (!text || files_write_atomic(json_out, text, strlen(text), why, sizeof why)) {
-            free(text);
-            char shown[FILES_SHOWN];
-            snprintf(err, sizeof err, "--json %s: cannot write it (%s)", files_shown(json_out, shown), why);
-            goto bad;
-        }
+    if (!have_set)
+        fprintf(stderr, "attnladder gate: no %s/%s/accepted.txt: the tolerance of every row is the floor "
+                "(drift.floor), with no set to measure the spread between processes\n", g->root, g->run.slug);
+    drift_spread sp;
+    if (drift_spread_of(&g->cfg, g->refs, g->n_refs, &sp, g->err, sizeof g->err)) return -1;
+    int grc = gate_regression(&g->cfg, &g->run, &g->ref, &sp, &g->reg, g->err, sizeof g->err);
+    drift_spread_free(&sp);
+    return grc ? -1 : 0;
+}
+
+/* --json: the verdicts as JSON, the drift gate's failures counted in. 0, or -1 (err). */
+static int gate_write_json(gate_session *g)
+{
+    if (!g->json_out) return 0;
+    json_t *j = gate_json(&g->cfg, &g->run, g->have_ref ? &g->ref : NULL, &g->ladder, g->have_ref ? &g->reg : NULL);
+    if (g->have_drift) json_object_set_new(j, "drift", drift_json(&g->cfg, &g->drift));
+    if (g->have_drift && g->drift.slower) {
+        json_object_set_new(j, "pass", json_false());
+        json_object_set_new(j, "failures", json_integer(json_integer_value(json_object_get(j, "failures")) +
+                                                        (json_int_t)g->drift.slower));
+    }
+    char *text = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_decref(j);
+    char why[1024] = "out of memory";
+    if (!text || files_write_atomic(g->json_out, text, strlen(text), why, sizeof why)) {
         free(text);
+        char shown[FILES_SHOWN];
+        snprintf(g->err, sizeof g->err, "--json %s: cannot write it (%s)", files_shown(g->json_out, shown), why);
+        return -1;
     }
-    rc = ladder.failures || reg.failures || drift.slower ? EXIT_GATE : EXIT_OK;
-    gate_print(stdout, &cfg, &run, have_ref ? &ref : NULL, &ladder, have_ref ? &reg : NULL, brief);
-    if (have_drift) {
-        drift_print(stdout, &cfg, &drift, brief);
+    free(text);
+    return 0;
+}
+
+/* The tables and the exit status. */
+static int gate_report(const gate_session *g)
+{
+    int rc = g->ladder.failures || g->reg.failures || g->drift.slower ? EXIT_GATE : EXIT_OK;
+    gate_print(stdout, &g->cfg, &g->run, g->have_ref ? &g->ref : NULL, &g->ladder, g->have_ref ? &g->reg : NULL,
+               g->brief);
+    if (g->have_drift) {
+        drift_print(stdout, &g->cfg, &g->drift, g->brief);
         printf("\ndrift gate: %s (%zu of %zu rows slower than the set allows)\n",
-               !drift.judged ? "NOT JUDGED" : drift.slower ? "FAIL" : "PASS", drift.slower, drift.n);
+               !g->drift.judged ? "NOT JUDGED" : g->drift.slower ? "FAIL" : "PASS", g->drift.slower, g->drift.n);
     }
-    goto done;
-bad:
-    fprintf(stderr, "attnladder gate: %s\n", err);
-done:
-    gate_outcome_free(&ladder);
-    gate_outcome_free(&reg);
-    if (have_ref) run_close(&ref);
-    drift_outcome_free(&drift);
-    for (size_t i = 0; i < n_refs; i++) run_close(&refs[i]);
-    free(refs);
-    run_close(&run);
-    gate_config_free(&cfg);
+    return rc;
+}
+
+static void gate_close(gate_session *g)
+{
+    gate_outcome_free(&g->ladder);
+    gate_outcome_free(&g->reg);
+    if (g->have_ref) run_close(&g->ref);
+    drift_outcome_free(&g->drift);
+    for (size_t i = 0; i < g->n_refs; i++) run_close(&g->refs[i]);
+    free(g->refs);
+    run_close(&g->run);
+    if (g->have_cfg) gate_config_free(&g->cfg);
+}
+
+int cmd_gate(int argc, char **argv)
+{
+    static gate_session g;   /* large: kept off the stack */
+    g = (gate_session){ .root = "evidence", .config = GATE_CONFIG_DEFAULT };
+    int parsed = gate_parse(&g, argc, argv);
+    if (parsed) return parsed > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+    if (gate_prepare(&g)) return EXIT_BAD_INPUT;
+    int rc = EXIT_BAD_INPUT;
+    if (gate_run_ladder(&g) || gate_against(&g) || gate_write_json(&g))
+        fprintf(stderr, "attnladder gate: %s\n", g.err);
+    else
+        rc = gate_report(&g);
+    gate_close(&g);
     return rc;
 }
