@@ -179,22 +179,24 @@ static json_t *ceilings_of(const run_data *r)
     return o;
 }
 
+/* registers, smem_static, spill_stores, spill_loads where known */
+static void put_counts(json_t *o, long registers, long smem_static, long spill_stores, long spill_loads)
+{
+    static const char *const keys[] = { "registers", "smem_static", "spill_stores", "spill_loads" };
+    long v[] = { registers, smem_static, spill_stores, spill_loads };
+    for (size_t i = 0; i < 4; i++) put(o, keys[i], long_or_null(v[i]));
+}
+
 static json_t *resources_of(const run_impl *im)
 {
     json_t *o = json_object();
-    put(o, "registers", long_or_null(im->registers));
-    put(o, "smem_static", long_or_null(im->smem_static));
-    put(o, "spill_stores", long_or_null(im->spill_stores));
-    put(o, "spill_loads", long_or_null(im->spill_loads));
+    put_counts(o, im->registers, im->smem_static, im->spill_stores, im->spill_loads);
     if (im->kernels) {
         json_t *ks = json_array();
         for (size_t k = 0; k < im->n_kernels; k++) {
             const run_kernel_resources *kr = &im->kernels[k];
             json_t *kj = json_pack("{s:s}", "name", kr->name);
-            put(kj, "registers", long_or_null(kr->registers));
-            put(kj, "smem_static", long_or_null(kr->smem_static));
-            put(kj, "spill_stores", long_or_null(kr->spill_stores));
-            put(kj, "spill_loads", long_or_null(kr->spill_loads));
+            put_counts(kj, kr->registers, kr->smem_static, kr->spill_stores, kr->spill_loads);
             json_array_append_new(ks, kj);
         }
         put(o, "kernels", ks);
