@@ -427,262 +427,336 @@ static void point_done(measure_ctx *ctx, const shape_point *pt, const char *shap
     fprintf(stderr, "point  %-24s %.2f s (%s)\n", shape_text, wall, text);
 }
 
-int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json_t *checks,
-                  char *err, size_t errlen)
-{
-    const attn_shape *s = &pt->s;
+/* What measure_point holds between its stages; point_close is the one cleanup. */
+typedef struct {
+    measure_ctx *ctx;
+    const shape_point *pt;
+    const attn_shape *s;
     char shape_text[96];
-    shape_format(s, shape_text, sizeof shape_text);
-    double t0 = time_now_s(), t = t0;
-    step_times st = { 0 };
-    host_inputs in = { 0 };
-    device_bufs d = { 0 };
-    point_ref pr = { 0 };
-    uint16_t *out = NULL, *base_out = NULL;
-    cudaStream_t stream = NULL;
-    kept_impl *kept = NULL;   /* the implementations whose ratios are measured at the end */
-    size_t n_kept = 0;
-    int ws_fixed = 0;         /* the workspace sets will not move: implementations may be kept */
-    int failures = 0;
+    double t0;
+    step_times st;
+    host_inputs in;
+    device_bufs d;
+    point_ref pr;
+    uint16_t *out, *base_out;  /* base_out: the baseline's output, kept for the others */
+    cudaStream_t stream;
+    kept_impl *kept;           /* the implementations whose ratios are measured at the end */
+    size_t n_kept;
+    int ws_fixed;              /* the workspace sets will not move: implementations may be kept */
+    int skipped;               /* the tensors do not fit: every implementation reported, none run */
+    json_t *results, *checks;
+    char *err;
+    size_t errlen;
+} point_session;
 
-    if (inputs_generate(&in, s, shape_seed(ctx->seed, s), DIST_UNIFORM)) {
-        snprintf(err, errlen, "out of host memory for the inputs of %s", shape_text);
+static int point_oom(point_session *ps)
+{
+    snprintf(ps->err, ps->errlen, "out of host memory while measuring %s", ps->shape_text);
+    return -1;
+}
+
+/* An implementation not measured at the point: its result says why, and so does its line. */
+static void point_unsupported(point_session *ps, const loaded_impl *im, const char *why, const char *line)
+{
+    json_array_append_new(ps->results, unsupported_result(im, ps->pt, why));
+    progress(ps->ctx, im->ph->name, ps->shape_text, line);
+}
+
+/* The inputs, the device buffers and the workspace sets. 0; -1 out of memory or a CUDA
+ * failure (err). A shape whose tensors cannot fit is reported, not fatal: every
+ * implementation gets an unsupported result, and ps->skipped is set. */
+static int point_open(point_session *ps)
+{
+    measure_ctx *ctx = ps->ctx;
+    const attn_shape *s = ps->s;
+    device_bufs *d = &ps->d;
+    char *err = ps->err;
+    size_t errlen = ps->errlen;
+    double t = ps->t0;
+    if (inputs_generate(&ps->in, s, shape_seed(ctx->seed, s), DIST_UNIFORM)) {
+        snprintf(err, errlen, "out of host memory for the inputs of %s", ps->shape_text);
         return -1;
     }
-    t = step_add(&st, STEP_INPUTS, t);
-    out = malloc(in.nq * sizeof *out);
-    if (!out) goto oom;
+    t = step_add(&ps->st, STEP_INPUTS, t);
+    ps->out = malloc(ps->in.nq * sizeof *ps->out);
+    if (!ps->out) return point_oom(ps);
 
-    /* A shape whose tensors cannot fit is reported, not fatal: the rest of the run goes on.
-     * The GPU reference's every row in doubles comes on top where it fits. */
+    /* The GPU reference's every row in doubles comes on top where it fits. */
     int want_gpu_ref = ctx->gpu_ref && !ref_gpu_unsupported(ctx->gpu_ref, s);
-    size_t free_b = 0, total_b = 0,
-           need = ((ctx->paired ? 3 : 2) * in.nq + 2 * in.nkv) * sizeof(uint16_t),   /* + o2 */
-           ref_bytes = in.nq * sizeof(double);
+    size_t nq = ps->in.nq, free_b = 0, total_b = 0,
+           need = ((ctx->paired ? 3 : 2) * nq + 2 * ps->in.nkv) * sizeof(uint16_t),   /* + o2 */
+           ref_bytes = nq * sizeof(double);
     CUDA_OR_GOTO(cudaMemGetInfo(&free_b, &total_b), fail);
     if (need > free_b) {
         char why[256];
         snprintf(why, sizeof why, "out of device memory: Q, K, V and O need %zu bytes, the GPU "
                  "has %zu free of %zu", need, free_b, total_b);
-        for (size_t i = 0; i < ctx->n_impls; i++) {
-            if (ctx->impls[i]->kind == IMPL_FLOOR) continue;
-            json_array_append_new(results, unsupported_result(ctx->impls[i], pt, why));
-            progress(ctx, ctx->impls[i]->ph->name, shape_text, why);
-        }
-        goto done;
+        for (size_t i = 0; i < ctx->n_impls; i++)
+            if (ctx->impls[i]->kind != IMPL_FLOOR) point_unsupported(ps, ctx->impls[i], why, why);
+        ps->skipped = 1;
+        return 0;
     }
-    CUDA_OR_GOTO(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), fail);
-    CUDA_OR_GOTO(cudaMalloc(&d.q, in.nq * 2), fail);
-    CUDA_OR_GOTO(cudaMalloc(&d.k, in.nkv * 2), fail);
-    CUDA_OR_GOTO(cudaMalloc(&d.v, in.nkv * 2), fail);
-    CUDA_OR_GOTO(cudaMalloc(&d.o, in.nq * 2), fail);
-    if (ctx->paired) CUDA_OR_GOTO(cudaMalloc(&d.o2, in.nq * 2), fail);
-    if (want_gpu_ref && need + ref_bytes <= free_b && cudaMalloc((void **)&d.ref, ref_bytes) != cudaSuccess) {
+    CUDA_OR_GOTO(cudaStreamCreateWithFlags(&ps->stream, cudaStreamNonBlocking), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d->q, nq * 2), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d->k, ps->in.nkv * 2), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d->v, ps->in.nkv * 2), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d->o, nq * 2), fail);
+    if (ctx->paired) CUDA_OR_GOTO(cudaMalloc(&d->o2, nq * 2), fail);
+    if (want_gpu_ref && need + ref_bytes <= free_b && cudaMalloc((void **)&d->ref, ref_bytes) != cudaSuccess) {
         cudaGetLastError();   /* no room: the CPU reference alone */
-        d.ref = NULL;
+        d->ref = NULL;
     }
-    if (upload_inputs(&d, &in, err, errlen)) goto fail;
+    if (upload_inputs(d, &ps->in, err, errlen)) return -1;
     if (ctx->paired) {
-        kept = calloc(ctx->n_impls, sizeof *kept);
-        if (!kept) goto oom;
-        ws_fixed = point_workspace(ctx, s, &d);
+        ps->kept = calloc(ctx->n_impls, sizeof *ps->kept);
+        if (!ps->kept) return point_oom(ps);
+        ps->ws_fixed = point_workspace(ctx, s, d);
     }
-    t = step_add(&st, STEP_DEVICE_MEM, t);
+    step_add(&ps->st, STEP_DEVICE_MEM, t);
+    return 0;
+fail:
+    return -1;
+}
 
-    int rrc = point_ref_build(ctx, pt, "uniform", &in, &d, stream, shape_seed(ctx->seed + 1, s), &pr, &st,
-                              err, errlen);
-    if (rrc < 0) goto fail;
-    failures += rrc;
+/* The workspace of ws bytes im asks: the sets grown where they may move. 0 ready; 1 it
+ * does not fit (reported as unsupported). */
+static int impl_workspace(point_session *ps, const loaded_impl *im, size_t ws)
+{
+    device_bufs *d = &ps->d;
+    if (ws <= d->ws_bytes) return 0;
+    if (!ps->ws_fixed) {
+        if (d->ws) cudaFree(d->ws);
+        if (d->ws2) cudaFree(d->ws2);
+        d->ws = d->ws2 = NULL;
+        d->ws_bytes = 0;
+        /* the second set only for the pairs: a run without them needs no more memory
+         * than before (02's workspace alone can be gigabytes at long sequences) */
+        if (cudaMalloc(&d->ws, ws) == cudaSuccess) {
+            d->ws_bytes = ws;
+            return 0;
+        }
+        cudaGetLastError();   /* clear the allocation failure */
+        if (d->ws) cudaFree(d->ws);   /* neither set is left half allocated */
+        d->ws = NULL;
+    }
+    char why[160];
+    snprintf(why, sizeof why, "workspace of %zu bytes does not fit in device memory", ws);
+    point_unsupported(ps, im, why, why);
+    return 1;
+}
+
+/* The check on the uniform inputs into res.correctness, and its line. t: when the check
+ * run began; *t_after: when the check ended. 1 pass, 0 fail, -1 CUDA failure or out of
+ * memory (err). */
+static int impl_check(point_session *ps, const loaded_impl *im, void *state, const attn_args *a, json_t *res,
+                      double t, double *t_after)
+{
+    measure_ctx *ctx = ps->ctx;
+    char why[512] = "";
+    int rc = run_for_check(im, state, a, &ps->d, ps->in.nq, why, sizeof why, ps->err, ps->errlen);
+    step_add(&ps->st, STEP_CHECK_RUN, t);
+    if (rc < 0) {
+        if (!ps->err[0]) snprintf(ps->err, ps->errlen, "%s on %s: %s", im->ph->name, ps->shape_text, why);
+        return -1;
+    }
+    json_t *corr = NULL;
+    int pass = 0;
+    if (rc == 1) {
+        corr = json_pack("{s:b, s:s}", "pass", 0, "error", why);
+    } else {
+        pass = judge_output(ctx, im, ps->s, &ps->d, &ps->pr, ps->in.nq, ps->out, ps->base_out, 1, ps->stream,
+                            &corr, &ps->st, ps->err, ps->errlen);
+        if (pass < 0) return -1;
+        if (!ps->pr.gpu && ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0 && pass && !ps->base_out) {
+            ps->base_out = ps->out;   /* keep the baseline's output for the others */
+            ps->out = malloc(ps->in.nq * sizeof *ps->out);
+            if (!ps->out) {
+                json_decref(corr);
+                return point_oom(ps);
+            }
+        }
+    }
+    *t_after = time_now_s();
+    json_object_set_new(res, "correctness", corr);
+    char line[640];
+    json_t *jr = json_object_get(corr, "rel_l2"), *jm = json_object_get(corr, "max_abs");
+    snprintf(line, sizeof line, "check  %s rel_l2=%.2e max_abs=%.2e %s", pass ? "PASS" : "FAIL",
+             jr ? json_real_value(jr) : -1.0, jm ? json_real_value(jm) : -1.0, why);
+    progress(ctx, im->ph->name, ps->shape_text, line);
+    return pass;
+}
+
+/* A correct implementation timed into res.timing, its output checked again, then kept
+ * initialised for the point's ratios (*kept_now) or given its derived figures. The
+ * failures (0 or 1: wrong after timing), or -1 CUDA failure or out of memory (err). */
+static int impl_time(point_session *ps, const loaded_impl *im, void *state, const attn_args *a, size_t ws,
+                     json_t *res, double t, int *kept_now)
+{
+    measure_ctx *ctx = ps->ctx;
+    const attn_shape *s = ps->s;
+    json_t *timing = json_object();
+    time_result graph = { 0 };
+    int trc = time_modes(ctx, im, state, a, ps->pt, timing, &graph, ps->shape_text, ps->err, ps->errlen);
+    step_add(&ps->st, STEP_TIMING, t);
+    if (trc) {
+        time_result_free(&graph);
+        json_decref(timing);
+        return -1;
+    }
+    json_object_set_new(res, "timing", timing);
+    /* The output of the last timed launch: the same inputs must still give the same
+     * function (state kept across calls, e.g. split counters, shows here). */
+    int again = recheck_after_timing(ctx, im, s, &ps->d, ps->in.nq, &ps->pr, ps->base_out, ps->out,
+                                     json_object_get(res, "correctness"), ps->stream, &ps->st, ps->err,
+                                     ps->errlen);
+    if (again < 0) {
+        time_result_free(&graph);
+        return -1;
+    }
+    if (!again) progress(ctx, im->ph->name, ps->shape_text, "check  FAIL after timing");
+    int is_baseline = ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0;
+    if (graph.n && is_baseline && keep_baseline_timing(ctx, s, &graph)) {
+        time_result_free(&graph);
+        return point_oom(ps);
+    }
+    if (graph.n && again == 1 && ps->ws_fixed && !*ctx->stop) {
+        /* kept initialised: its ratio is measured with the others' at the end */
+        ps->kept[ps->n_kept++] = (kept_impl){ im, state, ws, res, graph };
+        *kept_now = 1;
+    } else {
+        if (graph.n)
+            json_object_set_new(res, "derived", measure_derived(ctx, s, graph.samples_us, graph.n,
+                                                                graph.sum.median, NULL, NULL, 0));
+        time_result_free(&graph);
+    }
+    return !again;
+}
+
+/* One implementation at the point: its workspace, init, the check, then (correct) its
+ * timing; its result appended. The failures (0 to 2), or -1 (err). */
+static int measure_impl(point_session *ps, const loaded_impl *im)
+{
+    const attn_shape *s = ps->s;
+    const char *why_not = im->ph->unsupported(s);
+    if (why_not) {
+        point_unsupported(ps, im, why_not, "unsupported");
+        return 0;
+    }
+    double t = time_now_s();
+    size_t ws = im->ph->workspace_bytes(s);
+    if (impl_workspace(ps, im, ws)) return 0;
+    t = step_add(&ps->st, STEP_DEVICE_MEM, t);
+    void *state = NULL;
+    int rc = im->ph->init(&state, s);
+    t = step_add(&ps->st, STEP_INIT, t);
+    if (rc != 0) {
+        char why[512];
+        snprintf(why, sizeof why, "init failed (%d): %s", rc, im->ph->error_string(rc));
+        point_unsupported(ps, im, why, why);
+        return 0;
+    }
+    attn_args a = { ps->d.q, ps->d.k, ps->d.v, ps->d.o, ws ? ps->d.ws : NULL, ps->stream };
+    json_t *res = json_pack("{s:s, s:o, s:s, s:b, s:n}", "impl", im->ph->name, "shape",
+                            shape_json(s), "tag", ps->pt->tag, "supported", 1, "reason");
+    const char *note = im->ph->error_string(0);
+    if (note) json_object_set_new(res, "init_note", json_string(note));
+    int kept_now = 0, failures = 0;
+    int pass = impl_check(ps, im, state, &a, res, t, &t);
+    if (pass > 0) failures = impl_time(ps, im, state, &a, ws, res, t, &kept_now);
+    if (pass < 0 || failures < 0) {
+        json_decref(res);
+        im->ph->fini(state);
+        return -1;
+    }
+    failures += !pass;
     t = time_now_s();
+    if (!kept_now) im->ph->fini(state);
+    step_add(&ps->st, STEP_INIT, t);
+    json_array_append_new(ps->results, res);
+    return failures;
+}
 
+/* The reference, every implementation, the ratios of those kept, the other inputs. The
+ * failures, or -1 (err). */
+static int point_measure(point_session *ps)
+{
+    measure_ctx *ctx = ps->ctx;
+    const attn_shape *s = ps->s;
+    device_bufs *d = &ps->d;
+    int failures = point_ref_build(ctx, ps->pt, "uniform", &ps->in, d, ps->stream, shape_seed(ctx->seed + 1, s),
+                                   &ps->pr, &ps->st, ps->err, ps->errlen);
+    if (failures < 0) return -1;
     for (size_t i = 0; i < ctx->n_impls && !*ctx->stop; i++) {
-        const loaded_impl *im = ctx->impls[i];
-        if (im->kind == IMPL_FLOOR) continue;
-        const char *why_not = im->ph->unsupported(s);
-        if (why_not) {
-            json_array_append_new(results, unsupported_result(im, pt, why_not));
-            progress(ctx, im->ph->name, shape_text, "unsupported");
-            continue;
-        }
-        t = time_now_s();
-        size_t ws = im->ph->workspace_bytes(s);
-        if (ws > d.ws_bytes && !ws_fixed) {
-            if (d.ws) cudaFree(d.ws);
-            if (d.ws2) cudaFree(d.ws2);
-            d.ws = d.ws2 = NULL;
-            d.ws_bytes = 0;
-            /* the second set only for the pairs: a run without them needs no more memory
-             * than before (02's workspace alone can be gigabytes at long sequences) */
-            if (cudaMalloc(&d.ws, ws) != cudaSuccess) {
-                cudaGetLastError();   /* clear the allocation failure */
-                if (d.ws) cudaFree(d.ws);   /* neither set is left half allocated */
-                d.ws = NULL;
-                char why[160];
-                snprintf(why, sizeof why, "workspace of %zu bytes does not fit in device memory", ws);
-                json_array_append_new(results, unsupported_result(im, pt, why));
-                progress(ctx, im->ph->name, shape_text, why);
-                continue;
-            }
-            d.ws_bytes = ws;
-        } else if (ws > d.ws_bytes) {
-            char why[160];
-            snprintf(why, sizeof why, "workspace of %zu bytes does not fit in device memory", ws);
-            json_array_append_new(results, unsupported_result(im, pt, why));
-            progress(ctx, im->ph->name, shape_text, why);
-            continue;
-        }
-        t = step_add(&st, STEP_DEVICE_MEM, t);
-        void *state = NULL;
-        int rc = im->ph->init(&state, s);
-        t = step_add(&st, STEP_INIT, t);
-        if (rc != 0) {
-            char why[512];
-            snprintf(why, sizeof why, "init failed (%d): %s", rc, im->ph->error_string(rc));
-            json_array_append_new(results, unsupported_result(im, pt, why));
-            progress(ctx, im->ph->name, shape_text, why);
-            continue;
-        }
-        attn_args a = { d.q, d.k, d.v, d.o, ws ? d.ws : NULL, stream };
-        char why[512] = "";
-        int kept_now = 0;
-        json_t *res = json_pack("{s:s, s:o, s:s, s:b, s:n}", "impl", im->ph->name, "shape",
-                                shape_json(s), "tag", pt->tag, "supported", 1, "reason");
-        const char *note = im->ph->error_string(0);
-        if (note) json_object_set_new(res, "init_note", json_string(note));
-        rc = run_for_check(im, state, &a, &d, in.nq, why, sizeof why, err, errlen);
-        t = step_add(&st, STEP_CHECK_RUN, t);
-        if (rc < 0) {
-            if (!err[0]) snprintf(err, errlen, "%s on %s: %s", im->ph->name, shape_text, why);
-            json_decref(res);
-            im->ph->fini(state);
-            goto fail;
-        }
-        json_t *corr = NULL;
-        int pass = 0;
-        if (rc == 1) {
-            corr = json_pack("{s:b, s:s}", "pass", 0, "error", why);
-        } else {
-            pass = judge_output(ctx, im, s, &d, &pr, in.nq, out, base_out, 1, stream, &corr, &st, err, errlen);
-            if (pass < 0) {
-                json_decref(res);
-                im->ph->fini(state);
-                goto fail;
-            }
-            if (!pr.gpu && ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0 && pass && !base_out) {
-                base_out = out;   /* keep the baseline's output for the others */
-                out = malloc(in.nq * sizeof *out);
-                if (!out) { im->ph->fini(state); json_decref(res); json_decref(corr); goto oom; }
-            }
-        }
-        t = time_now_s();
-        json_object_set_new(res, "correctness", corr);
-        char line[640];
-        json_t *jr = json_object_get(corr, "rel_l2"), *jm = json_object_get(corr, "max_abs");
-        snprintf(line, sizeof line, "check  %s rel_l2=%.2e max_abs=%.2e %s", pass ? "PASS" : "FAIL",
-                 jr ? json_real_value(jr) : -1.0, jm ? json_real_value(jm) : -1.0, why);
-        progress(ctx, im->ph->name, shape_text, line);
-        if (!pass) {
-            failures++;
-        } else {
-            json_t *timing = json_object();
-            time_result graph = { 0 };
-            int trc = time_modes(ctx, im, state, &a, pt, timing, &graph, shape_text, err, errlen);
-            t = step_add(&st, STEP_TIMING, t);
-            if (trc) {
-                time_result_free(&graph);
-                json_decref(timing);
-                json_decref(res);
-                im->ph->fini(state);
-                goto fail;
-            }
-            json_object_set_new(res, "timing", timing);
-            /* The output of the last timed launch: the same inputs must still give the
-             * same function (state kept across calls, e.g. split counters, shows here). */
-            int again = recheck_after_timing(ctx, im, s, &d, in.nq, &pr, base_out, out, corr, stream, &st,
-                                             err, errlen);
-            t = time_now_s();
-            if (again < 0) {
-                time_result_free(&graph);
-                json_decref(res);
-                im->ph->fini(state);
-                goto fail;
-            }
-            if (!again) {
-                failures++;
-                progress(ctx, im->ph->name, shape_text, "check  FAIL after timing");
-            }
-            int is_baseline = ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0;
-            if (graph.n && is_baseline && keep_baseline_timing(ctx, s, &graph)) {
-                time_result_free(&graph);
-                json_decref(res);
-                im->ph->fini(state);
-                goto oom;
-            }
-            if (graph.n && again == 1 && ws_fixed && !*ctx->stop) {
-                /* kept initialised: its ratio is measured with the others' at the end */
-                kept[n_kept++] = (kept_impl){ im, state, ws, res, graph };
-                kept_now = 1;
-            } else {
-                if (graph.n)
-                    json_object_set_new(res, "derived", measure_derived(ctx, s, graph.samples_us, graph.n,
-                                                                        graph.sum.median, NULL, NULL, 0));
-                time_result_free(&graph);
-            }
-        }
-        t = time_now_s();
-        if (!kept_now) im->ph->fini(state);
-        step_add(&st, STEP_INIT, t);
-        json_array_append_new(results, res);
-    }
-    if (n_kept && !*ctx->stop) {
-        point_buffers pb = { d.q, d.k, d.v, d.o, d.ws, d.o2, d.o2 ? d.ws2 : NULL };
-        if (d.ws_bytes && !d.ws2) pb.o2 = NULL;   /* one workspace: one buffer set */
-        if (point_ratios(ctx, s, shape_text, &pb, stream, kept, n_kept, &st, err, errlen)) goto fail;
-    }
-    for (size_t i = 0; i < n_kept; i++) {
-        /* cut short by a signal: the kept ones keep their own figures */
-        if (!json_object_get(kept[i].res, "derived"))
-            json_object_set_new(kept[i].res, "derived",
-                                measure_derived(ctx, s, kept[i].graph.samples_us, kept[i].graph.n,
-                                                kept[i].graph.sum.median, NULL, NULL, 0));
-    }
-    if (pt->extra_inputs && !*ctx->stop) {
-        step_times other = { 0 };
-        t = time_now_s();
-        int f = check_other_inputs(ctx, pt, &d, stream, checks, shape_text, &other, err, errlen);
-        double spent = time_now_s() - t;
-        /* the other inputs' own references are theirs too: one bucket */
-        st.s[STEP_OTHER_INPUTS] += spent;
-        if (f < 0) goto fail;
+        if (ctx->impls[i]->kind == IMPL_FLOOR) continue;
+        int f = measure_impl(ps, ctx->impls[i]);
+        if (f < 0) return -1;
         failures += f;
     }
-    goto done;
-oom:
-    snprintf(err, errlen, "out of host memory while measuring %s", shape_text);
-fail:
-    failures = -1;
-done:
-    t = time_now_s();
-    if (stream) cudaStreamDestroy(stream);
-    cudaFree(d.q);
-    cudaFree(d.k);
-    cudaFree(d.v);
-    for (size_t i = 0; i < n_kept; i++) {
-        kept[i].im->ph->fini(kept[i].state);
-        time_result_free(&kept[i].graph);
+    if (ps->n_kept && !*ctx->stop) {
+        point_buffers pb = { d->q, d->k, d->v, d->o, d->ws, d->o2, d->o2 ? d->ws2 : NULL };
+        if (d->ws_bytes && !d->ws2) pb.o2 = NULL;   /* one workspace: one buffer set */
+        if (point_ratios(ctx, s, ps->shape_text, &pb, ps->stream, ps->kept, ps->n_kept, &ps->st, ps->err,
+                         ps->errlen))
+            return -1;
     }
-    free(kept);
-    cudaFree(d.o);
-    cudaFree(d.o2);
-    cudaFree(d.ws);
-    cudaFree(d.ws2);
-    cudaFree(d.ref);
-    point_ref_free(&pr);
-    free(out);
-    free(base_out);
-    inputs_free(&in);
-    step_add(&st, STEP_DEVICE_MEM, t);
-    if (failures >= 0) point_done(ctx, pt, shape_text, t0, &st);
+    for (size_t i = 0; i < ps->n_kept; i++) {
+        /* cut short by a signal: the kept ones keep their own figures */
+        kept_impl *k = &ps->kept[i];
+        if (!json_object_get(k->res, "derived"))
+            json_object_set_new(k->res, "derived", measure_derived(ctx, s, k->graph.samples_us, k->graph.n,
+                                                                   k->graph.sum.median, NULL, NULL, 0));
+    }
+    if (ps->pt->extra_inputs && !*ctx->stop) {
+        step_times other = { 0 };
+        double t = time_now_s();
+        int f = check_other_inputs(ctx, ps->pt, d, ps->stream, ps->checks, ps->shape_text, &other, ps->err,
+                                   ps->errlen);
+        /* the other inputs' own references are theirs too: one bucket */
+        ps->st.s[STEP_OTHER_INPUTS] += time_now_s() - t;
+        if (f < 0) return -1;
+        failures += f;
+    }
+    return failures;
+}
+
+/* The one cleanup, whatever stage stopped; a point measured (failures >= 0) gets its
+ * cost.points object and line. */
+static void point_close(point_session *ps, int failures)
+{
+    double t = time_now_s();
+    device_bufs *d = &ps->d;
+    if (ps->stream) cudaStreamDestroy(ps->stream);
+    cudaFree(d->q);
+    cudaFree(d->k);
+    cudaFree(d->v);
+    for (size_t i = 0; i < ps->n_kept; i++) {
+        ps->kept[i].im->ph->fini(ps->kept[i].state);
+        time_result_free(&ps->kept[i].graph);
+    }
+    free(ps->kept);
+    cudaFree(d->o);
+    cudaFree(d->o2);
+    cudaFree(d->ws);
+    cudaFree(d->ws2);
+    cudaFree(d->ref);
+    point_ref_free(&ps->pr);
+    free(ps->out);
+    free(ps->base_out);
+    inputs_free(&ps->in);
+    step_add(&ps->st, STEP_DEVICE_MEM, t);
+    if (failures >= 0) point_done(ps->ctx, ps->pt, ps->shape_text, ps->t0, &ps->st);
+}
+
+int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json_t *checks,
+                  char *err, size_t errlen)
+{
+    point_session ps = { .ctx = ctx, .pt = pt, .s = &pt->s, .results = results, .checks = checks,
+                         .err = err, .errlen = errlen };
+    shape_format(ps.s, ps.shape_text, sizeof ps.shape_text);
+    ps.t0 = time_now_s();
+    int failures = point_open(&ps);
+    if (failures == 0 && !ps.skipped) failures = point_measure(&ps);
+    point_close(&ps, failures);
     return failures;
 }
 
