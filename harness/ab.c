@@ -443,130 +443,176 @@ done:
     return out;
 }
 
-int cmd_ab(int argc, char **argv)
-{
+/* What one `ab` holds between its stages; ab_close is the one cleanup. */
+typedef struct {
     ab_opts o;
-    int p = parse(argc, argv, &o);
-    if (p) return p > 0 ? EXIT_OK : EXIT_BAD_INPUT;
-    char err[1024] = "";
-    if (o.judge) return ab_judge_file(o.judge, o.tolerance, o.baseline_tolerance, o.out);
+    int head_first;                /* the head build loaded (and listed) first */
+    loaded_impl *bl, *hl;          /* the base build's implementations and the head's */
+    size_t nb, nh;
+    char watch_why[256];
+    cudaStream_t stream;
+    json_t *rows, *paths;          /* the rows measured; each phase's code paths */
+    int compared;
+    int stopped;                   /* no stream, or a measurement failed: nothing written */
+    char err[1024];
+} ab_session;
+
+/* The GPU (listing the paths needs none), the order, both builds. 0, or the exit code
+ * (said). */
+static int ab_open(ab_session *s)
+{
+    ab_opts *o = &s->o;
     /* listing the paths inits the phases, which needs no GPU for a phase that does not ask
      * for one (the tests' fixtures); timing does */
-    if (!o.list_paths && device_probe(err, sizeof err)) {
-        fprintf(stderr, "attnladder ab: no GPU: %s\n", err);
+    if (!o->list_paths && device_probe(s->err, sizeof s->err)) {
+        fprintf(stderr, "attnladder ab: no GPU: %s\n", s->err);
         return EXIT_NO_GPU;
     }
     rng_state rng;
-    rng_seed(&rng, o.seed);
-    int head_first = !strcmp(o.order, "head-first") || (!strcmp(o.order, "random") && (rng_next(&rng) >> 63));
-    loaded_impl *bl = NULL, *hl = NULL;
-    size_t nb = 0, nh = 0;
-    const char *first = head_first ? o.head_dir : o.base_dir, *second = head_first ? o.base_dir : o.head_dir;
-    loaded_impl **f1 = head_first ? &hl : &bl, **f2 = head_first ? &bl : &hl;
-    size_t *n1 = head_first ? &nh : &nb, *n2 = head_first ? &nb : &nh;
-    if (loader_open_all(first, f1, n1, err, sizeof err) || loader_open_all(second, f2, n2, err, sizeof err)) {
-        fprintf(stderr, "attnladder ab: %s\n", err);
-        loader_close_all(bl, nb);
-        loader_close_all(hl, nh);
+    rng_seed(&rng, o->seed);
+    s->head_first = !strcmp(o->order, "head-first") || (!strcmp(o->order, "random") && (rng_next(&rng) >> 63));
+    const char *first = s->head_first ? o->head_dir : o->base_dir, *second = s->head_first ? o->base_dir : o->head_dir;
+    loaded_impl **f1 = s->head_first ? &s->hl : &s->bl, **f2 = s->head_first ? &s->bl : &s->hl;
+    size_t *n1 = s->head_first ? &s->nh : &s->nb, *n2 = s->head_first ? &s->nb : &s->nh;
+    if (loader_open_all(first, f1, n1, s->err, sizeof s->err) ||
+        loader_open_all(second, f2, n2, s->err, sizeof s->err)) {
+        fprintf(stderr, "attnladder ab: %s\n", s->err);
         return EXIT_BAD_INPUT;
     }
-    if (o.list_paths) {
-        for (size_t i = 0; i < nb; i++) {
-            const loaded_impl *hi = loader_find(hl, nh, bl[i].ph->name);
-            if (bl[i].kind != IMPL_PHASE || !hi || !wanted(&o, bl[i].ph->name)) continue;
-            attn_shape extra[AB_MAX_SWEEP];
-            json_t *pj = NULL;
-            probe_paths(&o, &bl[i], hi, extra, AB_MAX_SWEEP, &pj, 1);
-            json_decref(pj);
-        }
-        loader_close_all(bl, nb);
-        loader_close_all(hl, nh);
+    return 0;
+}
+
+/* --list-paths: each phase's paths and the shape that times each; nothing timed. */
+static void ab_list_paths(ab_session *s)
+{
+    for (size_t i = 0; i < s->nb; i++) {
+        const loaded_impl *hi = loader_find(s->hl, s->nh, s->bl[i].ph->name);
+        if (s->bl[i].kind != IMPL_PHASE || !hi || !wanted(&s->o, s->bl[i].ph->name)) continue;
+        attn_shape extra[AB_MAX_SWEEP];
+        json_t *pj = NULL;
+        probe_paths(&s->o, &s->bl[i], hi, extra, AB_MAX_SWEEP, &pj, 1);
+        json_decref(pj);
+    }
+}
+
+/* One implementation of both builds at the fixed shapes and (a phase) one shape of each
+ * of its code paths. EXIT_OK, EXIT_GATE (a regression or a failed check), or -1 a fatal
+ * failure (said). */
+static int ab_compare_impl(ab_session *s, size_t i)
+{
+    const ab_opts *o = &s->o;
+    const loaded_impl *bi = &s->bl[i], *hi = loader_find(s->hl, s->nh, bi->ph->name);
+    if (!hi) {
+        printf("%-22s only in the base build\n", bi->ph->name);
         return EXIT_OK;
     }
-    char watch_why[256] = "";
-    o.ic.clock.watch = clock_watch_open(watch_why, sizeof watch_why);
-    if (!o.ic.clock.watch) fprintf(stderr, "attnladder ab: clocks not read per pair: %s\n", watch_why);
-    cudaStream_t stream = NULL;
-    json_t *rows = json_array(), *paths = json_object();
-    int rc = EXIT_OK, compared = 0;
-    if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+    attn_shape extra[AB_MAX_SWEEP];
+    size_t n_extra = 0;
+    if (o->paths && bi->kind == IMPL_PHASE) {
+        json_t *pj = NULL;
+        n_extra = probe_paths(o, bi, hi, extra, AB_MAX_SWEEP, &pj, 0);
+        json_object_set_new(s->paths, bi->ph->name, pj);
+    }
+    int rc = EXIT_OK;
+    for (size_t k = 0; k < o->n_shapes + n_extra; k++) {
+        const attn_shape *sh = k < o->n_shapes ? &o->shapes[k] : &extra[k - o->n_shapes];
+        int m = measure_one(o, bi, hi, sh, k < o->n_shapes ? "fixed" : "path", s->stream, o->seed + 97 * i + k,
+                            s->rows, s->err, sizeof s->err);
+        if (m < 0) {
+            fprintf(stderr, "attnladder ab: %s\n", s->err);
+            return -1;
+        }
+        s->compared++;
+        if (m > 0) rc = EXIT_GATE;
+    }
+    return rc;
+}
+
+/* Every implementation of both builds, then those only the head has. The exit code. */
+static int ab_compare_all(ab_session *s)
+{
+    ab_opts *o = &s->o;
+    o->ic.clock.watch = clock_watch_open(s->watch_why, sizeof s->watch_why);
+    if (!o->ic.clock.watch) fprintf(stderr, "attnladder ab: clocks not read per pair: %s\n", s->watch_why);
+    if (cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess) {
         fprintf(stderr, "attnladder ab: cannot create a stream\n");
-        rc = EXIT_NO_GPU;
-        goto out;
+        s->stopped = 1;
+        return EXIT_NO_GPU;
     }
+    int rc = EXIT_OK;
     printf("%-22s %-24s %s\n", "implementation", "shape", "head vs base [95% CI], pairs, verdict");
-    for (size_t i = 0; i < nb; i++) {
-        const loaded_impl *bi = &bl[i];
-        if (bi->kind == IMPL_FLOOR || !wanted(&o, bi->ph->name)) continue;
-        const loaded_impl *hi = loader_find(hl, nh, bi->ph->name);
-        if (!hi) {
-            printf("%-22s only in the base build\n", bi->ph->name);
-            continue;
+    for (size_t i = 0; i < s->nb; i++) {
+        if (s->bl[i].kind == IMPL_FLOOR || !wanted(o, s->bl[i].ph->name)) continue;
+        int m = ab_compare_impl(s, i);
+        if (m < 0) {
+            s->stopped = 1;
+            return EXIT_GATE;
         }
-        attn_shape extra[AB_MAX_SWEEP];
-        size_t n_extra = 0;
-        if (o.paths && bi->kind == IMPL_PHASE) {
-            json_t *pj = NULL;
-            n_extra = probe_paths(&o, bi, hi, extra, AB_MAX_SWEEP, &pj, 0);
-            json_object_set_new(paths, bi->ph->name, pj);
-        }
-        for (size_t k = 0; k < o.n_shapes + n_extra; k++) {
-            const attn_shape *s = k < o.n_shapes ? &o.shapes[k] : &extra[k - o.n_shapes];
-            int m = measure_one(&o, bi, hi, s, k < o.n_shapes ? "fixed" : "path", stream, o.seed + 97 * i + k,
-                                rows, err, sizeof err);
-            if (m < 0) {
-                fprintf(stderr, "attnladder ab: %s\n", err);
-                rc = EXIT_GATE;
-                goto out;
-            }
-            compared++;
-            if (m > 0) rc = EXIT_GATE;
-        }
+        if (m) rc = m;
     }
-    for (size_t j = 0; j < nh; j++)
-        if (hl[j].kind != IMPL_FLOOR && wanted(&o, hl[j].ph->name) && !loader_find(bl, nb, hl[j].ph->name))
+    for (size_t j = 0; j < s->nh; j++)
+        if (s->hl[j].kind != IMPL_FLOOR && wanted(o, s->hl[j].ph->name) && !loader_find(s->bl, s->nb, s->hl[j].ph->name))
             printf("%-22s new in the head build: no base to compare with (the ladder gate judges it)\n",
-                   hl[j].ph->name);
-    if (!compared) {
+                   s->hl[j].ph->name);
+    if (!s->compared) {
         fprintf(stderr, "attnladder ab: no implementation is in both builds\n");
         rc = EXIT_BAD_INPUT;
     }
-    if (o.out) {
-        device_gpu dev;
-        device_versions ver;
-        device_git base_git, head_git;
-        device_gpu_read(&dev);
-        device_versions_read(&ver);
-        device_git_read(o.base_dir, &base_git);
-        device_git_read(o.head_dir, &head_git);
-        json_t *doc = json_pack("{s:s, s:i, s:o, s:o, s:o, s:s, s:I, s:f, s:f, s:o, s:o, s:O, s:o}",
-                                "schema", "attnladder-ab", "schema_version", 2,
-                                "gpu", run_write_gpu(&dev), "versions", run_write_versions(&ver),
-                                "builds", json_pack("{s:o, s:o}", "base", run_write_git(&base_git),
-                                                   "head", run_write_git(&head_git)),
-                                "loaded_first", head_first ? "head" : "base", "seed", (json_int_t)o.seed,
-                                "tolerance", o.tolerance, "baseline_tolerance", o.baseline_tolerance,
-                                "method", json_pack("{s:I, s:I, s:f, s:f, s:i, s:s}", "min_samples", (json_int_t)o.ic.min_samples,
-                                                    "max_samples", (json_int_t)o.ic.max_samples, "min_gpu_s", o.ic.min_gpu_s,
-                                                    "max_seconds", o.ic.max_seconds, "warmup", o.ic.warmup,
-                                                    "change", "median of paired head/base quotients, 95% percentile bootstrap CI"),
-                                "clock_watch", json_pack("{s:b, s:s, s:s, s:f}", "per_pair", o.ic.clock.watch != NULL,
-                                                         "why_not", watch_why, "discard",
-                                                         clock_discard_name(o.ic.clock.discard_mask),
-                                                         "discard_limit", o.ic.clock.discard_limit),
-                                "paths", paths, "rows", json_incref(rows));
-        if (evidence_write_atomic(doc, o.out, err, sizeof err)) {
-            fprintf(stderr, "attnladder ab: %s\n", err);
-            rc = EXIT_BAD_INPUT;
-        }
-        json_decref(doc);
+    return rc;
+}
+
+/* --out: the comparison's file, through the evidence writer. 0, or -1 (said). */
+static int ab_write(ab_session *s)
+{
+    const ab_opts *o = &s->o;
+    device_gpu dev;
+    device_versions ver;
+    device_git base_git, head_git;
+    device_gpu_read(&dev);
+    device_versions_read(&ver);
+    device_git_read(o->base_dir, &base_git);
+    device_git_read(o->head_dir, &head_git);
+    run_ab_document d = { .gpu = &dev, .versions = &ver, .base_git = &base_git, .head_git = &head_git,
+                          .head_first = s->head_first, .seed = o->seed, .tolerance = o->tolerance,
+                          .baseline_tolerance = o->baseline_tolerance, .min_samples = o->ic.min_samples,
+                          .max_samples = o->ic.max_samples, .min_gpu_s = o->ic.min_gpu_s,
+                          .max_seconds = o->ic.max_seconds, .warmup = o->ic.warmup,
+                          .per_pair = o->ic.clock.watch != NULL, .watch_why_not = s->watch_why,
+                          .discard = clock_discard_name(o->ic.clock.discard_mask),
+                          .discard_limit = o->ic.clock.discard_limit, .paths = s->paths, .rows = s->rows };
+    json_t *doc = run_write_ab(&d);
+    int rc = evidence_write_atomic(doc, o->out, s->err, sizeof s->err);
+    if (rc) fprintf(stderr, "attnladder ab: %s\n", s->err);
+    json_decref(doc);
+    return rc;
+}
+
+static void ab_close(ab_session *s)
+{
+    clock_watch_close(s->o.ic.clock.watch);
+    json_decref(s->rows);
+    json_decref(s->paths);
+    if (s->stream) cudaStreamDestroy(s->stream);
+    loader_close_all(s->bl, s->nb);
+    loader_close_all(s->hl, s->nh);
+}
+
+int cmd_ab(int argc, char **argv)
+{
+    static ab_session s;   /* large: kept off the stack */
+    s = (ab_session){ .compared = 0 };
+    int p = parse(argc, argv, &s.o);
+    if (p) return p > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+    if (s.o.judge) return ab_judge_file(s.o.judge, s.o.tolerance, s.o.baseline_tolerance, s.o.out);
+    s.rows = json_array();
+    s.paths = json_object();
+    int rc = ab_open(&s);
+    if (!rc && s.o.list_paths) {
+        ab_list_paths(&s);
+    } else if (!rc) {
+        rc = ab_compare_all(&s);
+        if (!s.stopped && s.o.out && ab_write(&s)) rc = EXIT_BAD_INPUT;
     }
-out:
-    clock_watch_close(o.ic.clock.watch);
-    json_decref(rows);
-    json_decref(paths);
-    if (stream) cudaStreamDestroy(stream);
-    loader_close_all(bl, nb);
-    loader_close_all(hl, nh);
+    ab_close(&s);
     return rc;
 }

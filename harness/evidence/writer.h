@@ -28,6 +28,27 @@ json_t *run_write_clocks(const clock_reading *c);
 json_t *run_write_profile(const char *impl, const attn_shape *s, const char *tool, json_t *kernels);
 json_t *run_write_stall(const run_stall *st);
 
+/* The A/B comparison's file (`ab --out`, schema attnladder-ab version 2): the device, the
+ * two builds' git, the order loaded, the rule's settings, the sampling method, the clock
+ * watch, and the code paths and rows it measured (borrowed). */
+typedef struct {
+    const device_gpu *gpu;
+    const device_versions *versions;
+    const device_git *base_git, *head_git;
+    int head_first;
+    unsigned long long seed;
+    double tolerance, baseline_tolerance;
+    size_t min_samples, max_samples;
+    double min_gpu_s, max_seconds;
+    int warmup;
+    int per_pair;                  /* the clock read after every pair */
+    const char *watch_why_not, *discard;
+    double discard_limit;
+    json_t *paths, *rows;
+} run_ab_document;
+
+json_t *run_write_ab(const run_ab_document *d);
+
 /* The parts of a run document, each already an object or array (stolen by
  * run_write_document; NULL leaves the key out, except where said). */
 typedef struct {
