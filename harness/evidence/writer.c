@@ -27,6 +27,19 @@ static json_t *str_or_null(const char *s)
     return s ? json_string(s) : NULL;
 }
 
+/* keys[i] to v[i] where known (>= 0) */
+static void put_longs(json_t *o, const char *const *keys, const long *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) put(o, keys[i], long_or_null(v[i]));
+}
+
+/* registers, smem_static, spill_stores, spill_loads where known */
+static void put_counts(json_t *o, long registers, long smem_static, long spill_stores, long spill_loads)
+{
+    static const char *const keys[] = { "registers", "smem_static", "spill_stores", "spill_loads" };
+    put_longs(o, keys, (long[]){ registers, smem_static, spill_stores, spill_loads }, 4);
+}
+
 json_t *run_write_shape(const attn_shape *s, int with_scale)
 {
     json_t *o = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "batch", s->batch, "heads", s->heads,
@@ -149,18 +162,13 @@ json_t *run_write_ab(const run_ab_document *d)
 static json_t *context_of(const run_data *r)
 {
     const run_context *c = &r->ctx;
-    json_t *gpu = json_pack("{s:s, s:s}", "name", r->gpu_name, "slug", r->slug);
-    put(gpu, "sm_count", long_or_null(c->sm_count));
-    put(gpu, "cc_major", long_or_null(c->cc_major));
-    put(gpu, "cc_minor", long_or_null(c->cc_minor));
-    put(gpu, "index", long_or_null(c->device_index));
+    static const char *const gpu_keys[] = { "sm_count", "cc_major", "cc_minor", "index" };
+    static const char *const ver_keys[] = { "cuda_driver", "cuda_runtime", "cublas", "cudnn" };
+    json_t *gpu = json_pack("{s:s, s:s}", "name", r->gpu_name, "slug", r->slug), *ver = json_object();
+    put_longs(gpu, gpu_keys, (long[]){ c->sm_count, c->cc_major, c->cc_minor, c->device_index }, 4);
     put(gpu, "uuid", str_or_null(c->uuid));
     put(gpu, "cuda_visible_devices", str_or_null(c->cuda_visible_devices));
-    json_t *ver = json_object();
-    put(ver, "cuda_driver", long_or_null(c->cuda_driver));
-    put(ver, "cuda_runtime", long_or_null(c->cuda_runtime));
-    put(ver, "cublas", long_or_null(c->cublas));
-    put(ver, "cudnn", long_or_null(c->cudnn));
+    put_longs(ver, ver_keys, (long[]){ c->cuda_driver, c->cuda_runtime, c->cublas, c->cudnn }, 4);
     put(ver, "driver", str_or_null(c->driver));
     put(ver, "nvcc", str_or_null(c->nvcc));
     json_t *o = json_pack("{s:o, s:o, s:{s:s, s:b}}", "gpu", gpu, "versions", ver, "git", "commit", r->commit,
@@ -196,14 +204,6 @@ static json_t *ceilings_of(const run_data *r)
     if (!isnan(r->launch_floor_us))
         put(o, "launch_floor", json_pack("{s:{s:f}}", "graph", "median_us", r->launch_floor_us));
     return o;
-}
-
-/* registers, smem_static, spill_stores, spill_loads where known */
-static void put_counts(json_t *o, long registers, long smem_static, long spill_stores, long spill_loads)
-{
-    static const char *const keys[] = { "registers", "smem_static", "spill_stores", "spill_loads" };
-    long v[] = { registers, smem_static, spill_stores, spill_loads };
-    for (size_t i = 0; i < 4; i++) put(o, keys[i], long_or_null(v[i]));
 }
 
 static json_t *resources_of(const run_impl *im)
