@@ -242,11 +242,16 @@ int runs_compare_markdown(FILE *f, const gate_config *c, const run_data *a, cons
     return (int)slower;
 }
 
-int cmd_compare(int argc, char **argv)
+/* `compare`'s options. */
+typedef struct {
+    const char *config, *files[2], *out, *root;
+    compare_opts o;
+    int nf, include_partial;
+} compare_args;
+
+/* 0, 1 (--help printed: exit OK), or -1 (refused, said). */
+static int compare_parse(compare_args *c, int argc, char **argv)
 {
-    const char *config = GATE_CONFIG_DEFAULT, *files[2] = { NULL, NULL }, *out = NULL, *root = "evidence";
-    compare_opts o = { 0 };
-    int nf = 0, include_partial = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -260,84 +265,74 @@ int cmd_compare(int argc, char **argv)
                    "  --config   the gate's parameters (default " GATE_CONFIG_DEFAULT ")\n"
                    "  --evidence the evidence root the accepted set is read from (default evidence)\n"
                    "exit status: 0 written (whatever the verdicts), 2 bad input\n");
-            return EXIT_OK;
+            return 1;
         } else if (!strcmp(a, "--all")) {
-            o.all_impls = 1;
+            c->o.all_impls = 1;
         } else if (!strcmp(a, "--changed")) {
-            o.changed_only = 1;
+            c->o.changed_only = 1;
         } else if (!strcmp(a, "--include-partial")) {
-            include_partial = 1;
+            c->include_partial = 1;
         } else if (!strcmp(a, "--config") || !strcmp(a, "--out") || !strcmp(a, "--evidence")) {
             const char *v = arg_value("compare", argc, argv, &i);
-            if (!v) return EXIT_BAD_INPUT;
-            if (!strcmp(a, "--config")) config = v;
-            else if (!strcmp(a, "--evidence")) root = v;
-            else out = v;
+            if (!v) return -1;
+            if (!strcmp(a, "--config")) c->config = v;
+            else if (!strcmp(a, "--evidence")) c->root = v;
+            else c->out = v;
         } else if (a[0] == '-') {
             fprintf(stderr, "attnladder compare: unknown option '%s'; accepted: --config, --evidence, "
                     "--all, --changed, --include-partial, --out, A.json B.json\n", a);
-            return EXIT_BAD_INPUT;
-        } else if (nf == 2) {
+            return -1;
+        } else if (c->nf == 2) {
             fprintf(stderr, "attnladder compare: takes two evidence files, got a third: '%s'\n", a);
-            return EXIT_BAD_INPUT;
+            return -1;
         } else {
-            files[nf++] = a;
+            c->files[c->nf++] = a;
         }
     }
-    if (nf != 2) {
+    if (c->nf != 2) {
         fprintf(stderr, "attnladder compare: needs two evidence files: A.json (the reference) B.json\n");
-        return EXIT_BAD_INPUT;
+        return -1;
     }
-    char err[1536];
-    /* --out is written whole over what is there: never over a run or the config */
-    const char *inputs[] = { files[0], files[1], config, root };
-    if (out && files_output_file("--out", out, inputs, 4, err, sizeof err)) {
-        fprintf(stderr, "attnladder compare: %s\n", err);
-        return EXIT_BAD_INPUT;
-    }
-    gate_config cfg;
-    if (gate_config_load(config, &cfg, err, sizeof err)) {
-        fprintf(stderr, "attnladder compare: %s\n", err);
-        return EXIT_BAD_INPUT;
-    }
+    return 0;
+}
+
+/* The two runs, the table made in memory (a failed command leaves no half file), then
+ * written whole to --out or standard output. 0, or -1 (err). */
+static int compare_table(const compare_args *c, const gate_config *cfg, char *err, size_t errlen)
+{
     run_data a = { 0 }, b = { 0 }, *set = NULL;
-    size_t n_set = 0;
-    int rc = EXIT_BAD_INPUT;
-    FILE *f = NULL;
+    size_t n_set = 0, len = 0;
+    int rc = -1;
     char *text = NULL;
-    size_t len = 0;
-    if (run_open(&a, files[0], err, sizeof err) || run_open(&b, files[1], err, sizeof err)) goto bad;
+    FILE *f = NULL;
+    if (run_open(&a, c->files[0], err, errlen) || run_open(&b, c->files[1], err, errlen)) goto done;
     /* an interrupted run holds a subset of the points: comparing it says less than it seems */
-    for (int k = 0; k < 2 && !include_partial; k++)
+    for (int k = 0; k < 2 && !c->include_partial; k++)
         if ((k ? b.partial : a.partial)) {
-            snprintf(err, sizeof err, "%s: a partial (interrupted) run; compare it with --include-partial",
-                     files[k]);
-            goto bad;
+            snprintf(err, errlen, "%s: a partial (interrupted) run; compare it with --include-partial",
+                     c->files[k]);
+            goto done;
         }
-    /* the table is made in memory and written whole: a failed command leaves no half file */
     f = open_memstream(&text, &len);
     if (!f) {
-        snprintf(err, sizeof err, "out of memory");
-        goto bad;
+        snprintf(err, errlen, "out of memory");
+        goto done;
     }
     /* the tolerances: the accepted set of B's GPU without B (a run is never its own
      * reference); without accepted.txt the floor alone, said in the table's rule line */
-    if (evidence_accepted_open(root, b.slug, b.base, &set, &n_set, err, sizeof err) < 0) goto bad;
-    if (runs_compare_markdown(f, &cfg, &a, &b, set, n_set, &o, err, sizeof err) < 0) goto bad;
-    if (fclose(f)) {
-        f = NULL;
-        snprintf(err, sizeof err, "out of memory");
-        goto bad;
-    }
+    if (evidence_accepted_open(c->root, b.slug, b.base, &set, &n_set, err, errlen) < 0) goto done;
+    if (runs_compare_markdown(f, cfg, &a, &b, set, n_set, &c->o, err, errlen) < 0) goto done;
+    int closed = fclose(f);
     f = NULL;
-    if (out ? files_write_atomic(out, text, len, err, sizeof err) : fwrite(text, 1, len, stdout) != len) {
-        if (!out) snprintf(err, sizeof err, "cannot write the table to standard output");
-        goto bad;
+    if (closed) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
     }
-    rc = EXIT_OK;
-    goto done;
-bad:
-    fprintf(stderr, "attnladder compare: %s\n", err);
+    if (c->out ? files_write_atomic(c->out, text, len, err, errlen) : fwrite(text, 1, len, stdout) != len) {
+        if (!c->out) snprintf(err, errlen, "cannot write the table to standard output");
+        goto done;
+    }
+    rc = 0;
 done:
     if (f) fclose(f);
     free(text);
@@ -345,6 +340,31 @@ done:
     run_close(&b);
     for (size_t i = 0; i < n_set; i++) run_close(&set[i]);
     free(set);
+    return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    compare_args c = { .config = GATE_CONFIG_DEFAULT, .root = "evidence" };
+    int parsed = compare_parse(&c, argc, argv);
+    if (parsed) return parsed > 0 ? EXIT_OK : EXIT_BAD_INPUT;
+    char err[1536];
+    /* --out is written whole over what is there: never over a run or the config */
+    const char *inputs[] = { c.files[0], c.files[1], c.config, c.root };
+    if (c.out && files_output_file("--out", c.out, inputs, 4, err, sizeof err)) {
+        fprintf(stderr, "attnladder compare: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    gate_config cfg;
+    if (gate_config_load(c.config, &cfg, err, sizeof err)) {
+        fprintf(stderr, "attnladder compare: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    int rc = EXIT_OK;
+    if (compare_table(&c, &cfg, err, sizeof err)) {
+        fprintf(stderr, "attnladder compare: %s\n", err);
+        rc = EXIT_BAD_INPUT;
+    }
     gate_config_free(&cfg);
     return rc;
 }
