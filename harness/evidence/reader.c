@@ -138,6 +138,65 @@ static int read_paired(const run_data *r, size_t i, const json_t *res, run_resul
     return 0;
 }
 
+/* results[i].timing.graph: the samples and their summary, and whether sampling stopped
+ * for the clock. */
+static int read_graph(const run_data *r, size_t i, json_t *g, run_result *o, char *err, size_t errlen)
+{
+    if (!json_is_object(g)) return 0;
+    json_t *arr = json_object_get(g, "samples_us");
+    size_t n = json_array_size(arr);
+    if (!json_is_array(arr) || n == 0)
+        return json_file_fail(err, errlen, r->path, "results[%zu].timing.graph.samples_us: missing or empty", i);
+    o->samples = malloc(n * sizeof *o->samples);
+    if (!o->samples) return json_file_fail(err, errlen, r->path, "out of memory");
+    for (size_t k = 0; k < n; k++) {
+        json_t *x = json_array_get(arr, k);
+        if (!json_is_number(x) || !(json_number_value(x) > 0))
+            return json_file_fail(err, errlen, r->path, "results[%zu].timing.graph.samples_us[%zu]: "
+                        "not a positive number", i, k);
+        o->samples[k] = json_number_value(x);
+    }
+    o->n_samples = n;
+    static const char *const need[] = { "median_us", "ci_lo_us", "ci_hi_us" };
+    double *dst[] = { &o->median_us, &o->ci_lo_us, &o->ci_hi_us };
+    for (size_t k = 0; k < 3; k++) {
+        json_t *x = json_object_get(g, need[k]);
+        if (!json_is_number(x))
+            return json_file_fail(err, errlen, r->path, "results[%zu].timing.graph.%s: missing or not a number",
+                        i, need[k]);
+        *dst[k] = json_number_value(x);
+    }
+    o->timed = 1;
+    /* the sampling stopped because too many samples fell under a clock event: the
+     * numbers are what they are, but no gate may pass them silently */
+    json_t *stop = json_object_get(g, "stop");
+    o->graph_stop = str_or(stop, NULL);
+    o->throttled = json_is_string(stop) && !strcmp(json_string_value(stop), "throttled");
+    json_t *discarded = json_object_get(json_object_get(g, "clock"), "discarded");
+    o->discarded = json_is_integer(discarded) && json_integer_value(discarded) > 0
+                 ? (size_t)json_integer_value(discarded) : 0;
+    return 0;
+}
+
+/* results[i].derived.ratio: the stored ratio to the baseline and its CI. */
+static int read_ratio(const run_data *r, size_t i, json_t *d, run_result *o, char *err, size_t errlen)
+{
+    json_t *ra = json_is_object(d) ? json_object_get(d, "ratio") : NULL;
+    if (!json_is_object(ra)) return 0;
+    static const char *const rk[] = { "median", "ci_lo", "ci_hi" };
+    double *rd[] = { &o->ratio, &o->ratio_lo, &o->ratio_hi };
+    for (size_t k = 0; k < 3; k++) {
+        json_t *x = json_object_get(ra, rk[k]);
+        if (!json_is_number(x))
+            return json_file_fail(err, errlen, r->path, "results[%zu].derived.ratio.%s: missing or "
+                        "not a number", i, rk[k]);
+        *rd[k] = json_number_value(x);
+    }
+    o->ratio_baseline = str_or(json_object_get(ra, "baseline"), "");
+    o->has_ratio = 1;
+    return 0;
+}
+
 static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t errlen)
 {
     static const char *const shape_keys[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim", "causal" };
@@ -163,60 +222,10 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
         o->rel_l2 = num_or_nan(json_object_get(c, "rel_l2"));
         o->max_abs = num_or_nan(json_object_get(c, "max_abs"));
     }
-    json_t *g = json_object_get(json_object_get(v, "timing"), "graph");
-    if (json_is_object(g)) {
-        json_t *arr = json_object_get(g, "samples_us");
-        size_t n = json_array_size(arr);
-        if (!json_is_array(arr) || n == 0)
-            return json_file_fail(err, errlen, r->path, "results[%zu].timing.graph.samples_us: missing or empty", i);
-        o->samples = malloc(n * sizeof *o->samples);
-        if (!o->samples) return json_file_fail(err, errlen, r->path, "out of memory");
-        for (size_t k = 0; k < n; k++) {
-            json_t *x = json_array_get(arr, k);
-            if (!json_is_number(x) || !(json_number_value(x) > 0))
-                return json_file_fail(err, errlen, r->path, "results[%zu].timing.graph.samples_us[%zu]: "
-                            "not a positive number", i, k);
-            o->samples[k] = json_number_value(x);
-        }
-        o->n_samples = n;
-        static const char *const need[] = { "median_us", "ci_lo_us", "ci_hi_us" };
-        double *dst[] = { &o->median_us, &o->ci_lo_us, &o->ci_hi_us };
-        for (size_t k = 0; k < 3; k++) {
-            json_t *x = json_object_get(g, need[k]);
-            if (!json_is_number(x))
-                return json_file_fail(err, errlen, r->path, "results[%zu].timing.graph.%s: missing or not a number",
-                            i, need[k]);
-            *dst[k] = json_number_value(x);
-        }
-        o->timed = 1;
-        /* the sampling stopped because too many samples fell under a clock event: the
-         * numbers are what they are, but no gate may pass them silently */
-        json_t *stop = json_object_get(g, "stop");
-        o->graph_stop = str_or(stop, NULL);
-        o->throttled = json_is_string(stop) && !strcmp(json_string_value(stop), "throttled");
-        json_t *discarded = json_object_get(json_object_get(g, "clock"), "discarded");
-        o->discarded = json_is_integer(discarded) && json_integer_value(discarded) > 0
-                     ? (size_t)json_integer_value(discarded) : 0;
-    }
+    if (read_graph(r, i, json_object_get(json_object_get(v, "timing"), "graph"), o, err, errlen)) return -1;
     if (read_paired(r, i, v, o, err, errlen)) return -1;
     o->flops = o->bytes = o->tflops = o->gbps = o->frac_fp16_peak = o->frac_dram = NAN;
-    json_t *d = json_object_get(v, "derived");
-    if (json_is_object(d)) {
-        json_t *ra = json_object_get(d, "ratio");
-        if (json_is_object(ra)) {
-            static const char *const rk[] = { "median", "ci_lo", "ci_hi" };
-            double *rd[] = { &o->ratio, &o->ratio_lo, &o->ratio_hi };
-            for (size_t k = 0; k < 3; k++) {
-                json_t *x = json_object_get(ra, rk[k]);
-                if (!json_is_number(x))
-                    return json_file_fail(err, errlen, r->path, "results[%zu].derived.ratio.%s: missing or "
-                                "not a number", i, rk[k]);
-                *rd[k] = json_number_value(x);
-            }
-            o->ratio_baseline = str_or(json_object_get(ra, "baseline"), "");
-            o->has_ratio = 1;
-        }
-    }
+    if (read_ratio(r, i, json_object_get(v, "derived"), o, err, errlen)) return -1;
     /* The work of a shape is the harness's to compute, not the evidence's to claim: FLOPs
      * (visible pairs, core/shapes.h), bytes and the rates come from the shape and the
      * median, whatever an older or edited file stored. */
