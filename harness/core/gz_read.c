@@ -20,6 +20,10 @@ static uInt chunk(size_t n)
     return n > UINT_MAX ? UINT_MAX : (uInt)n;
 }
 
+/* Longer than a harness function should be, on purpose: the inflate loop, the buffer's
+ * growth and the bomb limit share one stream, one buffer and one count, and every refusal
+ * names the same file; split, the limit's arithmetic would be spread over helpers that
+ * each need all of them. */
 char *gz_read_input(const char *path, size_t max, size_t *len, char *err, size_t errlen)
 {
     size_t in_len = 0;

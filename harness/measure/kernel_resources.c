@@ -179,6 +179,10 @@ static json_t *report_kernel(const json_t *report, const char *name)
     return NULL;
 }
 
+/* Longer than a harness function should be: one walk over the object's fatbinaries, each
+ * loaded, its kernels read and matched with the ptxas report, then the maxima and the
+ * spills; the driver's library handle lives inside the walk. To be split when this object
+ * is written as a typed value (issue 42). */
 json_t *resources_loaded(const char *so_path, const char *arch, char *why, size_t len)
 {
     driver_fns drv;
