@@ -266,6 +266,9 @@ static json_t *result_of(const run_result *x)
     }
     if (x->n_paired) {
         json_t *p = json_pack("{s:s}", "baseline", x->paired_baseline);
+        /* the design as far as the reader tells it: "rotation" (the pairs that decide) or
+         * left out ("pair", or a file from before the rotation) */
+        if (x->paired_rotation) put(p, "design", json_string("rotation"));
         put(p, "stop", str_or_null(x->paired_stop));
         put(p, "impl_us", numbers(x->paired_impl, x->n_paired));
         put(p, "baseline_us", numbers(x->paired_base, x->n_paired));

@@ -2,10 +2,13 @@
  * one reader. For every committed run kind (the full reference runs and the headline-only
  * runs under evidence/<gpu>/, compressed; the passing-on study's runs; the test fixtures,
  * partial run included): read, write, read, write gives the same bytes twice, the
- * second reading holds what the first did, and every value the writer wrote is the
- * original's at the same place (the typed view is a part of a run, not a whole one: the
- * members the reader does not keep, such as a mode's inner and n, are not written). The device context's pieces, written from typed values
- * read off a committed run, are that run's objects byte for byte. */
+ * second reading holds what the first did (a pair's design and every result's ratio
+ * included; the H100 runs of build 1ded564 hold both designs, "rotation" and "pair"),
+ * and every value the writer wrote is the original's at the same place (the typed view
+ * is a part of a run, not a whole one: the members the reader does not keep, such as a
+ * mode's inner and n, or a pair's design other than "rotation", are not written). The
+ * device context's pieces, written from typed values read off a committed run, are that
+ * run's objects byte for byte. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -20,6 +23,7 @@
 #include "core/json_file.h"
 #include "evidence/evidence_file.h"
 #include "evidence/reader.h"
+#include "evidence/result_ratio.h"
 #include "evidence/writer.h"
 
 #define DUMP_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
@@ -91,6 +95,14 @@ static void round_trip(const char *path)
         assert_int_equal(a.results[i].throttled, b.results[i].throttled);
         assert_int_equal(a.results[i].discarded, b.results[i].discarded);
         assert_int_equal(a.results[i].n_paired, b.results[i].n_paired);
+        assert_int_equal(a.results[i].paired_rotation, b.results[i].paired_rotation);
+        assert_int_equal(result_pairs_decide(&a, &a.results[i]), result_pairs_decide(&b, &b.results[i]));
+        double ra = NAN, rb = NAN;
+        int ka = result_point_ratio(&a, &a.results[i], a.baseline, &ra);
+        int kb = result_point_ratio(&b, &b.results[i], b.baseline, &rb);
+        if (ka != kb || (ka == 0 && ra != rb))
+            fail_msg("%s: results[%zu]: ratio %.17g (%d) read, %.17g (%d) after a round trip", path, i, ra, ka,
+                     rb, kb);
     }
     assert_int_equal(a.ratio_rotation, b.ratio_rotation);
     assert_true(a.stats_seed == b.stats_seed && a.resamples == b.resamples && a.ci_level == b.ci_level);
@@ -131,6 +143,58 @@ static void studies_in_the_run_format_round_trip(void **state)
     assert_true(g.gl_pathc >= 1);
     for (size_t i = 0; i < g.gl_pathc; i++) round_trip(g.gl_pathv[i]);
     globfree(&g);
+}
+
+/* The runs of build 1ded564 measured their ratios in rotation: results[].paired with
+ * design "rotation" (the pairs that decide) beside the slow rungs' "pair" (kept, never
+ * deciding), method.ratio_design. Both designs are in them and come back as read. */
+static const char *design_at(const json_t *doc, size_t i)
+{
+    const json_t *res = json_array_get(json_object_get(doc, "results"), i);
+    return json_string_value(json_object_get(json_object_get(res, "paired"), "design"));
+}
+
+static void rotation_runs_keep_their_pairs_design(void **state)
+{
+    (void)state;
+    glob_t g;
+    assert_int_equal(glob("evidence/nvidia-h100-80gb-hbm3/*_1ded564.json.gz", 0, NULL, &g), 0);
+    assert_true(g.gl_pathc >= 4);
+    size_t rotation = 0, pair = 0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        char err[1024];
+        run_data a, b;
+        if (run_open(&a, g.gl_pathv[f], err, sizeof err)) fail_msg("%s", err);
+        assert_true(a.ratio_rotation);
+        json_t *w = run_to_doc(&a);
+        assert_non_null(w);
+        if (run_from_doc(&b, w, g.gl_pathv[f], err, sizeof err)) fail_msg("%s: written form read: %s", g.gl_pathv[f], err);
+        json_decref(w);
+        assert_true(b.ratio_rotation);
+        for (size_t i = 0; i < a.n_results; i++) {
+            const run_result *x = &a.results[i];
+            if (!x->n_paired) continue;
+            const char *was = design_at(a.doc, i), *written = design_at(b.doc, i);
+            assert_non_null(was);
+            if (x->paired_rotation) {
+                rotation++;
+                assert_string_equal(was, "rotation");
+                assert_non_null(written);
+                assert_string_equal(written, "rotation");
+            } else {
+                pair++;
+                assert_string_equal(was, "pair");
+                assert_null(written);   /* the reader keeps rotation or not; "pair" is not kept */
+            }
+            assert_int_equal(b.results[i].paired_rotation, x->paired_rotation);
+            assert_int_equal(result_pairs_decide(&b, &b.results[i]), x->paired_rotation);
+        }
+        run_close(&a);
+        run_close(&b);
+    }
+    globfree(&g);
+    assert_true(rotation > 0);
+    assert_true(pair > 0);
 }
 
 static void test_runs_and_a_partial_run_round_trip(void **state)
@@ -310,6 +374,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_committed_run_round_trips),
         cmocka_unit_test(studies_in_the_run_format_round_trip),
+        cmocka_unit_test(rotation_runs_keep_their_pairs_design),
         cmocka_unit_test(test_runs_and_a_partial_run_round_trip),
         cmocka_unit_test(device_context_is_written_as_committed),
         cmocka_unit_test(document_keeps_the_top_level_order),
