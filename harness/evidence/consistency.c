@@ -167,6 +167,12 @@ static void check_limits(cstate *c, const json_t *doc)
     json_array_foreach(results, i, x) {
         count_samples(c, get(x, "timing"));
         c->total_samples += 2 * json_array_size(get(get(x, "paired"), "impl_us"));
+        /* the rounds a rotation discarded are pairs it could have kept: the reader takes no
+         * more of them than any list of a run may hold */
+        json_int_t dp = json_integer_value(get(get(x, "paired_throttled"), "discarded_pairs"));
+        char p[64];
+        snprintf(p, sizeof p, "results[%zu].paired_throttled.discarded_pairs", i);
+        if (dp > 0) at_most(c, (size_t)dp, EVIDENCE_MAX_SAMPLES, p, "discarded rounds");
     }
     count_samples(c, get(get(doc, "ceilings"), "launch_floor"));
     at_most(c, c->total_samples, EVIDENCE_MAX_TOTAL_SAMPLES, "results", "timing samples in all");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "evidence/consistency.h"
 #include "evidence/evidence_file.h"
 #include "core/files.h"
 #include "core/json_file.h"
@@ -101,12 +102,37 @@ int run_read_shape(json_t *js, attn_shape *s)
     return -1;
 }
 
+/* results[].paired_throttled: every round of the point's rotation fell under a clock
+ * event, so no pairs and a throttled result. Its baseline and count are kept whole so that
+ * the gate can name them and the writer can write them back; a run read from memory has
+ * not been through the validator, so they are checked here as it checks them. */
+static int read_paired_throttled(const run_data *r, size_t i, const json_t *res, run_result *o, char *err,
+                                 size_t errlen)
+{
+    json_t *pt = json_object_get(res, "paired_throttled");
+    if (!pt) return 0;
+    if (!json_is_object(pt))
+        return json_file_fail(err, errlen, r->path, "results[%zu].paired_throttled: not an object", i);
+    const char *base = str_or(json_object_get(pt, "baseline"), NULL);
+    if (!name_is_safe(base))
+        return json_file_fail(err, errlen, r->path, "results[%zu].paired_throttled.baseline: missing or not a "
+                              "safe name (1 to %d letters, digits, '-', '_' or '.', not starting with '.')", i,
+                              NAME_MAX_LEN);
+    json_t *n = json_object_get(pt, "discarded_pairs");
+    /* no more rounds than any list of a run may hold (consistency.h) */
+    if (!json_is_integer(n) || json_integer_value(n) < 0 || json_integer_value(n) > EVIDENCE_MAX_SAMPLES)
+        return json_file_fail(err, errlen, r->path, "results[%zu].paired_throttled.discarded_pairs: missing or "
+                              "not an integer from 0 to %d", i, EVIDENCE_MAX_SAMPLES);
+    o->paired_throttled = o->throttled = 1;
+    o->paired_throttled_baseline = base;
+    o->discarded_pairs = (size_t)json_integer_value(n);
+    return 0;
+}
+
 /* results[].paired (evidence/SCHEMA.md): the pairs, read whole or refused. */
 static int read_paired(const run_data *r, size_t i, const json_t *res, run_result *o, char *err, size_t errlen)
 {
-    /* every pair discarded for clock events: no pairs, and a throttled result */
-    o->paired_throttled = json_is_object(json_object_get(res, "paired_throttled"));
-    if (o->paired_throttled) o->throttled = 1;
+    if (read_paired_throttled(r, i, res, o, err, errlen)) return -1;
     json_t *pb = json_object_get(res, "paired");
     if (!json_is_object(pb)) return 0;
     json_t *ai = json_object_get(pb, "impl_us"), *ab = json_object_get(pb, "baseline_us");

@@ -41,7 +41,11 @@ typedef struct {
     int throttled;                 /* graph-mode sampling stopped past the clock discard limit */
     size_t discarded;              /* graph-mode samples discarded for a clock event */
     const char *graph_stop, *paired_stop;   /* timing.graph.stop, paired.stop; NULL when absent */
-    int paired_throttled;          /* paired_throttled: every pair discarded for clock events */
+    /* paired_throttled: every round of the point's rotation with paired_throttled_baseline
+     * fell under a clock event (discarded_pairs of them), so no pairs were kept */
+    int paired_throttled;
+    const char *paired_throttled_baseline;   /* NULL when absent */
+    size_t discarded_pairs;
     /* results[].paired: this implementation and `paired_baseline` timed interleaved,
      * pair i = (paired_impl[i], paired_base[i]); n_paired 0 when absent */
     const char *paired_baseline;

@@ -274,7 +274,9 @@ static json_t *result_of(const run_result *x)
         put(p, "baseline_us", numbers(x->paired_base, x->n_paired));
         put(o, "paired", p);
     }
-    if (x->paired_throttled) put(o, "paired_throttled", json_object());
+    if (x->paired_throttled)
+        put(o, "paired_throttled", json_pack("{s:s, s:I}", "baseline", x->paired_throttled_baseline,
+                                             "discarded_pairs", (json_int_t)x->discarded_pairs));
     if (x->has_ratio) {
         json_t *ra = json_object();
         if (x->ratio_baseline[0]) put(ra, "baseline", json_string(x->ratio_baseline));

@@ -91,6 +91,23 @@ static int baseline_present(const gate_config *c, const run_data *run, char *err
 
 static void shape_str(const attn_shape *s, char *buf, size_t len) { run_shape_text(s, buf, len); }
 
+/* The failed check of a throttled result t, naming its cause: a point whose rotation kept
+ * no round (paired_throttled) has no discarded samples to count, so it names the rounds
+ * and the baseline; otherwise the graph sampling stopped past the discard limit.
+ * 0, or -1 out of memory. */
+static int add_throttled(gate_outcome *o, const char *phase, const attn_shape *s, const char *text,
+                         const run_result *t)
+{
+    gate_check *c = t->paired_throttled
+        ? add(o, CHECK_BOUND, phase, s, 0, "throttled: %s at %s: all %zu rounds of the point's rotation "
+              "with %s fell under clock events; measure it again", t->impl, text, t->discarded_pairs,
+              t->paired_throttled_baseline)
+        : add(o, CHECK_BOUND, phase, s, 0, "throttled: %s at %s stopped sampling with %zu samples "
+              "discarded for clock events (the run's discard limit); measure it again", t->impl, text,
+              t->discarded);
+    return c ? 0 : -1;
+}
+
 /* The bound checks of one phase at a list of shapes: the ratio's CI upper end under
  * `bound`. `optional` (the throughput shapes): a shape the run did not time the baseline
  * at (a run without the sweep) is skipped and counted, not failed. */
@@ -121,11 +138,7 @@ static int bound_checks(const gate_config *c, const run_data *run, const char *p
             continue;
         }
         if (res->throttled || (base && base->throttled)) {
-            const run_result *t = res->throttled ? res : base;
-            if (!add(o, CHECK_BOUND, phase, s, 0, "throttled: %s at %s stopped sampling with %zu samples "
-                     "discarded for clock events (the run's discard limit); measure it again",
-                     t->impl, text, t->discarded))
-                return -1;
+            if (add_throttled(o, phase, s, text, res->throttled ? res : base)) return -1;
             continue;
         }
         double r, lo, hi;

@@ -205,6 +205,79 @@ static void test_runs_and_a_partial_run_round_trip(void **state)
     round_trip("harness/tests/data/evidence/nvidia-test-gpu/20260215T000000Z_ccccccc.partial.json");
 }
 
+/* A test run with results[0] given `paired_throttled` = pt (stolen), as point_ratios.c
+ * writes it when every round of a point's rotation fell under clock events. */
+#define PT_RUN "harness/tests/data/evidence/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json"
+
+static json_t *run_with_paired_throttled(json_t *pt)
+{
+    char err[1024];
+    json_t *doc = evidence_load(PT_RUN, err, sizeof err);
+    if (!doc) fail_msg("%s", err);
+    json_object_set_new(json_array_get(json_object_get(doc, "results"), 0), "paired_throttled", pt);
+    return doc;
+}
+
+static const json_t *paired_throttled_at(const json_t *doc)
+{
+    return json_object_get(json_array_get(json_object_get(doc, "results"), 0), "paired_throttled");
+}
+
+/* Read, write, read, write: the baseline and the discarded rounds come back as written,
+ * and the result stays throttled. */
+static void paired_throttled_round_trips(void **state)
+{
+    (void)state;
+    char err[1024];
+    json_t *doc = run_with_paired_throttled(json_pack("{s:s, s:i}", "baseline", "sdpa_cudnn",
+                                                      "discarded_pairs", 10));
+    if (evidence_validate(doc, err, sizeof err)) fail_msg("the edited run: %s", err);
+    run_data a, b;
+    if (run_from_doc(&a, doc, PT_RUN, err, sizeof err)) fail_msg("%s", err);
+    assert_true(a.results[0].paired_throttled && a.results[0].throttled);
+    assert_string_equal(a.results[0].paired_throttled_baseline, "sdpa_cudnn");
+    assert_int_equal(a.results[0].discarded_pairs, 10);
+    json_t *first = run_to_doc(&a);
+    assert_non_null(first);
+    assert_true(json_equal((json_t *)paired_throttled_at(first), (json_t *)paired_throttled_at(doc)));
+    if (run_from_doc(&b, first, PT_RUN, err, sizeof err)) fail_msg("written form read: %s", err);
+    json_t *second = run_to_doc(&b);
+    assert_true(json_equal(first, second));
+    assert_true(b.results[0].throttled);
+    json_decref(first);
+    json_decref(second);
+    run_close(&a);
+    run_close(&b);
+    json_decref(doc);
+}
+
+/* A paired_throttled the reader could not write back, or one out of bounds, is refused
+ * by the reader and by the validator, each naming the field. */
+static void bad_paired_throttled_is_refused(void **state)
+{
+    (void)state;
+    const char *bad[] = {
+        "true", "null", "{}", "{\"discarded_pairs\": 10}", "{\"baseline\": 3, \"discarded_pairs\": 10}",
+        "{\"baseline\": \"../x\", \"discarded_pairs\": 10}", "{\"baseline\": \"\", \"discarded_pairs\": 10}",
+        "{\"baseline\": \"sdpa_cudnn\"}", "{\"baseline\": \"sdpa_cudnn\", \"discarded_pairs\": -1}",
+        "{\"baseline\": \"sdpa_cudnn\", \"discarded_pairs\": 1.5}",
+        "{\"baseline\": \"sdpa_cudnn\", \"discarded_pairs\": \"10\"}",
+        "{\"baseline\": \"sdpa_cudnn\", \"discarded_pairs\": 100001}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *pt = json_loads(bad[i], JSON_DECODE_ANY, NULL);
+        assert_non_null(pt);
+        json_t *doc = run_with_paired_throttled(pt);
+        char err[1024];
+        run_data r;
+        if (!run_from_doc(&r, doc, PT_RUN, err, sizeof err)) fail_msg("read: %s", bad[i]);
+        if (!strstr(err, "results[0].paired_throttled")) fail_msg("%s: read: %s", bad[i], err);
+        if (!evidence_validate(doc, err, sizeof err)) fail_msg("validated: %s", bad[i]);
+        if (!strstr(err, "results[0].paired_throttled")) fail_msg("%s: validated: %s", bad[i], err);
+        json_decref(doc);
+    }
+}
+
 static json_t *reference_context(json_t **doc)
 {
     char err[1024];
@@ -376,6 +449,8 @@ int main(void)
         cmocka_unit_test(studies_in_the_run_format_round_trip),
         cmocka_unit_test(rotation_runs_keep_their_pairs_design),
         cmocka_unit_test(test_runs_and_a_partial_run_round_trip),
+        cmocka_unit_test(paired_throttled_round_trips),
+        cmocka_unit_test(bad_paired_throttled_is_refused),
         cmocka_unit_test(device_context_is_written_as_committed),
         cmocka_unit_test(document_keeps_the_top_level_order),
         cmocka_unit_test(ab_document_is_written_as_before),

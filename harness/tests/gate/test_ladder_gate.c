@@ -137,6 +137,60 @@ static void throttled_measurements_fail_not_pass_silently(void **st)
     }
 }
 
+/* Marks impl at the non-causal headline shape as point_ratios.c does when all 10 rounds
+ * of the point's rotation fell under clock events. */
+static void mark_paired_throttled(json_t *doc, const char *impl)
+{
+    size_t i;
+    json_t *res;
+    json_array_foreach(json_object_get(doc, "results"), i, res) {
+        json_t *s = json_object_get(res, "shape");
+        if (strcmp(json_string_value(json_object_get(res, "impl")), impl) != 0 ||
+            json_integer_value(json_object_get(s, "seq_q")) != 512 || json_integer_value(json_object_get(s, "causal")))
+            continue;
+        json_object_set_new(res, "paired_throttled",
+                            json_pack("{s:s, s:i}", "baseline", "sdpa_cudnn", "discarded_pairs", 10));
+    }
+}
+
+/* The message of the one failed 06_tiling bound check of doc (bound 0.95). */
+static void throttled_message_06(json_t *doc, char *msg, size_t len)
+{
+    gate_config c;
+    config_06(&c, 0.95, 0);
+    gate_outcome o;
+    gate_06(doc, &c, &o, 0);
+    size_t failed = 0;
+    for (size_t i = 0; i < o.n; i++)
+        if (o.checks[i].kind == CHECK_BOUND && !o.checks[i].pass && !strcmp(o.checks[i].phase, "06_tiling")) {
+            failed++;
+            snprintf(msg, len, "%s", o.checks[i].message);
+        }
+    assert_int_equal(failed, 1);
+    gate_outcome_free(&o);
+    gate_config_free(&c);
+}
+
+/* A result throttled because its rotation kept no round says so, with its rounds and
+ * baseline; one whose graph sampling stopped names its discarded samples. */
+static void throttled_message_names_its_cause(void **st)
+{
+    (void)st;
+    char msg[512];
+    json_t *doc = load_accepted();
+    mark_paired_throttled(doc, "06_tiling");
+    throttled_message_06(doc, msg, sizeof msg);
+    assert_string_equal(msg, "throttled: 06_tiling at 1x8x512x64: all 10 rounds of the point's rotation with "
+                             "sdpa_cudnn fell under clock events; measure it again");
+    json_decref(doc);
+    doc = load_accepted();
+    mark_throttled(doc, "06_tiling");
+    throttled_message_06(doc, msg, sizeof msg);
+    assert_string_equal(msg, "throttled: 06_tiling at 1x8x512x64 stopped sampling with 40 samples discarded "
+                             "for clock events (the run's discard limit); measure it again");
+    json_decref(doc);
+}
+
 static void accepted_run_passes_and_only_headline_shapes_count(void **st)
 {
     (void)st;
@@ -404,6 +458,7 @@ int main(void)
         cmocka_unit_test(failed_input_check_fails_correctness),
         cmocka_unit_test(planted_or_overridden_runs_are_refused),
         cmocka_unit_test(throttled_measurements_fail_not_pass_silently),
+        cmocka_unit_test(throttled_message_names_its_cause),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
