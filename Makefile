@@ -101,20 +101,27 @@ $(BUILD)/obj/harness/measure/device_info.o: CFLAGS += -DATTN_NVCC_VERSION='"$(NV
 # freeze manifest pins, so a frozen phase built with other flags fails `make test`.
 phase_nvcc = $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -Xptxas -v -MD -MF $(2)/phases/$(1).d \
              -o $(2)/phases/$(1).so $(sort $(wildcard phases/$(1)/*.cu)) $(LDLIBS_$(1))
-$(BUILD)/phases/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phases/$$*/*.h phases/$$*/*.c) harness/include/attn_phase.h
+# Each binary's record of what it was built from (ci/tools/record_sources.sh), which a GPU
+# session checks against the tree before it measures (ci/checks/check_build_sources.sh);
+# the recorder is a prerequisite so that a build from before the records is rebuilt.
+$(BUILD)/phases/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phases/$$*/*.h phases/$$*/*.c) harness/include/attn_phase.h \
+                     ci/tools/record_sources.sh
 	@mkdir -p $(dir $@)
 	@echo "nvcc  $@"
 	@$(call phase_nvcc,$*,$(BUILD)) 2> $(BUILD)/phases/$*.ptxas.txt \
 	  || { cat $(BUILD)/phases/$*.ptxas.txt >&2; rm -f $@; exit 1; }
+	@bash ci/tools/record_sources.sh $@ $(BUILD)/phases/$*.d $(filter phases/$*/% harness/include/attn_phase.h,$^)
 nvcc-command-%:
 	@echo '$(strip $(call phase_nvcc,$*,<build>))'
 
-$(BUILD)/kernels/%.so: $$(wildcard kernels/$$*/*.cu kernels/$$*/*.cuh kernels/$$*/*.h kernels/$$*/*.c) harness/include/attn_phase.h
+$(BUILD)/kernels/%.so: $$(wildcard kernels/$$*/*.cu kernels/$$*/*.cuh kernels/$$*/*.h kernels/$$*/*.c) harness/include/attn_phase.h \
+                      ci/tools/record_sources.sh
 	@mkdir -p $(dir $@)
 	@echo "nvcc  $@"
 	@$(NVCC) $(NVCCFLAGS) -Ikernels/oracle $(NVCCFLAGS_$*) -Xptxas -v -MD -MF $(BUILD)/kernels/$*.d \
 	  -o $@ $(filter %.cu,$^) $(LDLIBS_$*) 2> $(BUILD)/kernels/$*.ptxas.txt \
 	  || { cat $(BUILD)/kernels/$*.ptxas.txt >&2; rm -f $@; exit 1; }
+	@bash ci/tools/record_sources.sh $@ $(BUILD)/kernels/$*.d $(filter kernels/$*/% harness/include/attn_phase.h,$^)
 
 -include $(wildcard $(BUILD)/phases/*.d $(BUILD)/kernels/*.d)
 
@@ -315,6 +322,7 @@ test-checks: $(TEST_CHECKS)
 
 check-unit: unit-tests
 check-kernels: kernel-checks
+	@bash ci/checks/check_build_sources.sh $(BUILD)
 # the ASan build is a prerequisite here as for check-cli, so that -j$(TEST_JOBS) makes it
 # once: two recursive makes of it side by side would compile the same objects at once
 check-asan: asan-build
@@ -351,6 +359,7 @@ check-store:
 	@bash ci/checks/check_store.sh
 check-scripts:
 	@bash ci/checks/test_deps.sh
+	@bash ci/checks/test_build_sources.sh
 	@bash ci/checks/test_pr_comment.sh
 	@$(PYTHON) ci/checks/test_sanitize_verdict.py
 	@$(PYTHON) ci/checks/check_faulty_tile.py $(wildcard evidence/*/studies/faulty/faulty_skip_tile_*.json*)

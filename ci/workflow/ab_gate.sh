@@ -23,6 +23,12 @@ git worktree add --detach "$base_dir" "$base_ref" >/dev/null 2>&1 \
   || { echo "ab_gate: cannot check out the base $base_ref" | tee "$out/ab.txt" >&2; exit 2; }
 make -C "$base_dir" --no-print-directory build >/dev/null \
   || { echo "ab_gate: the base $base_ref does not build; nothing to compare with" | tee "$out/ab.txt" >&2; exit 2; }
+# each build's binaries are what its own tree builds (check_build_sources.sh)
+(cd "$base_dir" && bash ci/checks/check_build_sources.sh build >/dev/null 2>&1) \
+  || [ ! -f "$base_dir/ci/checks/check_build_sources.sh" ] \
+  || { echo "ab_gate: the base's build is not what its tree builds" | tee "$out/ab.txt" >&2; exit 2; }
+bash ci/checks/check_build_sources.sh build > "$out/build_sources.txt" 2>&1 \
+  || { cat "$out/build_sources.txt" | tee "$out/ab.txt" >&2; exit 2; }
 "$base_dir/build/attnladder" ab --base "$base_dir/build" --head build --seed "${GITHUB_RUN_ID:-$$}" \
   --out "$out/ab.json" > "$out/ab.txt" 2>&1
 status=$?
