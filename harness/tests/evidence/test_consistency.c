@@ -18,7 +18,7 @@
 #include "json_at.h"
 
 static json_t *g_run;
-static size_t g_row;   /* a phase's row timed in graph mode with a ratio */
+static size_t g_row;   /* a phase's row timed in graph mode with a ratio from its pairs */
 
 static int load(void **st)
 {
@@ -37,7 +37,9 @@ static int load(void **st)
     json_t *r;
     json_array_foreach(json_object_get(g_run, "results"), i, r) {
         json_t *d = json_object_get(r, "derived");
+        /* with pairs: a rung slower than 4x the baseline keeps separate medians and none */
         if (json_object_get(json_object_get(r, "timing"), "graph") && json_is_object(json_object_get(d, "ratio")) &&
+            json_is_object(json_object_get(r, "paired")) &&
             strcmp(json_string_value(json_object_get(r, "impl")), "sdpa_cudnn")) {
             g_row = i;
             return 0;
