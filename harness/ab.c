@@ -241,9 +241,9 @@ static int check_pair(const timed_impl *base, const timed_impl *head, const attn
         CUDA_OR_GOTO(cudaGetLastError(), done);
         CUDA_OR_GOTO(cudaMemcpy(outs[k], both[k]->args.o, nq * 2, cudaMemcpyDeviceToHost), done);
     }
-    size_t n = ref_sample_rows(s, rows_n, 17, rows);
+    size_t n = oracle_sample_rows(s, rows_n, 17, rows);
     ref = malloc(n * (size_t)s->head_dim * sizeof *ref);
-    if (!ref || ref_attention_rows(s, in->q, in->k, in->v, rows, n, ref, 0)) goto done;
+    if (!ref || oracle_attention_rows(s, in->q, in->k, in->v, rows, n, ref, 0)) goto done;
     compare_result cb = compare_output(s, ob, rows, n, ref, compare_default_bounds());
     compare_result ch = compare_half_outputs(s, oh, ob, compare_default_bounds());
     rc = cb.pass && ch.pass;

@@ -509,11 +509,11 @@ typedef struct {
     clock_reading before;
     int have_before;
     json_t *impls;
-    ref_gpu *gref;
-    char ref_why[512], watch_why[256];
+    oracle_gpu *gref;
+    char oracle_why[512], watch_why[256];
     size_t scrub_bytes;
     void *scrub;
-    json_t *results, *input_checks, *ceil_json, *ref_checks, *points;
+    json_t *results, *input_checks, *ceil_json, *oracle_checks, *points;
     json_t *prev_ceil;             /* the partial run's ceilings, borrowed from prev */
     measure_ctx mc;                /* its counters go into the evidence even when nothing ran */
     int measure;                   /* 0: the scrub buffer failed, nothing is measured */
@@ -638,10 +638,10 @@ static void session_prepare(run_session *s)
     for (size_t i = 0; i < s->n_sel; i++) json_array_append_new(s->impls, impl_json(s->sel[i], arch));
 
     /* the GPU fp64 reference, unless told to use the CPU's alone */
-    snprintf(s->ref_why, sizeof s->ref_why, "--no-gpu-ref");
-    s->gref = s->o->no_gpu_ref ? NULL : ref_gpu_open(s->o->build_dir, s->ref_why, sizeof s->ref_why);
+    snprintf(s->oracle_why, sizeof s->oracle_why, "--no-gpu-ref");
+    s->gref = s->o->no_gpu_ref ? NULL : oracle_gpu_open(s->o->build_dir, s->oracle_why, sizeof s->oracle_why);
     if (!s->gref && !s->o->no_gpu_ref)
-        fprintf(stderr, "attnladder run: no GPU reference (%s): the CPU reference alone\n", s->ref_why);
+        fprintf(stderr, "attnladder run: no GPU reference (%s): the CPU reference alone\n", s->oracle_why);
 
     /* L2 scrub for cold mode: twice the L2 so nothing of the last launch survives */
     size_t l2 = (size_t)s->dev.l2_bytes;
@@ -651,11 +651,11 @@ static void session_prepare(run_session *s)
     s->results = json_array();
     s->input_checks = json_array();
     s->ceil_json = json_object();
-    s->ref_checks = json_array();
+    s->oracle_checks = json_array();
     s->points = json_array();
     if (s->prev) {   /* the completed points' rows, kept by resume_keep */
         static const char *const arrays[] = { "results", "input_checks", "reference_checks" };
-        json_t *into[] = { s->results, s->input_checks, s->ref_checks };
+        json_t *into[] = { s->results, s->input_checks, s->oracle_checks };
         for (size_t i = 0; i < 3; i++) {
             json_t *a = json_object_get(s->prev, arrays[i]);
             if (json_is_array(a)) json_array_extend(into[i], a);
@@ -724,8 +724,8 @@ static void session_measure_ctx(run_session *s, const ceilings *ce)
                           .bounds = compare_default_bounds(), .seed = o->seed,
                           .full_ref_max_flops = o->full_ref_gflop * 1e9,
                           .cpu_check_max_flops = o->cpu_check_gflop * 1e9, .gpu_ref = s->gref,
-                          .points = s->points, .reference_checks = s->ref_checks,
-                          .sample_rows = (size_t)o->sample_rows, .ref_threads = (int)o->ref_threads,
+                          .points = s->points, .reference_checks = s->oracle_checks,
+                          .sample_rows = (size_t)o->sample_rows, .oracle_threads = (int)o->oracle_threads,
                           .stop = &g_stop, .progress_total = count_measurements(o, s->n_sel),
                           .fp16_tflops = ce->fp16_tflops, .dram_gbps = ce->dram_gbps, .paired = o->paired };
     memcpy(s->mc.modes, o->modes, sizeof s->mc.modes);
@@ -813,8 +813,8 @@ static json_t *session_method(const run_session *s)
                                       "rel_ci_target", rr.rel_ci_target, "min_gpu_s", rr.min_gpu_s));
     }
     json_object_set_new(method, "reference", json_pack("{s:s, s:s, s:f, s:f}", "gpu",
-                                                       s->gref ? ref_gpu_path(s->gref) : "",
-                                                       "gpu_why_not", s->gref ? "" : s->ref_why,
+                                                       s->gref ? oracle_gpu_path(s->gref) : "",
+                                                       "gpu_why_not", s->gref ? "" : s->oracle_why,
                                                        "cpu_check_gflop", o->cpu_check_gflop,
                                                        "agree_max_abs", 1e-9));
     /* the harness never changes a GPU's clocks (locking them is the machine owner's
@@ -846,10 +846,10 @@ static json_t *session_document(run_session *s)
     s->stages = s->points = NULL;
     run_document d = { .partial = g_stop != 0, .created_utc = s->iso, .context = s->ctx,
                        .method = session_method(s), .ceilings = s->ceil_json, .implementations = s->impls,
-                       .results = s->results, .input_checks = s->input_checks, .reference_checks = s->ref_checks,
+                       .results = s->results, .input_checks = s->input_checks, .reference_checks = s->oracle_checks,
                        .cost = cost, .has_progress = 1, .progress_points = (long long)s->o->n_shapes,
                        .progress_done = (long long)s->done_now };
-    s->ctx = s->ceil_json = s->impls = s->results = s->input_checks = s->ref_checks = NULL;
+    s->ctx = s->ceil_json = s->impls = s->results = s->input_checks = s->oracle_checks = NULL;
     json_t *prev = s->prev;
     if (prev) {
         json_t *seg = resume_segment(s->iso, d.context, s->done_before, s->done_now, cost, g_stop != 0);
@@ -932,11 +932,11 @@ static void session_write(run_session *s)
 static void run_close_session(run_session *s)
 {
     json_t *owned[] = { s->prev, s->stages, s->ctx, s->impls, s->results, s->input_checks, s->ceil_json,
-                        s->ref_checks, s->points };
+                        s->oracle_checks, s->points };
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) json_decref(owned[i]);
     measure_ctx_free(&s->mc);
     if (s->scrub) cudaFree(s->scrub);
-    ref_gpu_close(s->gref);
+    oracle_gpu_close(s->gref);
     if (s->o) {
         clock_watch_close(s->o->tc.clock.watch);
         s->o->tc.clock.watch = NULL;

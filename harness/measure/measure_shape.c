@@ -95,31 +95,31 @@ static int point_ref_build(measure_ctx *ctx, const shape_point *pt, const char *
                            uint64_t sample_seed, point_ref *pr, step_times *st, char *err, size_t errlen)
 {
     const attn_shape *s = &pt->s;
-    size_t total = ref_total_rows(s), dim = (size_t)s->head_dim;
+    size_t total = oracle_total_rows(s), dim = (size_t)s->head_dim;
     int use_gpu = ctx->gpu_ref && d->ref;
     double full_max = use_gpu ? ctx->cpu_check_max_flops : ctx->full_ref_max_flops;
     double t = time_now_s();
     memset(pr, 0, sizeof *pr);
     pr->nrows = total;
     pr->kind = "cpu-fp64";
-    if (ref_row_flops(s, total) > full_max && ctx->sample_rows < total) {
+    if (oracle_row_flops(s, total) > full_max && ctx->sample_rows < total) {
         pr->rows = malloc(ctx->sample_rows * sizeof *pr->rows);
         if (!pr->rows) goto oom;
-        pr->nrows = ref_sample_rows(s, ctx->sample_rows, sample_seed, pr->rows);
+        pr->nrows = oracle_sample_rows(s, ctx->sample_rows, sample_seed, pr->rows);
         pr->kind = "cpu-fp64-sampled";
     }
     pr->rows_judged = pr->nrows;
     pr->cpu = malloc(pr->nrows * dim * sizeof *pr->cpu);
-    if (!pr->cpu || ref_attention_rows(s, in->q, in->k, in->v, pr->rows, pr->nrows, pr->cpu,
-                                       ctx->ref_threads))
+    if (!pr->cpu || oracle_attention_rows(s, in->q, in->k, in->v, pr->rows, pr->nrows, pr->cpu,
+                                       ctx->oracle_threads))
         goto oom;
     t = step_add(st, STEP_REF_CPU, t);
     if (!use_gpu) return 0;
 
     double *got = malloc(pr->nrows * dim * sizeof *got);
     if (!got) goto oom;
-    if (ref_gpu_attention(ctx->gpu_ref, s, d->q, d->k, d->v, d->ref, stream, err, errlen) ||
-        ref_gpu_rows(ctx->gpu_ref, s, d->ref, pr->rows, pr->nrows, got, stream, err, errlen)) {
+    if (oracle_gpu_attention(ctx->gpu_ref, s, d->q, d->k, d->v, d->ref, stream, err, errlen) ||
+        oracle_gpu_rows(ctx->gpu_ref, s, d->ref, pr->rows, pr->nrows, got, stream, err, errlen)) {
         free(got);
         return -1;
     }
@@ -258,7 +258,7 @@ static int judge_output(measure_ctx *ctx, const loaded_impl *im, const attn_shap
     double t = time_now_s();
     compare_result c;
     if (pr->gpu) {
-        if (ref_gpu_compare(ctx->gpu_ref, s, d->o, pr->gpu, ctx->bounds, &c, stream, err, errlen)) return -1;
+        if (oracle_gpu_compare(ctx->gpu_ref, s, d->o, pr->gpu, ctx->bounds, &c, stream, err, errlen)) return -1;
         *corr = compare_json(&c, named ? pr->kind : NULL, pr->rows_judged);
         json_object_set_new(*corr, "pass", json_boolean(c.pass));
         step_add(st, STEP_COMPARE, t);
@@ -344,8 +344,8 @@ static int check_other_inputs(measure_ctx *ctx, const shape_point *pt, device_bu
                               step_times *st, char *err, size_t errlen)
 {
     const attn_shape *s = &pt->s;
-    size_t total_rows = ref_total_rows(s);
-    if (!d->ref && ref_row_flops(s, total_rows) > ctx->full_ref_max_flops) return 0;   /* small points only */
+    size_t total_rows = oracle_total_rows(s);
+    if (!d->ref && oracle_row_flops(s, total_rows) > ctx->full_ref_max_flops) return 0;   /* small points only */
     int failures = 0;
     host_inputs in = { 0 };
     point_ref pr = { 0 };
@@ -482,10 +482,10 @@ static int point_open(point_session *ps)
     if (!ps->out) return point_oom(ps);
 
     /* The GPU reference's every row in doubles comes on top where it fits. */
-    int want_gpu_ref = ctx->gpu_ref && !ref_gpu_unsupported(ctx->gpu_ref, s);
+    int want_gpu_ref = ctx->gpu_ref && !oracle_gpu_unsupported(ctx->gpu_ref, s);
     size_t nq = ps->in.nq, free_b = 0, total_b = 0,
            need = ((ctx->paired ? 3 : 2) * nq + 2 * ps->in.nkv) * sizeof(uint16_t),   /* + o2 */
-           ref_bytes = nq * sizeof(double);
+           oracle_bytes = nq * sizeof(double);
     CUDA_OR_GOTO(cudaMemGetInfo(&free_b, &total_b), fail);
     if (need > free_b) {
         char why[256];
@@ -502,7 +502,7 @@ static int point_open(point_session *ps)
     CUDA_OR_GOTO(cudaMalloc(&d->v, ps->in.nkv * 2), fail);
     CUDA_OR_GOTO(cudaMalloc(&d->o, nq * 2), fail);
     if (ctx->paired) CUDA_OR_GOTO(cudaMalloc(&d->o2, nq * 2), fail);
-    if (want_gpu_ref && need + ref_bytes <= free_b && cudaMalloc((void **)&d->ref, ref_bytes) != cudaSuccess) {
+    if (want_gpu_ref && need + oracle_bytes <= free_b && cudaMalloc((void **)&d->ref, oracle_bytes) != cudaSuccess) {
         cudaGetLastError();   /* no room: the CPU reference alone */
         d->ref = NULL;
     }

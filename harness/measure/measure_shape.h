@@ -34,8 +34,8 @@ typedef struct {
                                       reference samples rows */
     double cpu_check_max_flops;    /* with it: the CPU rows that check it, all up to this */
     size_t sample_rows;
-    int ref_threads;
-    ref_gpu *gpu_ref;              /* the GPU fp64 oracle, or NULL (CPU oracle alone) */
+    int oracle_threads;
+    oracle_gpu *gpu_ref;              /* the GPU fp64 oracle, or NULL (CPU oracle alone) */
     step_times steps;              /* where the points' wall time went, summed */
     json_t *points;                /* cost.points: one object per point measured (or NULL) */
     json_t *reference_checks;      /* the GPU oracle against the CPU rows, per point and

@@ -9,14 +9,14 @@
 #include <string.h>
 #include "measure/loader.h"
 
-struct ref_gpu {
+struct oracle_gpu {
     void *dl;
     const attn_reference_gpu *api;
     attn_reference_gpu_partial *parts;   /* device, ATTN_REFERENCE_GPU_PARTIALS */
     char path[512];
 };
 
-ref_gpu *ref_gpu_open(const char *build_dir, char *why, size_t len)
+oracle_gpu *oracle_gpu_open(const char *build_dir, char *why, size_t len)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/kernels/%s", build_dir, LOADER_REFERENCE_GPU_FILE);
@@ -32,7 +32,7 @@ ref_gpu *ref_gpu_open(const char *build_dir, char *why, size_t len)
         dlclose(dl);
         return NULL;
     }
-    ref_gpu *g = calloc(1, sizeof *g);
+    oracle_gpu *g = calloc(1, sizeof *g);
     if (!g || cudaMalloc((void **)&g->parts, ATTN_REFERENCE_GPU_PARTIALS * sizeof *g->parts) != cudaSuccess) {
         cudaGetLastError();
         snprintf(why, len, "%s: out of memory for its partials", path);
@@ -46,7 +46,7 @@ ref_gpu *ref_gpu_open(const char *build_dir, char *why, size_t len)
     return g;
 }
 
-void ref_gpu_close(ref_gpu *g)
+void oracle_gpu_close(oracle_gpu *g)
 {
     if (!g) return;
     cudaFree(g->parts);
@@ -54,11 +54,11 @@ void ref_gpu_close(ref_gpu *g)
     free(g);
 }
 
-const char *ref_gpu_path(const ref_gpu *g) { return g->path; }
+const char *oracle_gpu_path(const oracle_gpu *g) { return g->path; }
 
-const char *ref_gpu_unsupported(const ref_gpu *g, const attn_shape *s) { return g->api->unsupported(s); }
+const char *oracle_gpu_unsupported(const oracle_gpu *g, const attn_shape *s) { return g->api->unsupported(s); }
 
-int ref_gpu_attention(const ref_gpu *g, const attn_shape *s, const void *q, const void *k,
+int oracle_gpu_attention(const oracle_gpu *g, const attn_shape *s, const void *q, const void *k,
                       const void *v, double *out, cudaStream_t stream, char *err, size_t errlen)
 {
     int rc = g->api->attention(s, q, k, v, out, stream);
@@ -84,7 +84,7 @@ static void merge(compare_result *r, double *d2, double *r2, const attn_referenc
     }
 }
 
-compare_result ref_gpu_reduce(const attn_reference_gpu_partial *parts, size_t n, int head_dim,
+compare_result oracle_gpu_reduce(const attn_reference_gpu_partial *parts, size_t n, int head_dim,
                               compare_bounds b)
 {
     compare_result r = { 0 };
@@ -101,7 +101,7 @@ compare_result ref_gpu_reduce(const attn_reference_gpu_partial *parts, size_t n,
     return r;
 }
 
-int ref_gpu_compare(const ref_gpu *g, const attn_shape *s, const void *out, const double *ref,
+int oracle_gpu_compare(const oracle_gpu *g, const attn_shape *s, const void *out, const double *ref,
                     compare_bounds b, compare_result *r, cudaStream_t stream, char *err, size_t errlen)
 {
     attn_reference_gpu_partial parts[ATTN_REFERENCE_GPU_PARTIALS];
@@ -113,13 +113,13 @@ int ref_gpu_compare(const ref_gpu *g, const attn_shape *s, const void *out, cons
     }
     CUDA_OR_GOTO(cudaMemcpyAsync(parts, g->parts, sizeof parts, cudaMemcpyDeviceToHost, stream), fail);
     CUDA_OR_GOTO(cudaStreamSynchronize(stream), fail);
-    *r = ref_gpu_reduce(parts, ATTN_REFERENCE_GPU_PARTIALS, s->head_dim, b);
+    *r = oracle_gpu_reduce(parts, ATTN_REFERENCE_GPU_PARTIALS, s->head_dim, b);
     return 0;
 fail:
     return -1;
 }
 
-int ref_gpu_rows(const ref_gpu *g, const attn_shape *s, const double *ref, const size_t *rows,
+int oracle_gpu_rows(const oracle_gpu *g, const attn_shape *s, const double *ref, const size_t *rows,
                  size_t nrows, double *host, cudaStream_t stream, char *err, size_t errlen)
 {
     size_t dim = (size_t)s->head_dim;

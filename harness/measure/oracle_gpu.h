@@ -15,32 +15,32 @@
 #include "attn_oracle_gpu.h"
 #include "measure/correctness.h"
 
-typedef struct ref_gpu ref_gpu;
+typedef struct oracle_gpu oracle_gpu;
 
 /* Loads build_dir/kernels/oracle_gpu.so; NULL with why when it is absent or wrong. */
-ref_gpu *ref_gpu_open(const char *build_dir, char *why, size_t len);
-void ref_gpu_close(ref_gpu *g);
-const char *ref_gpu_path(const ref_gpu *g);
+oracle_gpu *oracle_gpu_open(const char *build_dir, char *why, size_t len);
+void oracle_gpu_close(oracle_gpu *g);
+const char *oracle_gpu_path(const oracle_gpu *g);
 
 /* NULL when the GPU oracle computes s, else why not. */
-const char *ref_gpu_unsupported(const ref_gpu *g, const attn_shape *s);
+const char *oracle_gpu_unsupported(const oracle_gpu *g, const attn_shape *s);
 
 /* Every row of s into out (device, B*H*Sq*D doubles), synchronised. 0, or -1 with err. */
-int ref_gpu_attention(const ref_gpu *g, const attn_shape *s, const void *q, const void *k,
+int oracle_gpu_attention(const oracle_gpu *g, const attn_shape *s, const void *q, const void *k,
                       const void *v, double *out, cudaStream_t stream, char *err, size_t errlen);
 
 /* The fp16 output `out` (device) against `ref` (device, every row): the same fields and
  * verdict as compare_output, computed on the device. 0, or -1 with err. */
-int ref_gpu_compare(const ref_gpu *g, const attn_shape *s, const void *out, const double *ref,
+int oracle_gpu_compare(const oracle_gpu *g, const attn_shape *s, const void *out, const double *ref,
                     compare_bounds b, compare_result *r, cudaStream_t stream, char *err, size_t errlen);
 
 /* Rows `rows` (host, nrows) of the device oracle copied to host (nrows * D doubles);
  * rows NULL: every row in order. 0, or -1 with err. */
-int ref_gpu_rows(const ref_gpu *g, const attn_shape *s, const double *ref, const size_t *rows,
+int oracle_gpu_rows(const oracle_gpu *g, const attn_shape *s, const double *ref, const size_t *rows,
                  size_t nrows, double *host, cudaStream_t stream, char *err, size_t errlen);
 
 /* Reduces the device's partials in their order (the same bits every time). */
-compare_result ref_gpu_reduce(const attn_reference_gpu_partial *parts, size_t n, int head_dim,
+compare_result oracle_gpu_reduce(const attn_reference_gpu_partial *parts, size_t n, int head_dim,
                               compare_bounds b);
 
 #endif

@@ -101,7 +101,7 @@ static void run_opts_defaults(run_opts *o)
     o->full_ref_gflop = 40;
     o->cpu_check_gflop = 4;
     o->sample_rows = 4096;
-    o->ref_threads = 0;
+    o->oracle_threads = 0;
 }
 
 /* Each group of options below takes argv[*i] when it is one of its own: 1 taken (with
@@ -244,7 +244,7 @@ static int opt_reference(run_opts *o, int argc, char **argv, int *i)
     } else if (!strcmp(a, "--ref-threads")) {
         VALUE();
         if (arg_long("run", a, v, 0, 4096, &l)) return -1;
-        o->ref_threads = l;
+        o->oracle_threads = l;
     } else {
         return 0;
     }

@@ -26,7 +26,7 @@ typedef struct {
     const char *resume;         /* --resume FILE: the partial run this one continues */
     int n_measuring;            /* options given that change what is measured or how (all but
                                    --resume, --build, --evidence, --out, --device, --external) */
-    long sample_rows, ref_threads;
+    long sample_rows, oracle_threads;
     int device;                    /* --device: index among the visible CUDA devices */
 } run_opts;
 

@@ -21,7 +21,7 @@
 #define ROWS_PER_GRAB 16   /* rows a thread takes at a time: balances causal work, and
                               the rows of one head among them share each pass over K, V */
 
-size_t ref_total_rows(const attn_shape *s)
+size_t oracle_total_rows(const attn_shape *s)
 {
     return (size_t)s->batch * (size_t)s->heads * (size_t)s->seq_q;
 }
@@ -35,7 +35,7 @@ static size_t visible_keys(const attn_shape *s, size_t i)
     return last + 1 >= s->seq_kv ? (size_t)s->seq_kv : (size_t)(last + 1);
 }
 
-double ref_row_flops(const attn_shape *s, size_t nrows)
+double oracle_row_flops(const attn_shape *s, size_t nrows)
 {
     double keys = 0;   /* average visible keys per row */
     for (int i = 0; i < s->seq_q; i++) keys += (double)visible_keys(s, (size_t)i);
@@ -178,14 +178,14 @@ out:
     return rc;
 }
 
-int ref_attention_rows(const attn_shape *s, const uint16_t *q, const uint16_t *k,
+int oracle_attention_rows(const attn_shape *s, const uint16_t *q, const uint16_t *k,
                        const uint16_t *v, const size_t *rows, size_t nrows,
                        double *out, int nthreads)
 {
     if (!s || !q || !k || !v || !out || s->batch < 1 || s->heads < 1 || s->seq_q < 1 ||
         s->seq_kv < 1 || s->head_dim < 1)
         return -1;
-    size_t total = ref_total_rows(s);
+    size_t total = oracle_total_rows(s);
     for (size_t r = 0; rows && r < nrows; r++)
         if (rows[r] >= total) return -1;
     if (nrows == 0) return 0;
@@ -260,9 +260,9 @@ size_t ref_sample_head_rows(size_t seq_q)
     return n;
 }
 
-size_t ref_sample_rows(const attn_shape *s, size_t nwant, uint64_t seed, size_t *rows)
+size_t oracle_sample_rows(const attn_shape *s, size_t nwant, uint64_t seed, size_t *rows)
 {
-    size_t total = ref_total_rows(s), sq = (size_t)s->seq_q;
+    size_t total = oracle_total_rows(s), sq = (size_t)s->seq_q;
     size_t nbh = (size_t)s->batch * (size_t)s->heads;
     if (total == 0 || nwant == 0) return 0;
     if (nwant >= total) {

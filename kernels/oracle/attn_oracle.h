@@ -10,16 +10,16 @@
 #include "attn_phase.h"
 
 /* A row is a flat query index: ((b * heads) + h) * seq_q + i. */
-size_t ref_total_rows(const attn_shape *s);
+size_t oracle_total_rows(const attn_shape *s);
 
 /* Floating-point operations of the reference for nrows rows (used to decide between
  * the full reference and a sample of rows). */
-double ref_row_flops(const attn_shape *s, size_t nrows);
+double oracle_row_flops(const attn_shape *s, size_t nrows);
 
 /* Computes the given rows into out[r * head_dim + d] (double). rows == NULL means all
  * rows in order. Splits the rows over nthreads POSIX threads (nthreads <= 0: one per
  * online CPU). Returns 0, or -1 on bad arguments or allocation failure. */
-int ref_attention_rows(const attn_shape *s, const uint16_t *q, const uint16_t *k,
+int oracle_attention_rows(const attn_shape *s, const uint16_t *q, const uint16_t *k,
                        const uint16_t *v, const size_t *rows, size_t nrows,
                        double *out, int nthreads);
 
@@ -31,7 +31,7 @@ int ref_attention_rows(const attn_shape *s, const uint16_t *q, const uint16_t *k
  * total; with a budget below one head, the first nwant rows of one head's set.
  * Returns the count written. */
 #define REF_SAMPLE_TILE 64
-size_t ref_sample_rows(const attn_shape *s, size_t nwant, uint64_t seed, size_t *rows);
+size_t oracle_sample_rows(const attn_shape *s, size_t nwant, uint64_t seed, size_t *rows);
 /* The rows one sampled head brings for a given seq_q. */
 size_t ref_sample_head_rows(size_t seq_q);
 

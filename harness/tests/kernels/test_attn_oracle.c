@@ -52,9 +52,9 @@ static void naive_attention(const attn_shape *s, const uint16_t *q, const uint16
 
 static double *reference_all(const attn_shape *s, const host_inputs *in, int threads)
 {
-    double *out = malloc(ref_total_rows(s) * (size_t)s->head_dim * sizeof *out);
+    double *out = malloc(oracle_total_rows(s) * (size_t)s->head_dim * sizeof *out);
     assert_non_null(out);
-    assert_int_equal(ref_attention_rows(s, in->q, in->k, in->v, NULL, ref_total_rows(s), out,
+    assert_int_equal(oracle_attention_rows(s, in->q, in->k, in->v, NULL, oracle_total_rows(s), out,
                                         threads), 0);
     return out;
 }
@@ -200,7 +200,7 @@ static void threads_and_subsets_are_bit_identical(void **st)
     attn_shape s = shape(2, 3, 100, 90, 64, 1);
     host_inputs in;
     assert_int_equal(inputs_generate(&in, &s, 11, DIST_UNIFORM), 0);
-    size_t n = ref_total_rows(&s) * 64;
+    size_t n = oracle_total_rows(&s) * 64;
     double *one = reference_all(&s, &in, 1), *four = reference_all(&s, &in, 4),
            *autot = reference_all(&s, &in, 0), *many = reference_all(&s, &in, 64);
     assert_memory_equal(one, four, n * sizeof *one);
@@ -210,7 +210,7 @@ static void threads_and_subsets_are_bit_identical(void **st)
     const size_t rows[] = { 599, 0, 37, 300, 299, 37, 150 };
     const size_t nr = sizeof rows / sizeof rows[0];
     double sub[7 * 64];
-    assert_int_equal(ref_attention_rows(&s, in.q, in.k, in.v, rows, nr, sub, 3), 0);
+    assert_int_equal(oracle_attention_rows(&s, in.q, in.k, in.v, rows, nr, sub, 3), 0);
     for (size_t r = 0; r < nr; r++) assert_memory_equal(sub + r * 64, one + rows[r] * 64, 64 * sizeof *sub);
     free(one);
     free(four);
@@ -228,10 +228,10 @@ static void grouped_rows_are_bit_identical(void **st)
     attn_shape s = shape(1, 2, 40, 1300, 128, 1);
     host_inputs in;
     assert_int_equal(inputs_generate(&in, &s, 13, DIST_UNIFORM), 0);
-    size_t rows = ref_total_rows(&s);
+    size_t rows = oracle_total_rows(&s);
     double *all = reference_all(&s, &in, 1), alone[128];
     for (size_t r = 0; r < rows; r++) {
-        assert_int_equal(ref_attention_rows(&s, in.q, in.k, in.v, &r, 1, alone, 1), 0);
+        assert_int_equal(oracle_attention_rows(&s, in.q, in.k, in.v, &r, 1, alone, 1), 0);
         assert_memory_equal(alone, all + r * 128, sizeof alone);
     }
     free(all);
@@ -246,12 +246,12 @@ static void bad_arguments_refused(void **st)
     assert_int_equal(inputs_generate(&in, &s, 12, DIST_UNIFORM), 0);
     double out[4 * 64];
     const size_t past_end[] = { 4 };
-    assert_int_equal(ref_attention_rows(&s, in.q, in.k, in.v, past_end, 1, out, 1), -1);
-    assert_int_equal(ref_attention_rows(&s, NULL, in.k, in.v, NULL, 4, out, 1), -1);
+    assert_int_equal(oracle_attention_rows(&s, in.q, in.k, in.v, past_end, 1, out, 1), -1);
+    assert_int_equal(oracle_attention_rows(&s, NULL, in.k, in.v, NULL, 4, out, 1), -1);
     attn_shape bad = s;
     bad.head_dim = 0;
-    assert_int_equal(ref_attention_rows(&bad, in.q, in.k, in.v, NULL, 4, out, 1), -1);
-    assert_int_equal(ref_attention_rows(&s, in.q, in.k, in.v, NULL, 0, out, 1), 0);
+    assert_int_equal(oracle_attention_rows(&bad, in.q, in.k, in.v, NULL, 4, out, 1), -1);
+    assert_int_equal(oracle_attention_rows(&s, in.q, in.k, in.v, NULL, 0, out, 1), 0);
     inputs_free(&in);
 }
 
@@ -259,19 +259,19 @@ static void flops_count_visible_keys(void **st)
 {
     (void)st;
     attn_shape s = shape(2, 4, 512, 512, 64, 0);
-    assert_true(ref_total_rows(&s) == 2 * 4 * 512);
-    assert_true(ref_row_flops(&s, 10) == 4.0 * 64 * 512 * 10);
+    assert_true(oracle_total_rows(&s) == 2 * 4 * 512);
+    assert_true(oracle_row_flops(&s, 10) == 4.0 * 64 * 512 * 10);
     s.causal = 1;   /* row i sees i + 1 keys: mean (512 + 1) / 2 */
-    assert_true(fabs(ref_row_flops(&s, 10) - 4.0 * 64 * 256.5 * 10) < 1e-6);
+    assert_true(fabs(oracle_row_flops(&s, 10) - 4.0 * 64 * 256.5 * 10) < 1e-6);
     s = shape(1, 1, 10, 4, 64, 1);   /* rows 6..9 see 1..4 keys: mean 1 */
-    assert_true(fabs(ref_row_flops(&s, 1) - 4.0 * 64 * 1.0) < 1e-9);
+    assert_true(fabs(oracle_row_flops(&s, 1) - 4.0 * 64 * 1.0) < 1e-9);
 }
 
 /* The sampler's promises for one shape and count. */
 static size_t check_sample(const attn_shape *s, size_t nwant, uint64_t seed, size_t *rows)
 {
-    size_t total = ref_total_rows(s), sq = (size_t)s->seq_q, nbh = total / sq;
-    size_t n = ref_sample_rows(s, nwant, seed, rows);
+    size_t total = oracle_total_rows(s), sq = (size_t)s->seq_q, nbh = total / sq;
+    size_t n = oracle_sample_rows(s, nwant, seed, rows);
     assert_true(n <= nwant && n <= total);
     if (nwant >= total) {
         assert_int_equal(n, total);

@@ -211,7 +211,7 @@ static void emulate_fp16_kernel(const attn_shape *s, const host_inputs *in, int 
     float *p = malloc(skv * sizeof *p), *acc = malloc(dim * sizeof *acc);
     assert_non_null(p);
     assert_non_null(acc);
-    for (size_t r = 0; r < ref_total_rows(s); r++) {
+    for (size_t r = 0; r < oracle_total_rows(s); r++) {
         size_t bh = r / (size_t)s->seq_q, i = r % (size_t)s->seq_q;
         long last = s->causal ? (long)i + s->seq_kv - s->seq_q + extra : (long)skv - 1;
         size_t nk = last < 0 ? 0 : (size_t)last + 1 < skv ? (size_t)last + 1 : skv;
@@ -247,12 +247,12 @@ static void bounds_admit_fp16_and_reject_a_mask_bug(void **st)
         const attn_shape *s = &shapes[t];
         host_inputs in;
         assert_int_equal(inputs_generate(&in, s, 3, DIST_UNIFORM), 0);
-        size_t rows = ref_total_rows(s), n = rows * (size_t)s->head_dim;
+        size_t rows = oracle_total_rows(s), n = rows * (size_t)s->head_dim;
         double *ref = malloc(n * sizeof *ref);
         uint16_t *o = malloc(n * sizeof *o);
         assert_non_null(ref);
         assert_non_null(o);
-        assert_int_equal(ref_attention_rows(s, in.q, in.k, in.v, NULL, rows, ref, 0), 0);
+        assert_int_equal(oracle_attention_rows(s, in.q, in.k, in.v, NULL, rows, ref, 0), 0);
         emulate_fp16_kernel(s, &in, 0, o);
         compare_result c = compare_output(s, o, NULL, rows, ref, compare_default_bounds());
         assert_true(c.pass);

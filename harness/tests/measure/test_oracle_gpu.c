@@ -57,7 +57,7 @@ static void reduce_matches_compare_output(void **st)
     compare_bounds b = compare_default_bounds();
     compare_result want = compare_output(&s, out, NULL, n / 64, ref, b);
     partials_of(out, ref, n, p);
-    compare_result got = ref_gpu_reduce(p, ATTN_REFERENCE_GPU_PARTIALS, 64, b);
+    compare_result got = oracle_gpu_reduce(p, ATTN_REFERENCE_GPU_PARTIALS, 64, b);
     assert_int_equal(got.checked, want.checked);
     assert_int_equal(got.nonfinite, 0);
     assert_true(got.max_abs == want.max_abs);
@@ -65,7 +65,7 @@ static void reduce_matches_compare_output(void **st)
     assert_int_equal(got.pass, want.pass);
     assert_int_equal(got.worst_row, 77777 / 64);
     assert_int_equal(got.worst_col, 77777 % 64);
-    compare_result again = ref_gpu_reduce(p, ATTN_REFERENCE_GPU_PARTIALS, 64, b);
+    compare_result again = oracle_gpu_reduce(p, ATTN_REFERENCE_GPU_PARTIALS, 64, b);
     assert_memory_equal(&again.rel_l2, &got.rel_l2, sizeof got.rel_l2);
 
     /* A tie for the worst: the same error at two elements, the lower index in a later
@@ -77,7 +77,7 @@ static void reduce_matches_compare_output(void **st)
     out[lo] = out[hi] = half_from_float(0.25f + 0.008f);
     want = compare_output(&s, out, NULL, n / 64, ref, b);
     partials_of(out, ref, n, p);
-    got = ref_gpu_reduce(p, ATTN_REFERENCE_GPU_PARTIALS, 64, b);
+    got = oracle_gpu_reduce(p, ATTN_REFERENCE_GPU_PARTIALS, 64, b);
     assert_true(got.max_abs == want.max_abs);
     assert_int_equal(want.worst_row, lo / 64);
     assert_int_equal(got.worst_row, want.worst_row);
@@ -85,14 +85,14 @@ static void reduce_matches_compare_output(void **st)
 
     out[5] = 0xffff;   /* the poison: an element never written */
     partials_of(out, ref, n, p);
-    got = ref_gpu_reduce(p, ATTN_REFERENCE_GPU_PARTIALS, 64, b);
+    got = oracle_gpu_reduce(p, ATTN_REFERENCE_GPU_PARTIALS, 64, b);
     assert_int_equal(got.nonfinite, 1);
     assert_false(got.pass);
 
     /* nothing compared is no pass */
     for (size_t i = 0; i < ATTN_REFERENCE_GPU_PARTIALS; i++)
         p[i] = (attn_reference_gpu_partial){ 0, 0, 0, 0, 0, ~0ull };
-    got = ref_gpu_reduce(p, ATTN_REFERENCE_GPU_PARTIALS, 64, b);
+    got = oracle_gpu_reduce(p, ATTN_REFERENCE_GPU_PARTIALS, 64, b);
     assert_false(got.pass);
     free(out);
     free(ref);
