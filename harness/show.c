@@ -17,7 +17,8 @@ static void print_run(const run_data *run, const char *why, int all)
     printf("evidence: %s%s\n", run->path, run->partial ? " (partial: an interrupted run)" : "");
     if (why) printf("chosen: %s\n", why);
     printf("GPU: %s   date: %s   commit: %.12s%s%s\n", run->gpu_name, run->created_utc, run->commit,
-           run->dirty ? " (dirty tree)" : "", run->throttled ? "   THROTTLED" : "");
+           run->dirty ? " (dirty tree)" : "", run->clocks == RUN_CLOCKS_THROTTLED ? "   THROTTLED"
+           : run->clocks == RUN_CLOCKS_POWER_CAP ? "   at the power cap" : "");
     if (all) table_print(stdout, run, NULL);
     else table_print_headline(stdout, run);
 }

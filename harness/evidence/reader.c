@@ -13,6 +13,8 @@
 #include "core/json_file.h"
 #include "core/names.h"
 #include "core/shapes.h"
+#include "measure/clock_watch.h"
+#include "measure/nvml_shim.h"
 
 static double num_or_nan(json_t *v)
 {
@@ -414,6 +416,47 @@ static int read_input_checks(run_data *r, char *err, size_t errlen)
     return 0;
 }
 
+/* The reason bits a clock snapshot's throttle list names (context.clocks_before or
+ * clocks_after), added to *seen; an absent or null snapshot or list names none. -1 when
+ * the list cannot be read whole: not an array of strings, or a name this build does not
+ * know (a newer driver's reason may hold the clocks down). */
+static int snapshot_reasons(json_t *snapshot, unsigned long long *seen)
+{
+    json_t *list = json_object_get(snapshot, "throttle");
+    if (!list || json_is_null(list)) return 0;
+    if (!json_is_array(list)) return -1;
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v) {
+        unsigned long long bit;
+        if (!json_is_string(v) || clock_reason_parse(json_string_value(v), &bit)) return -1;
+        *seen |= bit;
+    }
+    return 0;
+}
+
+/* run_data.clocks. context.throttled is set when the snapshot at the run's start or end
+ * names any reason that holds the clocks down, sw_power_cap included, and an H100 under
+ * load sits at its 700 W cap: the flag alone would call every such run throttled. The
+ * clock discard rule ("thermal") keeps the samples taken at the cap and a paired ratio's
+ * two sides share it, so a run flagged for the cap alone is POWER_CAP. A throttled result,
+ * a thermal or brake reason, or snapshots that cannot say why the flag was set (no
+ * throttling reason, a list not read, a resumed run, whose snapshots in between are not
+ * kept) leave the flag believed: THROTTLED. */
+static run_clock_state clock_state(const run_data *r, json_t *ctx)
+{
+    for (size_t i = 0; i < r->n_results; i++)
+        if (r->results[i].throttled) return RUN_CLOCKS_THROTTLED;
+    if (!r->throttled) return RUN_CLOCKS_NOT_THROTTLED;
+    unsigned long long seen = 0, thermal = 0;
+    clock_discard_parse("thermal", &thermal);
+    if (json_object_get(r->doc, "resumed") || snapshot_reasons(json_object_get(ctx, "clocks_before"), &seen) ||
+        snapshot_reasons(json_object_get(ctx, "clocks_after"), &seen) || (seen & thermal) ||
+        !(seen & NVML_REASON_SW_POWER_CAP))
+        return RUN_CLOCKS_THROTTLED;
+    return RUN_CLOCKS_POWER_CAP;
+}
+
 const run_metric *run_metric_find(const run_kernel_profile *k, const char *name)
 {
     for (size_t i = 0; i < k->n_metrics; i++)
@@ -497,6 +540,7 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     }
     for (size_t i = 0; i < r->n_results; i++)
         if (read_result(r, i, &r->results[i], err, errlen)) goto bad;
+    r->clocks = clock_state(r, ctx);
     if (read_profiles(r, err, errlen) || read_input_checks(r, err, errlen)) goto bad;
     return 0;
 bad:

@@ -112,12 +112,24 @@ typedef struct {
     const char *driver, *nvcc;
 } run_context;
 
+/* What the run's clocks say of its numbers (run_data.clocks, derived when read):
+ * THROTTLED, a result stopped past the clock discard limit or a snapshot named a
+ * thermal or brake reason (the numbers may be low); POWER_CAP, the run was marked
+ * throttled for the software power cap alone (its normal state under load); else
+ * NOT_THROTTLED. */
+typedef enum {
+    RUN_CLOCKS_NOT_THROTTLED = 0,
+    RUN_CLOCKS_POWER_CAP,
+    RUN_CLOCKS_THROTTLED
+} run_clock_state;
+
 typedef struct {
     char *path;                    /* as given */
     const char *base;              /* file name within path */
     json_t *doc;
     const char *gpu_name, *slug, *created_utc, *commit;
-    int dirty, partial, throttled;
+    int dirty, partial, throttled; /* throttled: context.throttled as recorded */
+    run_clock_state clocks;        /* derived from it, the snapshots and the results */
     int marked_partial;            /* the file's own "partial" (partial also counts its name) */
     const char *baseline;          /* method.baseline, "" when none */
     double ci_level;               /* method.ci_level, 0.95 when absent */

@@ -152,3 +152,13 @@ json_t *clock_reasons_json(unsigned long long mask)
         if (mask & REASONS[i].bit) json_array_append_new(names, json_string(REASONS[i].name));
     return names;
 }
+
+int clock_reason_parse(const char *name, unsigned long long *bit)
+{
+    for (size_t i = 0; i < sizeof REASONS / sizeof REASONS[0]; i++)
+        if (!strcmp(name, REASONS[i].name)) {
+            *bit = REASONS[i].bit;
+            return 0;
+        }
+    return -1;
+}

@@ -57,4 +57,7 @@ const char *clock_discard_name(unsigned long long mask);
 
 /* The names of the reason bits set in mask, as a JSON array of strings (new reference). */
 json_t *clock_reasons_json(unsigned long long mask);
+/* The bit of one of those names ("sw_power_cap", ...): 0 and the bit, or -1 for a name
+ * this build does not know. */
+int clock_reason_parse(const char *name, unsigned long long *bit);
 #endif

@@ -58,6 +58,23 @@ static void evidence_link(const run_data *r, int depth, char *buf, size_t len)
     else snprintf(buf, len, "%s%s", depth ? "../../" : "../", r->path);
 }
 
+/* The run's clocks (reader.h, run_clock_state): the first screen's cell, or the sentence
+ * of the GPU's section. A run marked throttled for the power cap alone is not called
+ * throttled: at the cap is a GPU's state under load (an H100 at 700 W), and the numbers
+ * are not low for it. */
+static const char *clocks_text(const run_data *r, int sentence)
+{
+    switch (r->clocks) {
+    case RUN_CLOCKS_THROTTLED:
+        return sentence ? "**throttled** during the run (the numbers may be low)" : "**throttled**";
+    case RUN_CLOCKS_POWER_CAP:
+        return sentence ? "at the power cap at the run's start or end (sw_power_cap, the normal state at the "
+                          "board's power limit; no measurement was throttled)" : "at the power cap";
+    default:
+        return "not throttled";
+    }
+}
+
 /* Why this run stands for the GPU, after the run's line: the file that names it, or the
  * fallback and its reason (evidence/run_lists.h), never left unsaid. */
 static void reference_sentence(FILE *f, const report_gpu *g)
@@ -99,7 +116,7 @@ static void context_paragraph(FILE *f, const report_gpu *g)
     fprintf(f, "Measured ceilings: fp16 GEMM %s TFLOP/s, device copy %s GB/s, launch floor %s us. "
             "Clocks: %s.%s\n", fmt_num(b1, sizeof b1, r->fp16_tflops), fmt_num(b2, sizeof b2, r->dram_gbps),
             fmt_num(b3, sizeof b3, r->launch_floor_us),
-            r->throttled ? "**throttled** during the run (the numbers may be low)" : "not throttled",
+            clocks_text(r, 1),
             isfinite(r->cost_wall_s) ? "  " : "\n");
     if (isfinite(r->cost_wall_s)) {
         char w[32], g[32], dev[160] = "";
@@ -471,7 +488,7 @@ static void runs_table(FILE *f, const report_ctx *c)
                 r->commit, r->dirty ? " (dirty)" : "",
                 r->ratio_rotation ? "paired (rotation)" : "separate medians", unit(b1, sizeof b1, r->fp16_tflops, "TFLOP/s"),
                 unit(b2, sizeof b2, r->dram_gbps, "GB/s"), unit(b3, sizeof b3, r->launch_floor_us, "us"),
-                r->throttled ? "**throttled**" : "not throttled");
+                clocks_text(r, 0));
     }
     fprintf(f, "\n");
 }

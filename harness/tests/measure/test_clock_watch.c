@@ -1,5 +1,6 @@
 /* test_clock_watch.c: which samples the clock watch discards (by the reasons NVML gives
- * after them), what it counts, and when a measurement is past its discard limit. */
+ * after them), what it counts, and when a measurement is past its discard limit; the
+ * reasons' names read back as their bits. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -68,6 +69,28 @@ static void without_a_watch_nothing_is_read_or_discarded(void **st)
     assert_int_equal(t.discarded, 0);
 }
 
+/* Every name the run writes reads back as its bit (a run's snapshots are read by these
+ * names); another name is not a reason. */
+static void reason_names_read_back(void **st)
+{
+    (void)st;
+    for (unsigned b = 0; b < 64; b++) {
+        json_t *names = clock_reasons_json(1ull << b);
+        assert_non_null(names);
+        if (json_array_size(names) == 1) {
+            unsigned long long bit = 0;
+            assert_int_equal(clock_reason_parse(json_string_value(json_array_get(names, 0)), &bit), 0);
+            assert_true(bit == 1ull << b);
+        }
+        json_decref(names);
+    }
+    unsigned long long bit = 0;
+    assert_int_equal(clock_reason_parse("sw_power_cap", &bit), 0);
+    assert_true(bit == NVML_REASON_SW_POWER_CAP);
+    assert_int_equal(clock_reason_parse("thermal", &bit), -1);
+    assert_int_equal(clock_reason_parse("", &bit), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -75,6 +98,7 @@ int main(void)
         cmocka_unit_test(power_discards_the_cap_too_and_none_nothing),
         cmocka_unit_test(the_limit_needs_ten_discards_and_the_fraction),
         cmocka_unit_test(without_a_watch_nothing_is_read_or_discarded),
+        cmocka_unit_test(reason_names_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -492,6 +492,77 @@ static void first_screen_steps_and_time_axis(void **st)
     free(tmp);
 }
 
+/* What `show --evidence ev` prints (into dir/show.txt). */
+static char *show_text(const char *ev, const char *dir)
+{
+    char outpath[512];
+    snprintf(outpath, sizeof outpath, "%s/show.txt", dir);
+    char *argv[] = { "show", "--evidence", (char *)ev, NULL };
+    fflush(stdout);
+    FILE *saved = stdout;
+    stdout = fopen(outpath, "w");
+    int rc = cmd_show(3, argv);
+    fclose(stdout);
+    stdout = saved;
+    assert_int_equal(rc, EXIT_OK);
+    size_t len;
+    char *text = files_read(outpath, &len);
+    assert_non_null(text);
+    return text;
+}
+
+/* The reference run's clocks on the first screen and in its section: marked throttled for
+ * the power cap alone (an H100 at 700 W), it is said to be at the power cap and the
+ * numbers are not called low (nor THROTTLED by show); a thermal reason beside the cap
+ * keeps **throttled**. */
+static void power_cap_is_not_called_throttled(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *tmp = temp_dir();
+    char ev[512], out[512], run[1024];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    copy_evidence(tmp);
+    static const char *const after[] = { "sw_power_cap", "sw_thermal" };
+    for (size_t n = 1; n <= 2; n++) {
+        json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
+        json_t *ctx = json_object_get(doc, "context");
+        json_t *names = json_array();
+        for (size_t k = 0; k < n; k++) json_array_append_new(names, json_string(after[k]));
+        json_object_set_new(json_object_get(ctx, "clocks_after"), "throttle", names);
+        json_object_set_new(ctx, "throttled", json_true());
+        save_run(doc, run);
+        char *msg;
+        assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+        free(msg);
+        char *readme = read_rel(out, "README.md");
+        assert_non_null(readme);
+        char *top = first_lines(readme, 40);
+        char *sec = gpu_section(readme, "NVIDIA Test GPU");
+        if (n == 1) {
+            assert_non_null(strstr(top, "| at the power cap |"));
+            assert_null(strstr(top, "**throttled**"));
+            assert_non_null(strstr(sec, "Clocks: at the power cap at the run's start or end (sw_power_cap, the normal state "
+                                        "at the board's power limit; no measurement was throttled)."));
+            assert_null(strstr(sec, "may be low"));
+        } else {
+            assert_non_null(strstr(top, "| **throttled** |"));
+            assert_non_null(strstr(sec, "Clocks: **throttled** during the run (the numbers may be low)."));
+            assert_null(strstr(readme, "at the power cap"));
+        }
+        char *shown = show_text(ev, tmp);
+        assert_true(!strstr(shown, "   THROTTLED") == (n == 1));
+        assert_true(!strstr(shown, "   at the power cap") == (n == 2));
+        free(shown);
+        free(sec);
+        free(top);
+        free(readme);
+    }
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 /* A reference run without ceilings leaves columns and a roof and a floor out: the report
  * is written and says so, and --check fails naming them. */
 static void gaps_fail_the_check(void **st)
@@ -1022,6 +1093,7 @@ int main(void)
         cmocka_unit_test(reference_run_not_newest),
         cmocka_unit_test(show_prints_reference_rows),
         cmocka_unit_test(first_screen_steps_and_time_axis),
+        cmocka_unit_test(power_cap_is_not_called_throttled),
         cmocka_unit_test(gaps_fail_the_check),
         cmocka_unit_test(rung_not_yet_run_on_a_gpu),
         cmocka_unit_test(gap_checker_reads_tables_and_plots),
