@@ -65,6 +65,13 @@ expect 0 "20260101T000000Z_aaaaaaa.json.gz" -- show "$tmp/nvidia-test-gpu/202601
 # the table says where its ratios come from: paired (the rotation) or separate medians
 expect 0 "ratios: paired" -- show evidence/nvidia-h100-80gb-hbm3/$(cat evidence/nvidia-h100-80gb-hbm3/reference.txt)
 expect 0 "ratios: the quotient of the two separate medians" -- show "$tmp/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json.gz"
+# A slow rung's pairs with the baseline alone (design "pair", build 1ded564) do not decide:
+# the table shows the quotient of the separate medians (12.792), not the pairs' 12.515
+hist=harness/tests/data/history/nvidia-h100-80gb-hbm3/20261127T132631Z_1ded564.json.gz
+expect 0 "^01_scalar +1x8x512x64 +124\.662 .* 12\.792 \[" -- show "$hist"
+expect 0 "^01_scalar +4x16x4096x128 +[0-9.]+ .* 62\.23[0-9] \[" -- show --all "$hist"
+n=$((n + 1))
+"$bin" show --all "$hist" 2>&1 | grep -qE " (12\.515|67\.19[0-9]) \[" && { echo "test_cli: show prints a pair-design ratio" >&2; fail=1; }
 
 # accepted: one lookup of accepted.txt for gate, report and the workflow's scripts
 mkdir -p "$tmp/acc/gpu-a" "$tmp/acc/gpu-b" "$tmp/acc/gpu-c"
