@@ -55,7 +55,10 @@ if [ "$step" = measure ]; then
   # every status decide counts is written here or there, and a missing one fails the job:
   # run.status (the ladder run's own exit, by gpu_session.sh) and ab_measure.status
   rm -f "$out/run.status" "$out/ab_measure.status"
-  BUILD=$judged OUT_DIR=$out bash ci/workflow/gpu_session.sh ladder > "$out/ladder.txt" 2>&1
+  # the build check (check_build_sources.sh) is for build folders carried to a GPU: here both
+  # builds were made in this job from their own checkouts (prepare, make -C head build), and
+  # the judged folder mixes two trees, which one tree's check would misread
+  SOURCES_CHECKED=1 BUILD=$judged OUT_DIR=$out bash ci/workflow/gpu_session.sh ladder > "$out/ladder.txt" 2>&1
   echo $? > "$out/ladder.status"
   "$bin" ab --base "$judge/build" --head "$head_dir/build" --seed "${GITHUB_RUN_ID:-$$}" --out "$out/ab.json" \
     > "$out/ab.txt" 2>&1
