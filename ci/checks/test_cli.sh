@@ -90,24 +90,21 @@ expect 2 "--evidence '': give a directory" -- accepted gpu-a --evidence ''
 mkdir -p "$tmp/acc/gpu-bom"; touch "$tmp/acc/gpu-bom/20260101T000000Z_aaaaaaa.json"
 printf '\xef\xbb\xbf20260101T000000Z_aaaaaaa.json\n' > "$tmp/acc/gpu-bom/accepted.txt"
 expect 2 "accepted.txt:1: starts with a byte order mark" -- accepted gpu-bom --evidence "$tmp/acc"
-# a 100,000-character --shape is quoted short, and the reason after it is kept
-long_shape=$(python3 -c 'print("1," * 50000 + "x")')
-n=$((n + 1))
-out=$("$bin" run --shape "$long_shape" 2>&1); got=$?
-if [ "$got" != 2 ] || [ "${#out}" -gt 1000 ] \
-   || ! grep -qE "shape '1,1,1,.*\.\.\..*1,x' \(100001 characters\) is malformed; accepted" <<<"$out"; then
-  echo "test_cli: run --shape <100001 characters>: exit $got, ${#out} characters, ending: ${out: -200}" >&2
-  fail=1
-fi
-# a 100,000-digit field of --shape: quoted short, the field named, the reason kept
-long_field=$(python3 -c 'print("1,8," + "9" * 100000 + ",64")')
-n=$((n + 1))
-out=$("$bin" run --shape "$long_field" 2>&1); got=$?
-if [ "$got" != 2 ] || [ "${#out}" -gt 1000 ] \
-   || ! grep -qE "field 3 '9+\.\.\.9+' \(100000 characters\) is out of range \(at most 2147483647\)" <<<"$out"; then
-  echo "test_cli: run --shape 1,8,<100000 digits>,64: exit $got, ${#out} characters, ending: ${out: -200}" >&2
-  fail=1
-fi
+# expect_short SHAPE PATTERN: run --shape SHAPE exits 2 with a message of at most 1000
+# characters matching PATTERN (a huge input quoted short, the reason after it kept)
+expect_short() {
+  n=$((n + 1))
+  out=$("$bin" run --shape "$1" 2>&1); got=$?
+  if [ "$got" != 2 ] || [ "${#out}" -gt 1000 ] || ! grep -qE "$2" <<<"$out"; then
+    echo "test_cli: run --shape <${#1} characters>: exit $got, ${#out} characters, ending: ${out: -200}" >&2
+    fail=1
+  fi
+}
+# a 100,000-character --shape, and a 100,000-digit field of one (the field named)
+expect_short "$(python3 -c 'print("1," * 50000 + "x")')" \
+  "shape '1,1,1,.*\\.\\.\\..*1,x' \\(100001 characters\\) is malformed; accepted"
+expect_short "$(python3 -c 'print("1,8," + "9" * 100000 + ",64")')" \
+  "field 3 '9+\\.\\.\\.9+' \\(100000 characters\\) is out of range \\(at most 2147483647\\)"
 # --out FILE/sub: FILE is named as the component that is no directory
 echo x > "$tmp/plainfile"
 expect 2 "--out '.*plainfile/sub': .*plainfile' is a file, not a directory" -- report --out "$tmp/plainfile/sub"

@@ -94,21 +94,28 @@ static void scale_samples(json_t *doc, const char *impl, double f, int also_stor
     }
 }
 
-/* Marks the graph timing of impl at the non-causal headline shape as stopped for clock
- * events ("throttled", as timing.c writes it past the discard limit). */
-static void mark_throttled(json_t *doc, const char *impl)
+/* impl's result at the non-causal headline shape (1x8x512x64). */
+static json_t *headline_result(json_t *doc, const char *impl)
 {
     size_t i;
     json_t *res;
     json_array_foreach(json_object_get(doc, "results"), i, res) {
         json_t *s = json_object_get(res, "shape");
-        if (strcmp(json_string_value(json_object_get(res, "impl")), impl) != 0 ||
-            json_integer_value(json_object_get(s, "seq_q")) != 512 || json_integer_value(json_object_get(s, "causal")))
-            continue;
-        json_t *g = json_object_get(json_object_get(res, "timing"), "graph");
-        json_object_set_new(g, "stop", json_string("throttled"));
-        json_object_set_new(g, "clock", json_pack("{s:i}", "discarded", 40));
+        if (!strcmp(json_string_value(json_object_get(res, "impl")), impl) &&
+            json_integer_value(json_object_get(s, "seq_q")) == 512 && !json_integer_value(json_object_get(s, "causal")))
+            return res;
     }
+    fail_msg("no result of %s at the headline shape", impl);
+    return NULL;
+}
+
+/* Marks the graph timing of impl at the non-causal headline shape as stopped for clock
+ * events ("throttled", as timing.c writes it past the discard limit). */
+static void mark_throttled(json_t *doc, const char *impl)
+{
+    json_t *g = json_object_get(json_object_get(headline_result(doc, impl), "timing"), "graph");
+    json_object_set_new(g, "stop", json_string("throttled"));
+    json_object_set_new(g, "clock", json_pack("{s:i}", "discarded", 40));
 }
 
 static void throttled_measurements_fail_not_pass_silently(void **st)
@@ -141,16 +148,8 @@ static void throttled_measurements_fail_not_pass_silently(void **st)
  * of the point's rotation fell under clock events. */
 static void mark_paired_throttled(json_t *doc, const char *impl)
 {
-    size_t i;
-    json_t *res;
-    json_array_foreach(json_object_get(doc, "results"), i, res) {
-        json_t *s = json_object_get(res, "shape");
-        if (strcmp(json_string_value(json_object_get(res, "impl")), impl) != 0 ||
-            json_integer_value(json_object_get(s, "seq_q")) != 512 || json_integer_value(json_object_get(s, "causal")))
-            continue;
-        json_object_set_new(res, "paired_throttled",
-                            json_pack("{s:s, s:i}", "baseline", "sdpa_cudnn", "discarded_pairs", 10));
-    }
+    json_object_set_new(headline_result(doc, impl), "paired_throttled",
+                        json_pack("{s:s, s:i}", "baseline", "sdpa_cudnn", "discarded_pairs", 10));
 }
 
 /* The message of the one failed 06_tiling bound check of doc (bound 0.95). */

@@ -361,24 +361,12 @@ static void save_run(json_t *doc, const char *path)
     json_decref(doc);
 }
 
-/* `show` without a file: each GPU's reference run, its headline rows printed even when
- * the run tagged them "custom" (a run made with --shape does). */
-static void show_prints_reference_rows(void **st)
+/* What `show --evidence ev` prints (into dir/show.txt). */
+static char *show_text(const char *ev, const char *dir)
 {
-    (void)st;
-    char *tmp = temp_dir();
-    char ev[512], run[1024], outpath[512];
-    snprintf(ev, sizeof ev, "%s/evidence", tmp);
-    copy_evidence(tmp);
-    write_rel(ev, "nvidia-test-gpu/reference.txt", "20260101T000000Z_aaaaaaa.json\n");
-    json_t *doc = load_run(ev, "nvidia-test-gpu/20260101T000000Z_aaaaaaa.json", run, sizeof run);
-    size_t i;
-    json_t *r;
-    json_array_foreach(json_object_get(doc, "results"), i, r)
-        json_object_set_new(r, "tag", json_string("custom"));
-    save_run(doc, run);
-    snprintf(outpath, sizeof outpath, "%s/show.txt", tmp);
-    char *argv[] = { "show", "--evidence", ev, NULL };
+    char outpath[512];
+    snprintf(outpath, sizeof outpath, "%s/show.txt", dir);
+    char *argv[] = { "show", "--evidence", (char *)ev, NULL };
     fflush(stdout);
     FILE *saved = stdout;
     stdout = fopen(outpath, "w");
@@ -389,6 +377,26 @@ static void show_prints_reference_rows(void **st)
     size_t len;
     char *text = files_read(outpath, &len);
     assert_non_null(text);
+    return text;
+}
+
+/* `show` without a file: each GPU's reference run, its headline rows printed even when
+ * the run tagged them "custom" (a run made with --shape does). */
+static void show_prints_reference_rows(void **st)
+{
+    (void)st;
+    char *tmp = temp_dir();
+    char ev[512], run[1024];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    copy_evidence(tmp);
+    write_rel(ev, "nvidia-test-gpu/reference.txt", "20260101T000000Z_aaaaaaa.json\n");
+    json_t *doc = load_run(ev, "nvidia-test-gpu/20260101T000000Z_aaaaaaa.json", run, sizeof run);
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(doc, "results"), i, r)
+        json_object_set_new(r, "tag", json_string("custom"));
+    save_run(doc, run);
+    char *text = show_text(ev, tmp);
     assert_non_null(strstr(text, "nvidia-test-gpu/20260101T000000Z_aaaaaaa.json"));
     assert_null(strstr(text, "20260201T000000Z_bbbbbbb.json"));
     assert_non_null(strstr(text, "chosen: named by "));
@@ -490,25 +498,6 @@ static void first_screen_steps_and_time_axis(void **st)
     }
     assert_int_equal(files_remove_tree(tmp), 0);
     free(tmp);
-}
-
-/* What `show --evidence ev` prints (into dir/show.txt). */
-static char *show_text(const char *ev, const char *dir)
-{
-    char outpath[512];
-    snprintf(outpath, sizeof outpath, "%s/show.txt", dir);
-    char *argv[] = { "show", "--evidence", (char *)ev, NULL };
-    fflush(stdout);
-    FILE *saved = stdout;
-    stdout = fopen(outpath, "w");
-    int rc = cmd_show(3, argv);
-    fclose(stdout);
-    stdout = saved;
-    assert_int_equal(rc, EXIT_OK);
-    size_t len;
-    char *text = files_read(outpath, &len);
-    assert_non_null(text);
-    return text;
 }
 
 /* The reference run's clocks on the first screen and in its section: marked throttled for
