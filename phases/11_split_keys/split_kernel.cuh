@@ -16,7 +16,7 @@ constexpr int SPLIT_THREADS = 128;
 template <int D>
 struct SplitCfg {
     static constexpr int CH = D / 8;                         // 16-byte chunks a row
-    static constexpr int STAGES = D == 128 ? 3 : 4;          // 32 KB / 16 KB of K and V a stage
+    static constexpr int STAGES = 3;                          // of 32 KB / 16 KB of K and V
     static constexpr int STAGE_BYTES = 2 * SPLIT_KT * D * 2;
     static constexpr int OS = D + 8;                          // merge area row stride (floats)
     static constexpr int MERGE_BYTES = (2 * 4 * SPLIT_Q + 4 * SPLIT_Q * OS) * 4;
@@ -240,7 +240,7 @@ __global__ void __launch_bounds__(SPLIT_THREADS) split_attention(const SplitPara
     if (!last) return;
     __threadfence();
     if (tid == 0) p.arrivals[bh] = 0u;   // ready for the next launch
-    for (int row = warp; row < seq_q; row += SPLIT_THREADS / 32) merge_row<D>(p, bh, row, lane);
+    merge_head<D>(p, bh, reinterpret_cast<float *>(smem), warp, lane);
 }
 
 }  // namespace sk

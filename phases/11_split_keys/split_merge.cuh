@@ -1,10 +1,20 @@
 // split_merge.cuh: a head's pieces weighed together, by the block that finished its head
 // last. Each piece s left its unnormalised O_s, row max m_s (log2 units) and row sum l_s;
 // with M = max m_s, O = sum 2^(m_s - M) O_s / sum 2^(m_s - M) l_s. A row no piece saw a
-// key of (M = -inf) is zeros, the ABI's rule. One warp a row, a lane D / 32 columns; the
-// pieces' partials are loaded MERGE_BATCH at a time, every load of a batch issued before
-// the first is used, with no branch between them (the merge is a chain of L2 round trips: its length, not its bytes, is
-// its cost). The partials are read through L2 (ld.cg): other blocks wrote them.
+// key of (M = -inf) is zeros, the ABI's rule.
+//
+// The merge is a chain of L2 round trips (the partials were just written by other blocks
+// and are read through L2, ld.cg): its length, not its bytes, is its cost. A warp issues
+// MERGE_BATCH pieces' loads (m, l and its lane's D / 32 columns of O) before it uses the
+// first, with no branch between them. Two ways, chosen by the measurements (README,
+// "The merge, measured"):
+// - a row's pieces fit one batch, or the step has three rows or more: one warp a row,
+//   a pass for the row's maximum, then the batches (merge_row);
+// - more pieces than a batch and one or two rows: the block's four warps share a row's
+//   pieces (every G-th one, G = 4 / rows), each folding its batches in by its own running
+//   maximum, and the row's first warp weighs the G partials together through shared
+//   memory (merge_split_row). With 64 pieces that is one batch a warp instead of four.
+
 #pragma once
 
 namespace sk {
@@ -12,23 +22,74 @@ namespace sk {
 constexpr int MERGE_BATCH = 16;
 
 template <int D>
-__device__ __forceinline__ void merge_row(const SplitParams &p, long bh, int row, int lane)
+struct MergePart {
+    static constexpr int E = D / 32;   // columns a lane: 4 (one float4) or 2 (one float2)
+    float m, l, acc[E];
+};
+
+// Pieces first, first + step, ... of one row, folded into p (m in log2 units).
+template <int D>
+__device__ __forceinline__ void merge_pieces(const SplitParams &sp, long pr, int first, int step, int lane,
+                                             MergePart<D> &p)
 {
-    constexpr int E = D / 32;   // columns a lane: 4 (one float4) or 2 (one float2)
+    constexpr int E = MergePart<D>::E;
     using Vec = typename std::conditional<E == 4, float4, float2>::type;
-    const int S = p.splits;
-    const long pr = (bh * p.seq_q + row) * S;
-    const float2 *ml = p.part_ml + pr;
-    const Vec *po = reinterpret_cast<const Vec *>(p.part_o + pr * D) + lane;
+    const int S = sp.splits;
+    const float2 *ml = sp.part_ml + pr;
+    const Vec *po = reinterpret_cast<const Vec *>(sp.part_o + pr * D) + lane;
+    p.m = -INFINITY;
+    p.l = 0.f;
+#pragma unroll
+    for (int e = 0; e < E; ++e) p.acc[e] = 0.f;
+    for (int s0 = first; s0 < S; s0 += MERGE_BATCH * step) {
+        float2 v[MERGE_BATCH];
+        Vec x[MERGE_BATCH];
+#pragma unroll
+        for (int j = 0; j < MERGE_BATCH; ++j) {   // past the last piece: the last again, weight 0
+            const int s = min(s0 + j * step, S - 1);
+            v[j] = __ldcg(ml + s);
+            x[j] = __ldcg(po + (long)s * (D / E));
+        }
+        float bm = p.m;
+#pragma unroll
+        for (int j = 0; j < MERGE_BATCH; ++j)
+            if (s0 + j * step < S) bm = fmaxf(bm, v[j].x);
+        const float mu = bm == -INFINITY ? 0.f : bm;   // nothing seen yet: every weight is 0
+        const float a = ex2(p.m - mu);
+        p.m = bm;
+        p.l *= a;
+#pragma unroll
+        for (int e = 0; e < E; ++e) p.acc[e] *= a;
+#pragma unroll
+        for (int j = 0; j < MERGE_BATCH; ++j) {
+            const float w = s0 + j * step < S ? ex2(v[j].x - mu) : 0.f;
+            p.l += w * v[j].y;
+            const float *xs = reinterpret_cast<const float *>(&x[j]);
+#pragma unroll
+            for (int e = 0; e < E; ++e) p.acc[e] += w * xs[e];
+        }
+    }
+}
+
+// Row `row` by one warp: the row's maximum first, then the batches weighed by it.
+template <int D>
+__device__ __forceinline__ void merge_row(const SplitParams &sp, long pr, int lane, MergePart<D> &p)
+{
+    constexpr int E = MergePart<D>::E;
+    using Vec = typename std::conditional<E == 4, float4, float2>::type;
+    const int S = sp.splits;
+    const float2 *ml = sp.part_ml + pr;
+    const Vec *po = reinterpret_cast<const Vec *>(sp.part_o + pr * D) + lane;
     float mx = -INFINITY;
 #pragma unroll 8
     for (int s = lane; s < S; s += 32) mx = fmaxf(mx, __ldcg(ml + s).x);
 #pragma unroll
     for (int x = 16; x; x >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, x));
     const float mu = mx == -INFINITY ? 0.f : mx;
-    float acc[E], l = 0.f;
+    p.m = mx;
+    p.l = 0.f;
 #pragma unroll
-    for (int e = 0; e < E; ++e) acc[e] = 0.f;
+    for (int e = 0; e < E; ++e) p.acc[e] = 0.f;
     for (int s0 = 0; s0 < S; s0 += MERGE_BATCH) {
         float2 v[MERGE_BATCH];
         Vec x[MERGE_BATCH];
@@ -41,16 +102,65 @@ __device__ __forceinline__ void merge_row(const SplitParams &p, long bh, int row
 #pragma unroll
         for (int j = 0; j < MERGE_BATCH; ++j) {
             const float w = s0 + j < S ? ex2(v[j].x - mu) : 0.f;
-            l += w * v[j].y;
+            p.l += w * v[j].y;
             const float *xs = reinterpret_cast<const float *>(&x[j]);
 #pragma unroll
-            for (int e = 0; e < E; ++e) acc[e] += w * xs[e];
+            for (int e = 0; e < E; ++e) p.acc[e] += w * xs[e];
         }
     }
-    const float inv = l > 0.f ? 1.f / l : 0.f;
-    __half2 *dst = reinterpret_cast<__half2 *>(p.o + (bh * p.seq_q + row) * D + lane * E);
+}
+
+// Row `row`'s output from its normalised sum.
+template <int D>
+__device__ __forceinline__ void merge_store(const SplitParams &sp, long bh, int row, int lane, const MergePart<D> &p)
+{
+    constexpr int E = MergePart<D>::E;
+    const float inv = p.l > 0.f ? 1.f / p.l : 0.f;
+    __half2 *dst = reinterpret_cast<__half2 *>(sp.o + (bh * sp.seq_q + row) * D + lane * E);
 #pragma unroll
-    for (int e = 0; e < E; e += 2) dst[e / 2] = __floats2half2_rn(acc[e] * inv, acc[e + 1] * inv);
+    for (int e = 0; e < E; e += 2) dst[e / 2] = __floats2half2_rn(p.acc[e] * inv, p.acc[e + 1] * inv);
+}
+
+// The block merges head bh's rows (every thread calls it). smem: 4 x (D + 2) floats,
+// free by now.
+template <int D>
+__device__ __forceinline__ void merge_head(const SplitParams &sp, long bh, float *smem, int warp, int lane)
+{
+    constexpr int W = SPLIT_THREADS / 32, E = MergePart<D>::E;
+    if (sp.splits <= MERGE_BATCH || sp.seq_q > 2) {   // one warp a row
+        for (int row = warp; row < sp.seq_q; row += W) {
+            MergePart<D> p;
+            merge_row<D>(sp, (bh * sp.seq_q + row) * sp.splits, lane, p);
+            merge_store<D>(sp, bh, row, lane, p);
+        }
+        return;
+    }
+    const int G = W / sp.seq_q, row = warp / G, part = warp % G;   // G warps a row
+    float *ms = smem, *ls = ms + W, *os = ls + W;   // os: [W][D]
+    MergePart<D> p;
+    merge_pieces<D>(sp, (bh * sp.seq_q + row) * sp.splits, part, G, lane, p);
+#pragma unroll
+    for (int e = 0; e < E; ++e) os[warp * D + lane * E + e] = p.acc[e];
+    if (lane == 0) {
+        ms[warp] = p.m;
+        ls[warp] = p.l;
+    }
+    __syncthreads();
+    if (part != 0) return;
+    float mx = -INFINITY;
+    for (int w = warp; w < warp + G; ++w) mx = fmaxf(mx, ms[w]);
+    const float mu = mx == -INFINITY ? 0.f : mx;
+    MergePart<D> q;
+    q.l = 0.f;
+#pragma unroll
+    for (int e = 0; e < E; ++e) q.acc[e] = 0.f;
+    for (int w = warp; w < warp + G; ++w) {
+        const float wt = ex2(ms[w] - mu);
+        q.l += wt * ls[w];
+#pragma unroll
+        for (int e = 0; e < E; ++e) q.acc[e] += wt * os[w * D + lane * E + e];
+    }
+    merge_store<D>(sp, bh, row, lane, q);
 }
 
 }  // namespace sk
