@@ -4,16 +4,15 @@
 // key of (M = -inf) is zeros, the ABI's rule.
 //
 // The merge is a chain of L2 round trips (the partials were just written by other blocks
-// and are read through L2, ld.cg): its length, not its bytes, is its cost. A warp issues
-// MERGE_BATCH pieces' loads (m, l and its lane's D / 32 columns of O) before it uses the
-// first, with no branch between them. Two ways, chosen by the measurements (README,
-// "The merge, measured"):
-// - a row's pieces fit one batch, or the step has three rows or more: one warp a row,
-//   a pass for the row's maximum, then the batches (merge_row);
-// - more pieces than a batch and one or two rows: the block's four warps share a row's
-//   pieces (every G-th one, G = 4 / rows), each folding its batches in by its own running
-//   maximum, and the row's first warp weighs the G partials together through shared
-//   memory (merge_split_row). With 64 pieces that is one batch a warp instead of four.
+// and are read through L2, ld.cg): its length, not its bytes, is its cost.
+// - A warp issues MERGE_BATCH pieces' loads (m, l and its lane's D / 32 columns of O)
+//   before it uses the first, with no branch between them, and folds a batch in by its
+//   own running max (online, as the piece kernel does over keys): one round trip a batch.
+// - Past one batch of pieces, a row of a one- or two-row step has G = 4 / rows warps,
+//   each taking every G-th piece (64 pieces: 16 a warp, one batch instead of four), and
+//   the row's G partials meet in shared memory, where its first warp weighs them
+//   together. Otherwise one warp takes a row: sharing it costs more there than the round
+//   trip it saves (README, "The merge and the ring, measured").
 
 #pragma once
 
@@ -71,45 +70,6 @@ __device__ __forceinline__ void merge_pieces(const SplitParams &sp, long pr, int
     }
 }
 
-// Row `row` by one warp: the row's maximum first, then the batches weighed by it.
-template <int D>
-__device__ __forceinline__ void merge_row(const SplitParams &sp, long pr, int lane, MergePart<D> &p)
-{
-    constexpr int E = MergePart<D>::E;
-    using Vec = typename std::conditional<E == 4, float4, float2>::type;
-    const int S = sp.splits;
-    const float2 *ml = sp.part_ml + pr;
-    const Vec *po = reinterpret_cast<const Vec *>(sp.part_o + pr * D) + lane;
-    float mx = -INFINITY;
-#pragma unroll 8
-    for (int s = lane; s < S; s += 32) mx = fmaxf(mx, __ldcg(ml + s).x);
-#pragma unroll
-    for (int x = 16; x; x >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, x));
-    const float mu = mx == -INFINITY ? 0.f : mx;
-    p.m = mx;
-    p.l = 0.f;
-#pragma unroll
-    for (int e = 0; e < E; ++e) p.acc[e] = 0.f;
-    for (int s0 = 0; s0 < S; s0 += MERGE_BATCH) {
-        float2 v[MERGE_BATCH];
-        Vec x[MERGE_BATCH];
-#pragma unroll
-        for (int j = 0; j < MERGE_BATCH; ++j) {   // past the last piece: the last again, weight 0
-            const int s = min(s0 + j, S - 1);
-            v[j] = __ldcg(ml + s);
-            x[j] = __ldcg(po + (long)s * (D / E));
-        }
-#pragma unroll
-        for (int j = 0; j < MERGE_BATCH; ++j) {
-            const float w = s0 + j < S ? ex2(v[j].x - mu) : 0.f;
-            p.l += w * v[j].y;
-            const float *xs = reinterpret_cast<const float *>(&x[j]);
-#pragma unroll
-            for (int e = 0; e < E; ++e) p.acc[e] += w * xs[e];
-        }
-    }
-}
-
 // Row `row`'s output from its normalised sum.
 template <int D>
 __device__ __forceinline__ void merge_store(const SplitParams &sp, long bh, int row, int lane, const MergePart<D> &p)
@@ -121,46 +81,50 @@ __device__ __forceinline__ void merge_store(const SplitParams &sp, long bh, int 
     for (int e = 0; e < E; e += 2) dst[e / 2] = __floats2half2_rn(p.acc[e] * inv, p.acc[e + 1] * inv);
 }
 
-// The block merges head bh's rows (every thread calls it). smem: 4 x (D + 2) floats,
-// free by now.
+// The whole block merges head bh's rows; smem: 4 x (D + 2) floats, free by now. Every
+// thread of the block calls it (it has block barriers when a row has several warps).
 template <int D>
 __device__ __forceinline__ void merge_head(const SplitParams &sp, long bh, float *smem, int warp, int lane)
 {
     constexpr int W = SPLIT_THREADS / 32, E = MergePart<D>::E;
-    if (sp.splits <= MERGE_BATCH || sp.seq_q > 2) {   // one warp a row
-        for (int row = warp; row < sp.seq_q; row += W) {
-            MergePart<D> p;
-            merge_row<D>(sp, (bh * sp.seq_q + row) * sp.splits, lane, p);
-            merge_store<D>(sp, bh, row, lane, p);
-        }
-        return;
-    }
-    const int G = W / sp.seq_q, row = warp / G, part = warp % G;   // G warps a row
+    const int G = sp.splits <= MERGE_BATCH ? 1 : sp.seq_q == 1 ? 4 : sp.seq_q == 2 ? 2 : 1;   // warps a row
+    const int part = warp % G;
     float *ms = smem, *ls = ms + W, *os = ls + W;   // os: [W][D]
-    MergePart<D> p;
-    merge_pieces<D>(sp, (bh * sp.seq_q + row) * sp.splits, part, G, lane, p);
+    for (int r0 = 0; r0 < sp.seq_q; r0 += W / G) {   // the same trip count in every warp
+        const int row = r0 + warp / G;
+        MergePart<D> p;
+        if (row < sp.seq_q) merge_pieces<D>(sp, (bh * sp.seq_q + row) * sp.splits, part, G, lane, p);
+        if (G == 1) {
+            if (row < sp.seq_q) merge_store<D>(sp, bh, row, lane, p);
+            continue;
+        }
+        if (row < sp.seq_q) {
 #pragma unroll
-    for (int e = 0; e < E; ++e) os[warp * D + lane * E + e] = p.acc[e];
-    if (lane == 0) {
-        ms[warp] = p.m;
-        ls[warp] = p.l;
+            for (int e = 0; e < E; ++e) os[warp * D + lane * E + e] = p.acc[e];
+            if (lane == 0) {
+                ms[warp] = p.m;
+                ls[warp] = p.l;
+            }
+        }
+        __syncthreads();
+        if (row < sp.seq_q && part == 0) {
+            float mx = -INFINITY;
+            for (int w = warp; w < warp + G; ++w) mx = fmaxf(mx, ms[w]);
+            const float mu = mx == -INFINITY ? 0.f : mx;
+            MergePart<D> q;
+            q.l = 0.f;
+#pragma unroll
+            for (int e = 0; e < E; ++e) q.acc[e] = 0.f;
+            for (int w = warp; w < warp + G; ++w) {
+                const float wt = ex2(ms[w] - mu);
+                q.l += wt * ls[w];
+#pragma unroll
+                for (int e = 0; e < E; ++e) q.acc[e] += wt * os[w * D + lane * E + e];
+            }
+            merge_store<D>(sp, bh, row, lane, q);
+        }
+        __syncthreads();
     }
-    __syncthreads();
-    if (part != 0) return;
-    float mx = -INFINITY;
-    for (int w = warp; w < warp + G; ++w) mx = fmaxf(mx, ms[w]);
-    const float mu = mx == -INFINITY ? 0.f : mx;
-    MergePart<D> q;
-    q.l = 0.f;
-#pragma unroll
-    for (int e = 0; e < E; ++e) q.acc[e] = 0.f;
-    for (int w = warp; w < warp + G; ++w) {
-        const float wt = ex2(ms[w] - mu);
-        q.l += wt * ls[w];
-#pragma unroll
-        for (int e = 0; e < E; ++e) q.acc[e] += wt * os[w * D + lane * E + e];
-    }
-    merge_store<D>(sp, bh, row, lane, q);
 }
 
 }  // namespace sk
