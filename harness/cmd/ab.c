@@ -14,7 +14,7 @@
 #include <time.h>
 #include <cuda_runtime_api.h>
 #include "attn_oracle.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "core/args.h"
 #include "core/files.h"
 #include "core/rng.h"

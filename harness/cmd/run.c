@@ -16,7 +16,7 @@
 #include "core/gz_read.h"
 #include "core/json_file.h"
 #include "attn_oracle.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "measure/device_info.h"
 #include "evidence/evidence_file.h"
 #include "measure/loader.h"
