@@ -138,25 +138,6 @@ json_t *run_write_document(run_document *d)
     return o;
 }
 
-/* ---- the A/B comparison ---------------------------------------------------------------- */
-
-json_t *run_write_ab(const run_ab_document *d)
-{
-    return json_pack("{s:s, s:i, s:o, s:o, s:{s:o, s:o}, s:s, s:I, s:f, s:f, s:{s:I, s:I, s:f, s:f, s:i, s:s},"
-                     " s:{s:b, s:s, s:s, s:f}, s:O, s:O}",
-                     "schema", "attnladder-ab", "schema_version", 2,
-                     "gpu", run_write_gpu(d->gpu), "versions", run_write_versions(d->versions),
-                     "builds", "base", run_write_git(d->base_git), "head", run_write_git(d->head_git),
-                     "loaded_first", d->head_first ? "head" : "base", "seed", (json_int_t)d->seed,
-                     "tolerance", d->tolerance, "baseline_tolerance", d->baseline_tolerance,
-                     "method", "min_samples", (json_int_t)d->min_samples, "max_samples", (json_int_t)d->max_samples,
-                     "min_gpu_s", d->min_gpu_s, "max_seconds", d->max_seconds, "warmup", d->warmup,
-                     "change", "median of paired head/base quotients, 95% percentile bootstrap CI",
-                     "clock_watch", "per_pair", d->per_pair, "why_not", d->watch_why_not, "discard", d->discard,
-                     "discard_limit", d->discard_limit,
-                     "paths", d->paths, "rows", d->rows);
-}
-
 /* ---- a run as the reader holds it ----------------------------------------------------- */
 
 static json_t *context_of(const run_data *r)

@@ -49,6 +49,48 @@ typedef struct {
 
 json_t *run_write_ab(const run_ab_document *d);
 
+/* One implementation at one shape, a member of the A/B file's rows[]. What is written
+ * depends on how far the comparison got: a failed check (error, verdict "failed"), too
+ * many pairs under clock events (clock, verdict "throttled", pairs, stop), or a decision
+ * (clock, the rule's tolerance and seed, the change with its CI, verdict, the pairs and
+ * both sides' samples). */
+typedef enum { RUN_AB_FAILED, RUN_AB_THROTTLED, RUN_AB_DECIDED } run_ab_outcome;
+
+typedef struct {
+    const double *samples_us;      /* `pairs` of them */
+    double median_us;
+} run_ab_side;
+
+typedef struct {
+    run_ab_outcome outcome;
+    const char *impl, *kind, *shape, *selected;   /* selected: "fixed" or "path" */
+    int correct;
+    const char *base_note, *head_note;   /* what each build said it chose; NULL: left out */
+    const char *error;                   /* RUN_AB_FAILED: why the check failed */
+    json_t *clock;                       /* the pairs' clock watch (measure/interleave.h);
+                                            stolen, NULL for RUN_AB_FAILED */
+    double tolerance;
+    unsigned long long bootstrap_seed;
+    double change, change_lo, change_hi; /* head/base: the median and its CI */
+    const char *verdict;                 /* RUN_AB_DECIDED: the rule's (gate/ab_rule.h) */
+    size_t pairs, base_first;
+    int inner;
+    const char *stop;
+    double gpu_s;
+    run_ab_side base, head;
+} run_ab_row;
+
+json_t *run_write_ab_row(const run_ab_row *r);
+
+/* One code path of a build in the A/B file's paths{impl: {base: [], head: []}}: its key,
+ * the shape that times it ("-" when none), and whether a fixed shape does. */
+typedef struct {
+    const char *path, *shape;
+    int fixed;
+} run_ab_path;
+
+json_t *run_write_ab_paths(const run_ab_path *base, size_t n_base, const run_ab_path *head, size_t n_head);
+
 /* The parts of a run document, each already an object or array (stolen by
  * run_write_document; NULL leaves the key out, except where said). */
 typedef struct {

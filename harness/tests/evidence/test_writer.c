@@ -409,45 +409,6 @@ static void document_keeps_the_top_level_order(void **state)
     json_decref(doc);
 }
 
-/* `ab --out`'s file: the keys, order and types the A/B command wrote before the writer. */
-static void ab_document_is_written_as_before(void **state)
-{
-    (void)state;
-    device_gpu g = { .known = 1, .sm_count = 132, .cc_major = 9, .l2_bytes = 52428800, .index = 0 };
-    snprintf(g.name, sizeof g.name, "NVIDIA H100 80GB HBM3");
-    snprintf(g.slug, sizeof g.slug, "nvidia-h100-80gb-hbm3");
-    snprintf(g.uuid, sizeof g.uuid, "GPU-0");
-    device_versions v = { .cuda_driver = 13000, .cuda_runtime = 13000, .cudnn = DEVICE_CUDNN_NOT_LOADED, .nvcc = "13.0.88" };
-    device_git base = { .commit = "aaaa", .dirty = 0, .source = "git" }, head = { .commit = "bbbb", .dirty = 1, .source = "git" };
-    json_t *paths = json_pack("{s:[]}", "06_tiling"), *rows = json_pack("[{s:s}]", "impl", "06_tiling");
-    run_ab_document d = { .gpu = &g, .versions = &v, .base_git = &base, .head_git = &head, .head_first = 1,
-                          .seed = 42, .tolerance = 0.01, .baseline_tolerance = 0.03, .min_samples = 30,
-                          .max_samples = 2000, .min_gpu_s = 0.5, .max_seconds = 20, .warmup = 3, .per_pair = 0,
-                          .watch_why_not = "no NVML", .discard = "thermal", .discard_limit = 0.25,
-                          .paths = paths, .rows = rows };
-    json_t *w = run_write_ab(&d);
-    json_t *want = json_pack("{s:s, s:i, s:o, s:o, s:o, s:s, s:I, s:f, s:f, s:o, s:o, s:O, s:O}",
-                             "schema", "attnladder-ab", "schema_version", 2,
-                             "gpu", run_write_gpu(&g), "versions", run_write_versions(&v),
-                             "builds", json_pack("{s:o, s:o}", "base", run_write_git(&base), "head", run_write_git(&head)),
-                             "loaded_first", "head", "seed", (json_int_t)42, "tolerance", 0.01,
-                             "baseline_tolerance", 0.03,
-                             "method", json_pack("{s:I, s:I, s:f, s:f, s:i, s:s}", "min_samples", (json_int_t)30,
-                                                 "max_samples", (json_int_t)2000, "min_gpu_s", 0.5, "max_seconds", 20.0,
-                                                 "warmup", 3, "change",
-                                                 "median of paired head/base quotients, 95% percentile bootstrap CI"),
-                             "clock_watch", json_pack("{s:b, s:s, s:s, s:f}", "per_pair", 0, "why_not", "no NVML",
-                                                      "discard", "thermal", "discard_limit", 0.25),
-                             "paths", paths, "rows", rows);
-    assert_non_null(w);
-    assert_non_null(want);
-    same_text(w, want);
-    json_decref(w);
-    json_decref(want);
-    json_decref(paths);
-    json_decref(rows);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -459,7 +420,6 @@ int main(void)
         cmocka_unit_test(bad_paired_throttled_is_refused),
         cmocka_unit_test(device_context_is_written_as_committed),
         cmocka_unit_test(document_keeps_the_top_level_order),
-        cmocka_unit_test(ab_document_is_written_as_before),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
