@@ -101,41 +101,6 @@ static void utc_stamp(char *iso, size_t iso_len, char *compact, size_t compact_l
     strftime(compact, compact_len, "%Y%m%dT%H%M%SZ", &tm);
 }
 
-static json_t *method_json(const run_opts *o, size_t scrub_bytes)
-{
-    json_t *modes = json_array(), *smodes = json_array();
-    for (int m = 0; m < MODE_COUNT; m++) {
-        if (o->modes[m]) json_array_append_new(modes, json_string(time_mode_name((time_mode)m)));
-        if (o->sweep_modes[m]) json_array_append_new(smodes, json_string(time_mode_name((time_mode)m)));
-    }
-    compare_bounds b = compare_default_bounds();
-    return json_pack("{s:o, s:o, s:i, s:f, s:I, s:I, s:f, s:f, s:I, s:f, s:I, s:I, s:{s:f, s:f},"
-                     " s:I, s:s, s:f, s:I}",
-                     "modes", modes, "sweep_modes", smodes, "inner", o->tc.inner_max,
-                     "graph_target_us", o->tc.graph_target_us,
-                     "min_samples", (json_int_t)o->tc.rule.min_samples,
-                     "max_samples", (json_int_t)o->tc.rule.max_samples,
-                     "max_seconds", o->tc.rule.max_seconds, "rel_ci_target", o->tc.rule.rel_ci_target,
-                     "bootstrap_resamples", (json_int_t)o->tc.resamples, "ci_level", o->tc.ci_level,
-                     "seed", (json_int_t)o->seed, "stats_seed", (json_int_t)o->tc.seed,
-                     "bounds", "rel_l2", b.rel_l2_max, "max_abs", b.max_abs_max,
-                     "l2_scrub_bytes", (json_int_t)scrub_bytes,
-                     "baseline", o->baseline ? o->baseline : "",
-                     "full_ref_gflop", o->full_ref_gflop, "sample_rows", (json_int_t)o->sample_rows);
-}
-
-/* The method's record of the inputs: the distribution every point is timed on, the others
- * checked at chosen points (input_checks), and how sampled rows are chosen. */
-static void method_inputs(json_t *method)
-{
-    json_t *other = json_array();
-    for (int d = 1; d < DIST_COUNT; d++) json_array_append_new(other, json_string(input_dist_name((input_dist)d)));
-    json_object_set_new(method, "inputs", json_pack("{s:s, s:o, s:i, s:b, s:I}", "timed", "uniform",
-                                                     "checked_also", other, "sample_tile_rows",
-                                                     REF_SAMPLE_TILE, "sampled_needs_baseline", 1,
-                                                     "chunk_elems", (json_int_t)INPUTS_CHUNK_ELEMS));
-}
-
 static json_t *impl_json(const loaded_impl *im, const char *arch)
 {
     json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "name", im->ph->name, "title", im->ph->title,
@@ -790,42 +755,40 @@ static void session_points(run_session *s)
 static json_t *session_method(const run_session *s)
 {
     const run_opts *o = s->o;
-    json_t *method = method_json(o, s->scrub_bytes);
-    method_inputs(method);
-    json_object_set_new(method, "min_gpu_s", json_real(o->tc.min_gpu_s));
-    /* where each figure comes from: derived.ratio from the rotation (or, --independent, the
-     * separate measurements); timing.* and the derived rates from each one alone */
-    json_object_set_new(method, "ratio", json_string(o->paired ? "paired" : "independent"));
-    json_object_set_new(method, "paired", json_boolean(o->paired));
+    const char *modes[MODE_COUNT], *sweep_modes[MODE_COUNT], *other[DIST_COUNT];
+    size_t n_modes = 0, n_sweep = 0, n_other = 0;
+    for (int m = 0; m < MODE_COUNT; m++) {
+        if (o->modes[m]) modes[n_modes++] = time_mode_name((time_mode)m);
+        if (o->sweep_modes[m]) sweep_modes[n_sweep++] = time_mode_name((time_mode)m);
+    }
+    for (int d = 1; d < DIST_COUNT; d++) other[n_other++] = input_dist_name((input_dist)d);
+    compare_bounds b = compare_default_bounds();
+    run_method m = { .modes = modes, .n_modes = n_modes, .sweep_modes = sweep_modes, .n_sweep_modes = n_sweep,
+                     .inner = o->tc.inner_max, .graph_target_us = o->tc.graph_target_us,
+                     .min_samples = o->tc.rule.min_samples, .max_samples = o->tc.rule.max_samples,
+                     .max_seconds = o->tc.rule.max_seconds, .rel_ci_target = o->tc.rule.rel_ci_target,
+                     .bootstrap_resamples = o->tc.resamples, .ci_level = o->tc.ci_level, .seed = o->seed,
+                     .stats_seed = o->tc.seed, .bound_rel_l2 = b.rel_l2_max, .bound_max_abs = b.max_abs_max,
+                     .l2_scrub_bytes = s->scrub_bytes, .baseline = o->baseline ? o->baseline : "",
+                     .full_ref_gflop = o->full_ref_gflop, .sample_rows = (long long)o->sample_rows,
+                     .checked_also = other, .n_checked_also = n_other, .sample_tile_rows = REF_SAMPLE_TILE,
+                     .chunk_elems = INPUTS_CHUNK_ELEMS, .min_gpu_s = o->tc.min_gpu_s, .paired = o->paired,
+                     .oracle_gpu = s->gref ? oracle_gpu_path(s->gref) : "",
+                     .oracle_gpu_why_not = s->gref ? "" : s->oracle_why, .cpu_check_gflop = o->cpu_check_gflop,
+                     .oracle_agree_max_abs = 1e-9, .per_sample = o->tc.clock.watch != NULL,
+                     .watch_why_not = o->tc.clock.watch ? "" : s->watch_why,
+                     .discard = clock_discard_name(o->tc.clock.discard_mask),
+                     .discard_limit = o->tc.clock.discard_limit };
     if (o->paired) {
         rotation_rule rr = point_rotation_rule(&s->mc, 0, 1);
-        json_object_set_new(method, "ratio_design",
-                            json_pack("{s:s, s:s, s:s, s:f, s:I, s:I, s:f, s:f, s:f}", "ratio",
-                                      "median of per-round quotients implementation/baseline, 95% bootstrap CI over rounds",
-                                      "rounds", "every implementation of the point no slower than slow_factor times the "
-                                      "baseline, one CUDA graph replay each per round, in an order drawn per round "
-                                      "(results[].paired.design \"rotation\"); a slower one keeps the quotient of its own "
-                                      "and the baseline's separate medians (derived.ratio.method \"independent\")",
-                                      "absolute", "timing.* and derived.tflops/gbps: each implementation timed alone, "
-                                      "one after another (the sustained regime)",
-                                      "slow_factor", POINT_SLOW_FACTOR, "min_rounds", (json_int_t)rr.min_rounds,
-                                      "max_rounds", (json_int_t)rr.max_rounds, "max_seconds", rr.max_seconds,
-                                      "rel_ci_target", rr.rel_ci_target, "min_gpu_s", rr.min_gpu_s));
+        m.rotation.slow_factor = POINT_SLOW_FACTOR;
+        m.rotation.min_rounds = rr.min_rounds;
+        m.rotation.max_rounds = rr.max_rounds;
+        m.rotation.max_seconds = rr.max_seconds;
+        m.rotation.rel_ci_target = rr.rel_ci_target;
+        m.rotation.min_gpu_s = rr.min_gpu_s;
     }
-    json_object_set_new(method, "reference", json_pack("{s:s, s:s, s:f, s:f}", "gpu",
-                                                       s->gref ? oracle_gpu_path(s->gref) : "",
-                                                       "gpu_why_not", s->gref ? "" : s->oracle_why,
-                                                       "cpu_check_gflop", o->cpu_check_gflop,
-                                                       "agree_max_abs", 1e-9));
-    /* the harness never changes a GPU's clocks (locking them is the machine owner's
-     * choice, e.g. nvidia-smi -lgc); whether they were held by an applications-clock
-     * setting shows as that reason in every sample's clock_events */
-    json_object_set_new(method, "clock_watch",
-                        json_pack("{s:b, s:s, s:s, s:f, s:b}", "per_sample", o->tc.clock.watch != NULL,
-                                  "why_not", o->tc.clock.watch ? "" : s->watch_why,
-                                  "discard", clock_discard_name(o->tc.clock.discard_mask),
-                                  "discard_limit", o->tc.clock.discard_limit, "clocks_locked_by_harness", 0));
-    return method;
+    return run_write_method(&m);
 }
 
 /* The document of the run: this process's context, method and cost, or, resumed, the

@@ -96,6 +96,64 @@ json_t *run_write_clocks(const clock_reading *c)
                      "throttle", clock_reasons_json(c->reasons));
 }
 
+/* ---- how a run was measured ----------------------------------------------------------- */
+
+static json_t *names_of(const char *const *names, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++) json_array_append_new(a, json_string(names[i]));
+    return a;
+}
+
+static json_t *ratio_design_of(const run_method *m)
+{
+    return json_pack("{s:s, s:s, s:s, s:f, s:I, s:I, s:f, s:f, s:f}", "ratio",
+                     "median of per-round quotients implementation/baseline, 95% bootstrap CI over rounds",
+                     "rounds", "every implementation of the point no slower than slow_factor times the "
+                     "baseline, one CUDA graph replay each per round, in an order drawn per round "
+                     "(results[].paired.design \"rotation\"); a slower one keeps the quotient of its own "
+                     "and the baseline's separate medians (derived.ratio.method \"independent\")",
+                     "absolute", "timing.* and derived.tflops/gbps: each implementation timed alone, "
+                     "one after another (the sustained regime)",
+                     "slow_factor", m->rotation.slow_factor, "min_rounds", (json_int_t)m->rotation.min_rounds,
+                     "max_rounds", (json_int_t)m->rotation.max_rounds, "max_seconds", m->rotation.max_seconds,
+                     "rel_ci_target", m->rotation.rel_ci_target, "min_gpu_s", m->rotation.min_gpu_s);
+}
+
+json_t *run_write_method(const run_method *m)
+{
+    json_t *o = json_pack("{s:o, s:o, s:i, s:f, s:I, s:I, s:f, s:f, s:I, s:f, s:I, s:I, s:{s:f, s:f},"
+                          " s:I, s:s, s:f, s:I}",
+                          "modes", names_of(m->modes, m->n_modes),
+                          "sweep_modes", names_of(m->sweep_modes, m->n_sweep_modes), "inner", m->inner,
+                          "graph_target_us", m->graph_target_us, "min_samples", (json_int_t)m->min_samples,
+                          "max_samples", (json_int_t)m->max_samples, "max_seconds", m->max_seconds,
+                          "rel_ci_target", m->rel_ci_target, "bootstrap_resamples", (json_int_t)m->bootstrap_resamples,
+                          "ci_level", m->ci_level, "seed", (json_int_t)m->seed, "stats_seed", (json_int_t)m->stats_seed,
+                          "bounds", "rel_l2", m->bound_rel_l2, "max_abs", m->bound_max_abs,
+                          "l2_scrub_bytes", (json_int_t)m->l2_scrub_bytes, "baseline", m->baseline,
+                          "full_ref_gflop", m->full_ref_gflop, "sample_rows", (json_int_t)m->sample_rows);
+    if (!o) return NULL;
+    put(o, "inputs", json_pack("{s:s, s:o, s:i, s:b, s:I}", "timed", "uniform", "checked_also",
+                               names_of(m->checked_also, m->n_checked_also), "sample_tile_rows", m->sample_tile_rows,
+                               "sampled_needs_baseline", 1, "chunk_elems", (json_int_t)m->chunk_elems));
+    put(o, "min_gpu_s", json_real(m->min_gpu_s));
+    /* where each figure comes from: derived.ratio from the rotation (or, independent, the
+     * separate measurements); timing.* and the derived rates from each one alone */
+    put(o, "ratio", json_string(m->paired ? "paired" : "independent"));
+    put(o, "paired", json_boolean(m->paired));
+    if (m->paired) put(o, "ratio_design", ratio_design_of(m));
+    put(o, "reference", json_pack("{s:s, s:s, s:f, s:f}", "gpu", m->oracle_gpu, "gpu_why_not", m->oracle_gpu_why_not,
+                                  "cpu_check_gflop", m->cpu_check_gflop, "agree_max_abs", m->oracle_agree_max_abs));
+    /* the harness never changes a GPU's clocks (locking them is the machine owner's
+     * choice, e.g. nvidia-smi -lgc); whether they were held by an applications-clock
+     * setting shows as that reason in every sample's clock_events */
+    put(o, "clock_watch", json_pack("{s:b, s:s, s:s, s:f, s:b}", "per_sample", m->per_sample, "why_not",
+                                    m->watch_why_not, "discard", m->discard, "discard_limit", m->discard_limit,
+                                    "clocks_locked_by_harness", 0));
+    return o;
+}
+
 /* ---- the profiler's rows ------------------------------------------------------------- */
 
 json_t *run_write_profile(const char *impl, const attn_shape *s, const char *tool, json_t *kernels)

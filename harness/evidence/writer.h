@@ -23,6 +23,46 @@ json_t *run_write_versions(const device_versions *v);
 json_t *run_write_git(const device_git *g);
 json_t *run_write_clocks(const clock_reading *c);
 
+/* method: how everything in a run was measured, as `run` records it. The fixed texts (the
+ * inputs' timed distribution, the ratio design's description) are the writer's: they
+ * describe measure/point_ratios.c's rotation and measure/inputs.c's draws. */
+typedef struct {
+    const char *const *modes;            /* timing modes of headline points, by name */
+    size_t n_modes;
+    const char *const *sweep_modes;      /* of every other point */
+    size_t n_sweep_modes;
+    int inner;
+    double graph_target_us;
+    size_t min_samples, max_samples;
+    double max_seconds, rel_ci_target;
+    size_t bootstrap_resamples;
+    double ci_level;
+    unsigned long long seed, stats_seed;
+    double bound_rel_l2, bound_max_abs;  /* the correctness bounds */
+    size_t l2_scrub_bytes;
+    const char *baseline;                /* "" when none */
+    double full_ref_gflop;
+    long long sample_rows;
+    const char *const *checked_also;     /* inputs: the other distributions checked */
+    size_t n_checked_also;
+    int sample_tile_rows;
+    size_t chunk_elems;
+    double min_gpu_s;
+    int paired;                          /* ratios from the rotation; 0: independent */
+    struct {                             /* ratio_design, written when paired */
+        double slow_factor;
+        size_t min_rounds, max_rounds;
+        double max_seconds, rel_ci_target, min_gpu_s;
+    } rotation;
+    const char *oracle_gpu, *oracle_gpu_why_not;   /* reference: the GPU oracle's path or why none */
+    double cpu_check_gflop, oracle_agree_max_abs;
+    int per_sample;                      /* clock_watch: the clock read after every sample */
+    const char *watch_why_not, *discard;
+    double discard_limit;
+} run_method;
+
+json_t *run_write_method(const run_method *m);
+
 /* profile[]: one row (impl, shape without scale, tool, kernels, which it takes) and one
  * stall reason of a kernel's stall_top. */
 json_t *run_write_profile(const char *impl, const attn_shape *s, const char *tool, json_t *kernels);

@@ -409,6 +409,69 @@ static void document_keeps_the_top_level_order(void **state)
     json_decref(doc);
 }
 
+static double num_at(const json_t *o, const char *k)
+{
+    return json_number_value(json_object_get(o, k));
+}
+
+/* The names of a JSON array of strings (at most 8). */
+static size_t names_at(const json_t *o, const char *k, const char *names[8])
+{
+    const json_t *a = json_object_get(o, k);
+    size_t n = json_array_size(a);
+    assert_true(n <= 8);
+    for (size_t i = 0; i < n; i++) names[i] = json_string_value(json_array_get(a, i));
+    return n;
+}
+
+/* method, written from typed values read off the reference run, is that run's object
+ * byte for byte; measured independently, it says so and has no ratio_design. */
+static void method_is_written_as_committed(void **state)
+{
+    (void)state;
+    json_t *doc;
+    reference_context(&doc);
+    const json_t *jm = json_object_get(doc, "method"), *in = json_object_get(jm, "inputs");
+    const json_t *rd = json_object_get(jm, "ratio_design"), *ref = json_object_get(jm, "reference");
+    const json_t *cw = json_object_get(jm, "clock_watch"), *bounds = json_object_get(jm, "bounds");
+    const char *modes[8], *sweep[8], *other[8];
+    run_method m = { .modes = modes, .n_modes = names_at(jm, "modes", modes), .sweep_modes = sweep,
+                     .n_sweep_modes = names_at(jm, "sweep_modes", sweep), .inner = (int)int_at(jm, "inner"),
+                     .graph_target_us = num_at(jm, "graph_target_us"),
+                     .min_samples = (size_t)int_at(jm, "min_samples"), .max_samples = (size_t)int_at(jm, "max_samples"),
+                     .max_seconds = num_at(jm, "max_seconds"), .rel_ci_target = num_at(jm, "rel_ci_target"),
+                     .bootstrap_resamples = (size_t)int_at(jm, "bootstrap_resamples"), .ci_level = num_at(jm, "ci_level"),
+                     .seed = (unsigned long long)int_at(jm, "seed"), .stats_seed = (unsigned long long)int_at(jm, "stats_seed"),
+                     .bound_rel_l2 = num_at(bounds, "rel_l2"), .bound_max_abs = num_at(bounds, "max_abs"),
+                     .l2_scrub_bytes = (size_t)int_at(jm, "l2_scrub_bytes"), .baseline = str_at(jm, "baseline"),
+                     .full_ref_gflop = num_at(jm, "full_ref_gflop"), .sample_rows = int_at(jm, "sample_rows"),
+                     .checked_also = other, .n_checked_also = names_at(in, "checked_also", other),
+                     .sample_tile_rows = (int)int_at(in, "sample_tile_rows"), .chunk_elems = (size_t)int_at(in, "chunk_elems"),
+                     .min_gpu_s = num_at(jm, "min_gpu_s"), .paired = json_is_true(json_object_get(jm, "paired")),
+                     .rotation = { num_at(rd, "slow_factor"), (size_t)int_at(rd, "min_rounds"),
+                                   (size_t)int_at(rd, "max_rounds"), num_at(rd, "max_seconds"),
+                                   num_at(rd, "rel_ci_target"), num_at(rd, "min_gpu_s") },
+                     .oracle_gpu = str_at(ref, "gpu"), .oracle_gpu_why_not = str_at(ref, "gpu_why_not"),
+                     .cpu_check_gflop = num_at(ref, "cpu_check_gflop"), .oracle_agree_max_abs = num_at(ref, "agree_max_abs"),
+                     .per_sample = json_is_true(json_object_get(cw, "per_sample")), .watch_why_not = str_at(cw, "why_not"),
+                     .discard = str_at(cw, "discard"), .discard_limit = num_at(cw, "discard_limit") };
+    assert_true(m.paired);
+    json_t *w = run_write_method(&m);
+    same_text(w, jm);
+    json_decref(w);
+
+    m.paired = 0;
+    w = run_write_method(&m);
+    json_t *want = json_deep_copy(jm);
+    json_object_set_new(want, "ratio", json_string("independent"));
+    json_object_set_new(want, "paired", json_false());
+    json_object_del(want, "ratio_design");
+    same_text(w, want);
+    json_decref(w);
+    json_decref(want);
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +483,7 @@ int main(void)
         cmocka_unit_test(bad_paired_throttled_is_refused),
         cmocka_unit_test(device_context_is_written_as_committed),
         cmocka_unit_test(document_keeps_the_top_level_order),
+        cmocka_unit_test(method_is_written_as_committed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
