@@ -274,18 +274,21 @@ extern char **environ;
 /* Every ATTN* variable set for this run (ATTN06_CONFIG forces a tuning configuration,
  * ATTN07_* a variant, ATTN_PLANT a slowdown): such a run measures something other than
  * the rungs as built, and the ladder gate refuses it. */
-static json_t *env_overrides_json(void)
+static run_env_override *env_overrides_read(size_t *n)
 {
-    json_t *o = json_object();
+    run_env_override *env = NULL;
+    *n = 0;
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "ATTN", 4) != 0) continue;
         const char *eq = strchr(*e, '=');
         if (!eq) continue;
-        char name[128];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
-        json_object_set_new(o, name, json_string(eq + 1));
+        run_env_override *more = realloc(env, (*n + 1) * sizeof *env);
+        char *name = more ? strndup(*e, (size_t)(eq - *e < 127 ? eq - *e : 127)) : NULL;
+        if (more) env = more;
+        if (!name) break;
+        env[(*n)++] = (run_env_override){ name, eq + 1 };
     }
-    return o;
+    return env;
 }
 
 /* ---- --resume: the partial run's options, file and place ------------------------------- */
@@ -468,8 +471,13 @@ typedef struct {
     const loaded_impl **sel;       /* the implementations measured, baseline first */
     size_t n_sel;
     char iso[32], compact[32];     /* this process's start */
-    json_t *ctx;                   /* this process's context */
-    device_gpu dev;
+    device_gpu dev;                /* this process's context, written with the document */
+    device_versions ver;
+    device_git git;
+    char host[256];
+    run_env_override *env;
+    size_t n_env;
+    char nvml_why[1024];
     size_t done_before, done_now;  /* points kept from the partial run; points done */
     clock_reading before;
     int have_before;
@@ -532,25 +540,12 @@ static int session_open(run_session *s)
 /* This process's context: the device, versions, git, host, argv, plant, overrides. */
 static void session_context(run_session *s)
 {
-    device_versions ver;
-    device_git git;
     utc_stamp(s->iso, sizeof s->iso, s->compact, sizeof s->compact);
     device_gpu_read(&s->dev);
-    device_versions_read(&ver);
-    device_git_read(s->o->build_dir, &git);
-    s->ctx = json_object();
-    json_object_set_new(s->ctx, "gpu", run_write_gpu(&s->dev));
-    json_object_set_new(s->ctx, "versions", run_write_versions(&ver));
-    json_object_set_new(s->ctx, "git", run_write_git(&git));
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    json_object_set_new(s->ctx, "host", json_string(host));
-    json_t *jargv = json_array();
-    for (int i = 0; i < s->argc; i++) json_array_append_new(jargv, json_string(s->argv[i]));
-    json_object_set_new(s->ctx, "argv", jargv);
-    if (plant_describe())   /* test builds only: the planted slowdown is part of the record */
-        json_object_set_new(s->ctx, "planted_slowdown", json_string(plant_describe()));
-    json_object_set_new(s->ctx, "env_overrides", env_overrides_json());
+    device_versions_read(&s->ver);
+    device_git_read(s->o->build_dir, &s->git);
+    gethostname(s->host, sizeof s->host - 1);
+    s->env = env_overrides_read(&s->n_env);
 }
 
 /* A resumed run continues only on the GPU, tree, implementations and overrides it began
@@ -559,26 +554,28 @@ static int session_resume_check(run_session *s)
 {
     if (!s->prev) return 0;
     char why[1024] = "";
-    json_t *names = impl_names(s->sel, s->n_sel);
+    json_t *names = impl_names(s->sel, s->n_sel), *gpu = run_write_gpu(&s->dev), *git = run_write_git(&s->git);
+    json_t *env = run_write_env_overrides(s->env, s->n_env);
     long done = -1;
-    int refused = resume_refuse(s->prev, json_object_get(s->ctx, "gpu"), json_object_get(s->ctx, "git"), names,
-                                why, sizeof why);
-    json_decref(names);
-    if (!refused && !json_equal(json_object_get(json_object_get(s->prev, "context"), "env_overrides"),
-                                json_object_get(s->ctx, "env_overrides"))) {
+    int refused = resume_refuse(s->prev, gpu, git, names, why, sizeof why);
+    if (!refused && !json_equal(json_object_get(json_object_get(s->prev, "context"), "env_overrides"), env)) {
         snprintf(why, sizeof why, "its ATTN* environment overrides differ from this process's");
         refused = 1;
     }
+    json_t *owned[] = { names, git, env };
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) json_decref(owned[i]);
     if (!refused && (done = resume_points_done(s->prev, s->o->n_shapes, why, sizeof why)) < 0) refused = 1;
     if (refused) {
         fprintf(stderr, "attnladder run --resume %s: %s\n", s->o->resume, why);
+        json_decref(gpu);
         return EXIT_BAD_INPUT;
     }
     s->done_before = (size_t)done;
     resume_keep(s->prev, s->o->shapes, s->done_before);
     fprintf(stderr, "resuming %s: %zu of %zu points kept, measuring the other %zu on %s\n", s->o->resume,
             s->done_before, s->o->n_shapes, s->o->n_shapes - s->done_before,
-            json_string_value(json_object_get(json_object_get(s->ctx, "gpu"), "name")));
+            json_string_value(json_object_get(gpu, "name")));
+    json_decref(gpu);
     return 0;
 }
 
@@ -586,16 +583,14 @@ static int session_resume_check(run_session *s)
  * result arrays (a resumed run's kept rows first). */
 static void session_prepare(run_session *s)
 {
-    char why[1024] = "";
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    s->have_before = device_clocks_read(&s->before, why, sizeof why) == 0;
-    json_object_set_new(s->ctx, "clocks_before", s->have_before ? run_write_clocks(&s->before) : json_null());
-    json_object_set_new(s->ctx, "nvml", json_string(s->have_before ? "ok" : why));
+    s->have_before = device_clocks_read(&s->before, s->nvml_why, sizeof s->nvml_why) == 0;
+    if (s->have_before) snprintf(s->nvml_why, sizeof s->nvml_why, "ok");
 
     char arch[16];
     snprintf(arch, sizeof arch, "sm_%d%d", s->dev.cc_major, s->dev.cc_minor);
@@ -671,11 +666,9 @@ static ceilings session_ceilings(run_session *s)
                         ce.fp16_tflops);
             cudaStreamDestroy(cs);
         }
-        json_t *cj = s->ceil_json;
-        json_object_set_new(cj, "dram_gbps", ce.dram_gbps > 0 ? json_real(ce.dram_gbps) : json_null());
-        json_object_set_new(cj, "fp16_tflops", ce.fp16_tflops > 0 ? json_real(ce.fp16_tflops) : json_null());
-        json_object_set_new(cj, "copy_bytes", json_integer((json_int_t)ce.copy_bytes));
-        json_object_set_new(cj, "gemm_shape", json_pack("[i,i,i]", ce.gemm_n, ce.gemm_n, ce.gemm_n));
+        json_t *cj = run_write_ceilings(&(run_ceilings){ ce.dram_gbps, ce.fp16_tflops, ce.copy_bytes, ce.gemm_n });
+        json_object_update(s->ceil_json, cj);   /* empty until now: the writer's order */
+        json_decref(cj);
     }
     session_stage(s, "ceilings");
     return ce;
@@ -801,18 +794,23 @@ static json_t *session_document(run_session *s)
     int have_after = device_clocks_read(&after, why, sizeof why) == 0;
     int throttled = (s->have_before && device_clocks_throttled(&s->before)) ||
                     (have_after && device_clocks_throttled(&after));
-    json_object_set_new(s->ctx, "throttled", json_boolean(throttled));
-    json_object_set_new(s->ctx, "clocks_after", have_after ? run_write_clocks(&after) : json_null());
-    json_t *cost = json_pack("{s:f, s:f, s:I, s:o, s:o, s:o}", "wall_s", time_now_s() - s->t_start, "gpu_timed_s",
-                             s->mc.gpu_timed_s, "measurements", (json_int_t)s->mc.measurements,
-                             "stages_s", s->stages, "steps_s", step_times_json(&s->mc.steps), "points", s->points);
+    run_process_context pc = { .gpu = &s->dev, .versions = &s->ver, .git = &s->git, .host = s->host,
+                               .argv = s->argv, .argc = (size_t)s->argc,
+                               /* test builds only: the planted slowdown is part of the record */
+                               .planted_slowdown = plant_describe(), .env = s->env, .n_env = s->n_env,
+                               .clocks_before = s->have_before ? &s->before : NULL, .nvml = s->nvml_why,
+                               .throttled = throttled, .clocks_after = have_after ? &after : NULL };
+    run_cost c = { .wall_s = time_now_s() - s->t_start, .gpu_timed_s = s->mc.gpu_timed_s,
+                   .measurements = s->mc.measurements, .stages_s = s->stages,
+                   .steps_s = step_times_json(&s->mc.steps), .points = s->points };
+    json_t *cost = run_write_cost(&c);
     s->stages = s->points = NULL;
-    run_document d = { .partial = g_stop != 0, .created_utc = s->iso, .context = s->ctx,
+    run_document d = { .partial = g_stop != 0, .created_utc = s->iso, .context = run_write_context(&pc),
                        .method = session_method(s), .ceilings = s->ceil_json, .implementations = s->impls,
                        .results = s->results, .input_checks = s->input_checks, .reference_checks = s->oracle_checks,
                        .cost = cost, .has_progress = 1, .progress_points = (long long)s->o->n_shapes,
                        .progress_done = (long long)s->done_now };
-    s->ctx = s->ceil_json = s->impls = s->results = s->input_checks = s->oracle_checks = NULL;
+    s->ceil_json = s->impls = s->results = s->input_checks = s->oracle_checks = NULL;
     json_t *prev = s->prev;
     if (prev) {
         json_t *seg = resume_segment(s->iso, d.context, s->done_before, s->done_now, cost, g_stop != 0);
@@ -894,7 +892,7 @@ static void session_write(run_session *s)
 /* The one cleanup path: whatever the stages reached. */
 static void run_close_session(run_session *s)
 {
-    json_t *owned[] = { s->prev, s->stages, s->ctx, s->impls, s->results, s->input_checks, s->ceil_json,
+    json_t *owned[] = { s->prev, s->stages, s->impls, s->results, s->input_checks, s->ceil_json,
                         s->oracle_checks, s->points };
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) json_decref(owned[i]);
     measure_ctx_free(&s->mc);
@@ -905,6 +903,8 @@ static void run_close_session(run_session *s)
         s->o->tc.clock.watch = NULL;
     }
     free(s->sel);
+    for (size_t i = 0; i < s->n_env; i++) free((char *)s->env[i].name);
+    free(s->env);
     loader_close_all(s->all, s->n_all);
 }
 

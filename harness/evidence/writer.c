@@ -96,6 +96,61 @@ json_t *run_write_clocks(const clock_reading *c)
                      "throttle", clock_reasons_json(c->reasons));
 }
 
+json_t *run_write_env_overrides(const run_env_override *env, size_t n)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < n; i++) put(o, env[i].name, env[i].value ? json_string(env[i].value) : json_null());
+    return o;
+}
+
+static json_t *clocks_or_null(const clock_reading *c)
+{
+    return c ? run_write_clocks(c) : json_null();
+}
+
+json_t *run_write_context(const run_process_context *c)
+{
+    json_t *o = json_object(), *argv = json_array();
+    if (!o || !argv) {
+        json_decref(o);
+        json_decref(argv);
+        return NULL;
+    }
+    for (size_t i = 0; i < c->argc; i++) json_array_append_new(argv, json_string(c->argv[i]));
+    put(o, "gpu", run_write_gpu(c->gpu));
+    put(o, "versions", run_write_versions(c->versions));
+    put(o, "git", run_write_git(c->git));
+    put(o, "host", json_string(c->host));
+    put(o, "argv", argv);
+    put(o, "planted_slowdown", str_or_null(c->planted_slowdown));
+    put(o, "env_overrides", run_write_env_overrides(c->env, c->n_env));
+    put(o, "clocks_before", clocks_or_null(c->clocks_before));
+    put(o, "nvml", json_string(c->nvml));
+    put(o, "throttled", json_boolean(c->throttled));
+    put(o, "clocks_after", clocks_or_null(c->clocks_after));
+    return o;
+}
+
+json_t *run_write_ceilings(const run_ceilings *c)
+{
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "dram_gbps", c->dram_gbps > 0 ? json_real(c->dram_gbps) : json_null());
+    put(o, "fp16_tflops", c->fp16_tflops > 0 ? json_real(c->fp16_tflops) : json_null());
+    put(o, "copy_bytes", json_integer((json_int_t)c->copy_bytes));
+    put(o, "gemm_shape", json_pack("[i,i,i]", c->gemm_n, c->gemm_n, c->gemm_n));
+    return o;
+}
+
+json_t *run_write_cost(run_cost *c)
+{
+    json_t *o = json_pack("{s:f, s:f, s:I, s:o, s:o, s:o}", "wall_s", c->wall_s, "gpu_timed_s", c->gpu_timed_s,
+                          "measurements", (json_int_t)c->measurements, "stages_s", c->stages_s, "steps_s",
+                          c->steps_s, "points", c->points);
+    c->stages_s = c->steps_s = c->points = NULL;
+    return o;
+}
+
 /* ---- how a run was measured ----------------------------------------------------------- */
 
 static json_t *names_of(const char *const *names, size_t n)
@@ -212,12 +267,7 @@ static json_t *context_of(const run_data *r)
     put(ver, "nvcc", str_or_null(c->nvcc));
     json_t *o = json_pack("{s:o, s:o, s:{s:s, s:b}}", "gpu", gpu, "versions", ver, "git", "commit", r->commit,
                           "dirty", r->dirty);
-    if (r->env) {
-        json_t *env = json_object();
-        for (size_t i = 0; i < r->n_env; i++)
-            put(env, r->env[i].name, r->env[i].value ? json_string(r->env[i].value) : json_null());
-        put(o, "env_overrides", env);
-    }
+    if (r->env) put(o, "env_overrides", run_write_env_overrides(r->env, r->n_env));
     put(o, "planted_slowdown", str_or_null(r->planted));
     put(o, "throttled", json_boolean(r->throttled));
     return o;

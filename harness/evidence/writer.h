@@ -63,6 +63,51 @@ typedef struct {
 
 json_t *run_write_method(const run_method *m);
 
+/* context.env_overrides{name: value}: the ATTN* variables set for a run (reader.h's
+ * run_env_override; a value NULL is written null). */
+json_t *run_write_env_overrides(const run_env_override *env, size_t n);
+
+/* The context of the process that ran: gpu, versions, git, host, argv, planted_slowdown
+ * (test builds), env_overrides, clocks_before, nvml, throttled, clocks_after. */
+typedef struct {
+    const device_gpu *gpu;
+    const device_versions *versions;
+    const device_git *git;
+    const char *host;
+    char *const *argv;
+    size_t argc;
+    const char *planted_slowdown;          /* NULL: left out */
+    const run_env_override *env;
+    size_t n_env;
+    const clock_reading *clocks_before;    /* NULL: not read (written null) */
+    const char *nvml;                      /* "ok", or why the clocks could not be read */
+    int throttled;
+    const clock_reading *clocks_after;     /* NULL: not read (written null) */
+} run_process_context;
+
+json_t *run_write_context(const run_process_context *c);
+
+/* ceilings of a run measured by this process: the copy bandwidth and GEMM rate (null
+ * where not measured: <= 0), the copy's size and the GEMM's n. The launch floor, a
+ * timing object per mode, is added once measured. */
+typedef struct {
+    double dram_gbps, fp16_tflops;
+    size_t copy_bytes;
+    int gemm_n;
+} run_ceilings;
+
+json_t *run_write_ceilings(const run_ceilings *c);
+
+/* cost: the run's wall and timed device time, its measurements, and where the time went
+ * (stages_s, steps_s, points: objects and arrays stolen by run_write_cost). */
+typedef struct {
+    double wall_s, gpu_timed_s;
+    size_t measurements;
+    json_t *stages_s, *steps_s, *points;
+} run_cost;
+
+json_t *run_write_cost(run_cost *c);
+
 /* profile[]: one row (impl, shape without scale, tool, kernels, which it takes) and one
  * stall reason of a kernel's stall_top. */
 json_t *run_write_profile(const char *impl, const attn_shape *s, const char *tool, json_t *kernels);

@@ -312,13 +312,14 @@ static long long int_at(const json_t *o, const char *k)
     return json_integer_value(json_object_get(o, k));
 }
 
-static void device_context_is_written_as_committed(void **state)
+static double num_at(const json_t *o, const char *k)
 {
-    (void)state;
-    json_t *doc;
-    json_t *ctx = reference_context(&doc);
+    return json_number_value(json_object_get(o, k));
+}
 
-    json_t *jg = json_object_get(ctx, "gpu");
+/* The typed values of a committed context's pieces, as measure/device_info.c reads them. */
+static device_gpu gpu_of(const json_t *jg)
+{
     device_gpu g = { .known = 1, .sm_count = (int)int_at(jg, "sm_count"), .cc_major = (int)int_at(jg, "cc_major"),
                      .cc_minor = (int)int_at(jg, "cc_minor"), .l2_bytes = int_at(jg, "l2_bytes"),
                      .mem_bytes = int_at(jg, "mem_bytes"), .smem_per_block_optin = int_at(jg, "smem_per_block_optin"),
@@ -328,6 +329,44 @@ static void device_context_is_written_as_committed(void **state)
     snprintf(g.name, sizeof g.name, "%s", str_at(jg, "name"));
     snprintf(g.slug, sizeof g.slug, "%s", str_at(jg, "slug"));
     snprintf(g.uuid, sizeof g.uuid, "%s", str_at(jg, "uuid"));
+    return g;
+}
+
+static device_versions versions_of(const json_t *jv)
+{
+    device_versions v = { .cuda_driver = (int)int_at(jv, "cuda_driver"), .cuda_runtime = (int)int_at(jv, "cuda_runtime"),
+                          .has_cublas = 1, .cublas = (int)int_at(jv, "cublas"),
+                          .cublas_path = str_at(jv, "cublas_path"), .cudart_path = str_at(jv, "cudart_path"),
+                          .cudnn = DEVICE_CUDNN_VERSION, .cudnn_version = int_at(jv, "cudnn"),
+                          .has_driver = 1, .nvcc = str_at(jv, "nvcc") };
+    snprintf(v.cudnn_path, sizeof v.cudnn_path, "%s", str_at(jv, "cudnn_path"));
+    snprintf(v.driver, sizeof v.driver, "%s", str_at(jv, "driver"));
+    return v;
+}
+
+static device_git git_of(const json_t *jgit)
+{
+    device_git git = { .dirty = json_is_true(json_object_get(jgit, "dirty")), .source = str_at(jgit, "source") };
+    snprintf(git.commit, sizeof git.commit, "%s", str_at(jgit, "commit"));
+    return git;
+}
+
+static clock_reading clocks_of(const json_t *jc)
+{
+    return (clock_reading){ .sm_mhz = (unsigned)int_at(jc, "sm_mhz"), .mem_mhz = (unsigned)int_at(jc, "mem_mhz"),
+                            .temp_c = (unsigned)int_at(jc, "temp_c"),
+                            .power_w = json_number_value(json_object_get(jc, "power_w")),
+                            .reasons = (unsigned long long)int_at(jc, "throttle_mask") };
+}
+
+static void device_context_is_written_as_committed(void **state)
+{
+    (void)state;
+    json_t *doc;
+    json_t *ctx = reference_context(&doc);
+
+    json_t *jg = json_object_get(ctx, "gpu");
+    device_gpu g = gpu_of(jg);
     json_t *w = run_write_gpu(&g);
     same_text(w, jg);
     json_decref(w);
@@ -339,13 +378,7 @@ static void device_context_is_written_as_committed(void **state)
     json_decref(want);
 
     json_t *jv = json_object_get(ctx, "versions");
-    device_versions v = { .cuda_driver = (int)int_at(jv, "cuda_driver"), .cuda_runtime = (int)int_at(jv, "cuda_runtime"),
-                          .has_cublas = 1, .cublas = (int)int_at(jv, "cublas"),
-                          .cublas_path = str_at(jv, "cublas_path"), .cudart_path = str_at(jv, "cudart_path"),
-                          .cudnn = DEVICE_CUDNN_VERSION, .cudnn_version = int_at(jv, "cudnn"),
-                          .has_driver = 1, .nvcc = str_at(jv, "nvcc") };
-    snprintf(v.cudnn_path, sizeof v.cudnn_path, "%s", str_at(jv, "cudnn_path"));
-    snprintf(v.driver, sizeof v.driver, "%s", str_at(jv, "driver"));
+    device_versions v = versions_of(jv);
     w = run_write_versions(&v);
     same_text(w, jv);
     json_decref(w);
@@ -357,8 +390,7 @@ static void device_context_is_written_as_committed(void **state)
     json_decref(want);
 
     json_t *jgit = json_object_get(ctx, "git");
-    device_git git = { .dirty = json_is_true(json_object_get(jgit, "dirty")), .source = str_at(jgit, "source") };
-    snprintf(git.commit, sizeof git.commit, "%s", str_at(jgit, "commit"));
+    device_git git = git_of(jgit);
     w = run_write_git(&git);
     same_text(w, jgit);
     json_decref(w);
@@ -366,10 +398,7 @@ static void device_context_is_written_as_committed(void **state)
     const char *snaps[] = { "clocks_before", "clocks_after" };
     for (size_t i = 0; i < 2; i++) {
         json_t *jc = json_object_get(ctx, snaps[i]);
-        clock_reading c = { .sm_mhz = (unsigned)int_at(jc, "sm_mhz"), .mem_mhz = (unsigned)int_at(jc, "mem_mhz"),
-                            .temp_c = (unsigned)int_at(jc, "temp_c"),
-                            .power_w = json_number_value(json_object_get(jc, "power_w")),
-                            .reasons = (unsigned long long)int_at(jc, "throttle_mask") };
+        clock_reading c = clocks_of(jc);
         w = run_write_clocks(&c);
         same_text(w, jc);
         json_decref(w);
@@ -377,6 +406,80 @@ static void device_context_is_written_as_committed(void **state)
     clock_reading capped = { .reasons = 0x4 };   /* sw_power_cap */
     w = run_write_clocks(&capped);
     assert_string_equal(json_string_value(json_array_get(json_object_get(w, "throttle"), 0)), "sw_power_cap");
+    json_decref(w);
+    json_decref(doc);
+}
+
+/* The whole context of the process that ran, its ceilings and its cost, written from typed
+ * values read off the reference run, are that run's objects byte for byte (the launch
+ * floor, timing objects added once measured, apart); without clocks, a plant and
+ * overrides, each is as `run` wrote it. */
+static void process_context_ceilings_and_cost_are_written_as_committed(void **state)
+{
+    (void)state;
+    json_t *doc;
+    json_t *ctx = reference_context(&doc);
+    device_gpu g = gpu_of(json_object_get(ctx, "gpu"));
+    device_versions v = versions_of(json_object_get(ctx, "versions"));
+    device_git git = git_of(json_object_get(ctx, "git"));
+    clock_reading before = clocks_of(json_object_get(ctx, "clocks_before"));
+    clock_reading after = clocks_of(json_object_get(ctx, "clocks_after"));
+    const json_t *jargv = json_object_get(ctx, "argv"), *jenv = json_object_get(ctx, "env_overrides");
+    char *argv[64];
+    run_env_override env[16];
+    size_t argc = json_array_size(jargv), n_env = 0;
+    assert_true(argc <= 64 && json_object_size(jenv) <= 16);
+    for (size_t i = 0; i < argc; i++) argv[i] = (char *)json_string_value(json_array_get(jargv, i));
+    const char *k;
+    json_t *val;
+    json_object_foreach((json_t *)jenv, k, val) env[n_env++] = (run_env_override){ k, json_string_value(val) };
+    run_process_context pc = { .gpu = &g, .versions = &v, .git = &git, .host = str_at(ctx, "host"), .argv = argv,
+                               .argc = argc, .planted_slowdown = str_at(ctx, "planted_slowdown"), .env = env,
+                               .n_env = n_env, .clocks_before = &before, .nvml = str_at(ctx, "nvml"),
+                               .throttled = json_is_true(json_object_get(ctx, "throttled")), .clocks_after = &after };
+    json_t *w = run_write_context(&pc);
+    same_text(w, ctx);
+    json_decref(w);
+
+    pc.clocks_before = pc.clocks_after = NULL;
+    pc.planted_slowdown = "06_tiling +5%";
+    pc.n_env = 0;
+    pc.nvml = "no NVML";
+    json_t *want = json_deep_copy(ctx);
+    json_t *tail[] = { json_object(), json_null(), json_string("no NVML"), json_incref(json_object_get(ctx, "throttled")),
+                       json_null() };
+    const char *tail_keys[] = { "env_overrides", "clocks_before", "nvml", "throttled", "clocks_after" };
+    for (size_t i = 0; i < 5; i++) json_object_del(want, tail_keys[i]);
+    json_object_set_new(want, "planted_slowdown", json_string("06_tiling +5%"));
+    for (size_t i = 0; i < 5; i++) json_object_set_new(want, tail_keys[i], tail[i]);
+    w = run_write_context(&pc);
+    same_text(w, want);
+    json_decref(w);
+    json_decref(want);
+
+    const json_t *jc = json_object_get(doc, "ceilings");
+    run_ceilings ce = { num_at(jc, "dram_gbps"), num_at(jc, "fp16_tflops"), (size_t)int_at(jc, "copy_bytes"),
+                        (int)json_integer_value(json_array_get(json_object_get(jc, "gemm_shape"), 0)) };
+    w = run_write_ceilings(&ce);
+    want = json_deep_copy(jc);
+    json_object_del(want, "launch_floor");
+    same_text(w, want);
+    json_decref(w);
+    json_decref(want);
+    ce.dram_gbps = ce.fp16_tflops = 0;   /* not measured */
+    w = run_write_ceilings(&ce);
+    assert_true(json_is_null(json_object_get(w, "dram_gbps")) && json_is_null(json_object_get(w, "fp16_tflops")));
+    json_decref(w);
+
+    const json_t *jcost = json_object_get(doc, "cost");
+    run_cost c = { .wall_s = num_at(jcost, "wall_s"), .gpu_timed_s = num_at(jcost, "gpu_timed_s"),
+                   .measurements = (size_t)int_at(jcost, "measurements"),
+                   .stages_s = json_incref(json_object_get(jcost, "stages_s")),
+                   .steps_s = json_incref(json_object_get(jcost, "steps_s")),
+                   .points = json_incref(json_object_get(jcost, "points")) };
+    w = run_write_cost(&c);
+    assert_null(c.points);
+    same_text(w, jcost);
     json_decref(w);
     json_decref(doc);
 }
@@ -407,11 +510,6 @@ static void document_keeps_the_top_level_order(void **state)
     assert_int_equal(i, json_object_size(doc));
     json_decref(w);
     json_decref(doc);
-}
-
-static double num_at(const json_t *o, const char *k)
-{
-    return json_number_value(json_object_get(o, k));
 }
 
 /* The names of a JSON array of strings (at most 8). */
@@ -484,6 +582,7 @@ int main(void)
         cmocka_unit_test(device_context_is_written_as_committed),
         cmocka_unit_test(document_keeps_the_top_level_order),
         cmocka_unit_test(method_is_written_as_committed),
+        cmocka_unit_test(process_context_ceilings_and_cost_are_written_as_committed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
