@@ -103,21 +103,16 @@ static void utc_stamp(char *iso, size_t iso_len, char *compact, size_t compact_l
 
 static json_t *impl_json(const loaded_impl *im, const char *arch)
 {
-    json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "name", im->ph->name, "title", im->ph->title,
-                          "kind", impl_kind_name(im->kind), "path", im->path);
     /* the loaded code's own attributes; the build's ptxas report alone where the driver
      * cannot say (no fatbinary in the object, an old driver) */
     char why[512];
-    json_t *res = resources_loaded(im->path, arch, why, sizeof why);
-    if (!res) {
-        res = resources_for_object(im->path, arch);
-        if (res) {
-            json_object_set_new(res, "source", json_string("ptxas report"));
-            json_object_set_new(res, "loaded_why_not", json_string(why));
-        }
+    run_impl_record r = { .name = im->ph->name, .title = im->ph->title, .kind = impl_kind_name(im->kind),
+                          .path = im->path, .resources = resources_loaded(im->path, arch, why, sizeof why) };
+    if (!r.resources) {
+        r.resources = resources_for_object(im->path, arch);
+        r.ptxas_why = why;
     }
-    json_object_set_new(j, "resources", res ? res : json_null());
-    return j;
+    return run_write_impl(&r);
 }
 
 /* Statistics of an imported mode object recomputed from its samples, so every number

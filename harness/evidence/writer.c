@@ -151,6 +151,22 @@ json_t *run_write_cost(run_cost *c)
     return o;
 }
 
+json_t *run_write_impl(const run_impl_record *r)
+{
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "name", r->name, "title", r->title, "kind", r->kind,
+                          "path", r->path);
+    if (r->resources && r->ptxas_why) {
+        put(r->resources, "source", json_string("ptxas report"));
+        put(r->resources, "loaded_why_not", json_string(r->ptxas_why));
+    }
+    if (!o) {
+        json_decref(r->resources);
+        return NULL;
+    }
+    put(o, "resources", r->resources ? r->resources : json_null());
+    return o;
+}
+
 /* ---- how a run was measured ----------------------------------------------------------- */
 
 static json_t *names_of(const char *const *names, size_t n)

@@ -108,6 +108,18 @@ typedef struct {
 
 json_t *run_write_cost(run_cost *c);
 
+/* implementations[]: one implementation as `run` loaded it. Its resources are
+ * measure/kernel_resources.c's object (stolen; NULL: written null): the loaded code's
+ * own, or, where the driver could not say (ptxas_why), the build's ptxas report's, which
+ * then says so (source "ptxas report", loaded_why_not). */
+typedef struct {
+    const char *name, *title, *kind, *path;
+    json_t *resources;
+    const char *ptxas_why;      /* NULL: the resources are the loaded code's */
+} run_impl_record;
+
+json_t *run_write_impl(const run_impl_record *r);
+
 /* profile[]: one row (impl, shape without scale, tool, kernels, which it takes) and one
  * stall reason of a kernel's stall_top. */
 json_t *run_write_profile(const char *impl, const attn_shape *s, const char *tool, json_t *kernels);

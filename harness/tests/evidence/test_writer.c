@@ -484,6 +484,45 @@ static void process_context_ceilings_and_cost_are_written_as_committed(void **st
     json_decref(doc);
 }
 
+/* implementations[] as `run` writes them: every one the reference run loaded (path and
+ * resources: the loaded code's) comes back byte for byte; resources from the ptxas
+ * report say so, and none are written null. */
+static void implementations_are_written_as_committed(void **state)
+{
+    (void)state;
+    json_t *doc;
+    reference_context(&doc);
+    size_t i, loaded = 0;
+    json_t *im;
+    json_array_foreach(json_object_get(doc, "implementations"), i, im) {
+        if (!json_object_get(im, "path")) continue;   /* external baselines: imported as written */
+        run_impl_record r = { .name = str_at(im, "name"), .title = str_at(im, "title"), .kind = str_at(im, "kind"),
+                              .path = str_at(im, "path"),
+                              .resources = json_deep_copy(json_object_get(im, "resources")) };
+        assert_string_equal(str_at(r.resources, "source"), "loaded");
+        json_t *w = run_write_impl(&r);
+        same_text(w, im);
+        json_decref(w);
+        loaded++;
+    }
+    assert_true(loaded >= 10);
+    run_impl_record r = { .name = "01_scalar", .title = "t", .kind = "phase", .path = "build/phases/01_scalar.so",
+                          .resources = json_pack("{s:s, s:i}", "arch", "sm_90", "registers", 40),
+                          .ptxas_why = "no fatbinary in the object" };
+    json_t *w = run_write_impl(&r);
+    json_t *want = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:i, s:s, s:s}}", "name", "01_scalar", "title", "t",
+                             "kind", "phase", "path", "build/phases/01_scalar.so", "resources", "arch", "sm_90",
+                             "registers", 40, "source", "ptxas report", "loaded_why_not", "no fatbinary in the object");
+    same_text(w, want);
+    json_decref(w);
+    json_decref(want);
+    r.resources = NULL;
+    w = run_write_impl(&r);
+    assert_true(json_is_null(json_object_get(w, "resources")));
+    json_decref(w);
+    json_decref(doc);
+}
+
 /* The document's top level in the evidence's order, whatever parts are given. */
 static void document_keeps_the_top_level_order(void **state)
 {
@@ -583,6 +622,7 @@ int main(void)
         cmocka_unit_test(document_keeps_the_top_level_order),
         cmocka_unit_test(method_is_written_as_committed),
         cmocka_unit_test(process_context_ceilings_and_cost_are_written_as_committed),
+        cmocka_unit_test(implementations_are_written_as_committed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
