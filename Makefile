@@ -38,12 +38,12 @@ HARNESS_LIBS := -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 \
                 -Wl,-Bstatic -ljansson -lz -Wl,-Bdynamic \
                 -lcudart -ldl -lm -pthread
 
-# Commands at the top of harness/, the stages they stand on in folders below it.
+# The commands in harness/cmd/, the stages they stand on in folders beside it.
 HARNESS_STAGES := core measure evidence gate report
-HARNESS_SRC  := $(sort $(wildcard harness/*.c $(patsubst %,harness/%/*.c,$(HARNESS_STAGES)))) \
+HARNESS_SRC  := $(sort $(wildcard $(patsubst %,harness/%/*.c,cmd $(HARNESS_STAGES)))) \
                 $(sort $(wildcard kernels/oracle/*.c))
 HARNESS_OBJ  := $(patsubst %.c,$(BUILD)/obj/%.o,$(HARNESS_SRC))
-LIB_OBJ      := $(filter-out $(BUILD)/obj/harness/main.o,$(HARNESS_OBJ))
+LIB_OBJ      := $(filter-out $(BUILD)/obj/harness/cmd/main.o,$(HARNESS_OBJ))
 
 PHASE_DIRS   := $(patsubst %/,%,$(sort $(wildcard phases/[0-9][0-9]_*/)))
 PHASE_NAMES  := $(notdir $(PHASE_DIRS))
@@ -162,7 +162,7 @@ kernel-checks: $(PHASE_SOS) $(KERNEL_SOS)
 $(BUILD)/testing/plant_delay.so: harness/planted/plant_delay.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -o $@ $<
-$(BUILD)/attnladder-test: $(HARNESS_SRC) $(wildcard harness/*.h harness/*/*.h)
+$(BUILD)/attnladder-test: $(HARNESS_SRC) $(wildcard harness/*/*.h)
 	$(CC) $(CFLAGS) -DATTN_TEST_SWITCHES -DATTN_NVCC_VERSION='"$(NVCC_VERSION)"' -o $@ $(HARNESS_SRC) $(HARNESS_LIBS)
 # A faulty implementation (one interior query tile wrong) that the correctness check
 # must fail wherever it is wrong; loaded from a scratch build directory on the GPU.
@@ -223,7 +223,7 @@ asan-build:
 asan-tests: asan-build
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan OPT="$(SAN_FLAGS)" unit-tests
 
-FUZZ_SRC  := $(filter-out harness/main.c,$(HARNESS_SRC))
+FUZZ_SRC  := $(filter-out harness/cmd/main.c,$(HARNESS_SRC))
 FUZZ_BINS := $(BUILD)/fuzz/fuzz_evidence $(BUILD)/fuzz/fuzz_cli
 FUZZ_SECONDS ?= 20
 # The commands that read evidence, fuzzed in-process on mutated runs (fuzz_consumer.c):
@@ -346,6 +346,7 @@ check-layers: $(HARNESS_OBJ)
 check-names:
 	@$(PYTHON) ci/checks/check_names.py --self-test
 	@$(PYTHON) ci/checks/check_names.py
+	@bash ci/checks/test_names.sh
 check-lint:
 	@bash ci/checks/lint_workflow.sh
 	@bash ci/checks/test_workflow_rules.sh

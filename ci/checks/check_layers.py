@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The harness's layering rule, checked by `make test`.
 
-harness/ is commands on top (harness/*.c, one per subcommand, and main.c) and stages in
-folders below them, lowest first:
+harness/ is the commands on top (harness/cmd/: one file per subcommand, and main.c)
+and stages in folders below them, lowest first:
 
-    include/ (the ABI) < core/ < measure/ < evidence/ < gate/ < report/ < top
+    include/ (the ABI) < core/ < measure/ < evidence/ < gate/ < report/ < cmd/
 
-kernels/oracle/ (the CPU fp64 oracle) counts as core. A file may use only its own stage
+kernels/oracle/ (the CPU fp64 oracle) counts as core. A source file under harness/
+outside these folders (and outside tests/, fuzz/ and planted/) has no stage and fails:
+a command goes in cmd/, a stage's file in its folder. A file may use only its own stage
 and the stages below it. Two ways of using are checked:
 
 1. Includes. Every `#include "..."` in a .c or .h file is resolved against the include
@@ -29,7 +31,7 @@ import re
 import subprocess
 import sys
 
-STAGES = ["include", "core", "measure", "evidence", "gate", "report", "top"]
+STAGES = ["include", "core", "measure", "evidence", "gate", "report", "cmd"]
 RANK = {s: i for i, s in enumerate(STAGES)}
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SKIP_DIRS = {"tests", "fuzz", "planted"}   # test code may use anything
@@ -40,10 +42,8 @@ def stage_of(rel):
     parts = rel.split("/")
     if parts[0] == "kernels" and parts[1] == "oracle":
         return "core"
-    if parts[0] != "harness":
+    if parts[0] != "harness" or len(parts) == 2:
         return None
-    if len(parts) == 2:
-        return "top"
     return parts[1] if parts[1] in RANK else None
 
 
@@ -72,6 +72,9 @@ def check_includes(root, files):
     for rel in files:
         st = stage_of(rel)
         if st is None:
+            if rel.startswith("harness/"):
+                bad.append(f"{rel} is in no stage: a command belongs in harness/cmd/, "
+                           "a stage's file in its folder")
             continue
         text = open(os.path.join(root, rel), encoding="utf-8", errors="replace").read()
         for name in INCLUDE_RE.findall(text):
@@ -97,7 +100,7 @@ def symbols(obj):
 def check_uses(root, objdir, files):
     objs = {}
     for rel in files:
-        if rel.endswith(".c"):
+        if rel.endswith(".c") and stage_of(rel):   # a file in no stage is refused above
             o = os.path.join(objdir, rel[:-2] + ".o")
             if os.path.isfile(o):
                 objs[rel] = o

@@ -11,13 +11,13 @@ note() { echo "test_codeowners: $*" >&2; fail=1; }
 flagged() { printf '%s\n' "$@" | python3 ci/workflow/protected_paths.py "${CO[@]}" | awk '{print $1}'; }
 CO=()
 must=(ci/gate.json ci/frozen/06_tiling.sha256 ci/frozen/99_new.sha256 ci/freeze.sh
-      harness/gate/ab_rule.c harness/gate/decide.c harness/gate/new_rule.c harness/ab.c harness/gate.c
+      harness/gate/ab_rule.c harness/gate/decide.c harness/gate/new_rule.c harness/cmd/ab.c harness/cmd/gate.c
       .github/workflows/gpu.yml .github/workflows/pr_comment.yml .github/actionlint.yaml
       ci/workflow/judge.sh ci/workflow/pr_comment.sh ci/workflow/pr_gate.sh ci/workflow/ab_gate.sh CODEOWNERS)
 for acc in evidence/*/accepted.txt evidence/*/reference.txt; do must+=("$acc"); done
 ev=evidence   # made-up paths below: spelled through $ev so that no check takes them for citations
 must+=("$ev/some-new-gpu/accepted.txt" "$ev/some-new-gpu/reference.txt")
-not=(phases/08_new/attention.cu harness/report/pages.c harness/run.c README.md reports/README.md
+not=(phases/08_new/attention.cu harness/report/pages.c harness/cmd/run.c README.md reports/README.md
      "$ev/nvidia-h200/20991231T000000Z_abcdef0.json" "$ev/nvidia-h200/studies/ab/x.json"
      ci/checks/test_drift.sh docs/ci/gate.json harness/tests/gate/x.c)
 got=$(flagged "${must[@]}")

@@ -96,6 +96,135 @@ json_t *run_write_clocks(const clock_reading *c)
                      "throttle", clock_reasons_json(c->reasons));
 }
 
+json_t *run_write_env_overrides(const run_env_override *env, size_t n)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; o && i < n; i++) put(o, env[i].name, env[i].value ? json_string(env[i].value) : json_null());
+    return o;
+}
+
+static json_t *clocks_or_null(const clock_reading *c)
+{
+    return c ? run_write_clocks(c) : json_null();
+}
+
+json_t *run_write_context(const run_process_context *c)
+{
+    json_t *o = json_object(), *argv = json_array();
+    if (!o || !argv) {
+        json_decref(o);
+        json_decref(argv);
+        return NULL;
+    }
+    for (size_t i = 0; i < c->argc; i++) json_array_append_new(argv, json_string(c->argv[i]));
+    put(o, "gpu", run_write_gpu(c->gpu));
+    put(o, "versions", run_write_versions(c->versions));
+    put(o, "git", run_write_git(c->git));
+    put(o, "host", json_string(c->host));
+    put(o, "argv", argv);
+    put(o, "planted_slowdown", str_or_null(c->planted_slowdown));
+    put(o, "env_overrides", run_write_env_overrides(c->env, c->n_env));
+    put(o, "clocks_before", clocks_or_null(c->clocks_before));
+    put(o, "nvml", json_string(c->nvml));
+    put(o, "throttled", json_boolean(c->throttled));
+    put(o, "clocks_after", clocks_or_null(c->clocks_after));
+    return o;
+}
+
+json_t *run_write_ceilings(const run_ceilings *c)
+{
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "dram_gbps", c->dram_gbps > 0 ? json_real(c->dram_gbps) : json_null());
+    put(o, "fp16_tflops", c->fp16_tflops > 0 ? json_real(c->fp16_tflops) : json_null());
+    put(o, "copy_bytes", json_integer((json_int_t)c->copy_bytes));
+    put(o, "gemm_shape", json_pack("[i,i,i]", c->gemm_n, c->gemm_n, c->gemm_n));
+    return o;
+}
+
+json_t *run_write_cost(run_cost *c)
+{
+    json_t *o = json_pack("{s:f, s:f, s:I, s:o, s:o, s:o}", "wall_s", c->wall_s, "gpu_timed_s", c->gpu_timed_s,
+                          "measurements", (json_int_t)c->measurements, "stages_s", c->stages_s, "steps_s",
+                          c->steps_s, "points", c->points);
+    c->stages_s = c->steps_s = c->points = NULL;
+    return o;
+}
+
+json_t *run_write_impl(const run_impl_record *r)
+{
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "name", r->name, "title", r->title, "kind", r->kind,
+                          "path", r->path);
+    if (r->resources && r->ptxas_why) {
+        put(r->resources, "source", json_string("ptxas report"));
+        put(r->resources, "loaded_why_not", json_string(r->ptxas_why));
+    }
+    if (!o) {
+        json_decref(r->resources);
+        return NULL;
+    }
+    put(o, "resources", r->resources ? r->resources : json_null());
+    return o;
+}
+
+/* ---- how a run was measured ----------------------------------------------------------- */
+
+static json_t *names_of(const char *const *names, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++) json_array_append_new(a, json_string(names[i]));
+    return a;
+}
+
+static json_t *ratio_design_of(const run_method *m)
+{
+    return json_pack("{s:s, s:s, s:s, s:f, s:I, s:I, s:f, s:f, s:f}", "ratio",
+                     "median of per-round quotients implementation/baseline, 95% bootstrap CI over rounds",
+                     "rounds", "every implementation of the point no slower than slow_factor times the "
+                     "baseline, one CUDA graph replay each per round, in an order drawn per round "
+                     "(results[].paired.design \"rotation\"); a slower one keeps the quotient of its own "
+                     "and the baseline's separate medians (derived.ratio.method \"independent\")",
+                     "absolute", "timing.* and derived.tflops/gbps: each implementation timed alone, "
+                     "one after another (the sustained regime)",
+                     "slow_factor", m->rotation.slow_factor, "min_rounds", (json_int_t)m->rotation.min_rounds,
+                     "max_rounds", (json_int_t)m->rotation.max_rounds, "max_seconds", m->rotation.max_seconds,
+                     "rel_ci_target", m->rotation.rel_ci_target, "min_gpu_s", m->rotation.min_gpu_s);
+}
+
+json_t *run_write_method(const run_method *m)
+{
+    json_t *o = json_pack("{s:o, s:o, s:i, s:f, s:I, s:I, s:f, s:f, s:I, s:f, s:I, s:I, s:{s:f, s:f},"
+                          " s:I, s:s, s:f, s:I}",
+                          "modes", names_of(m->modes, m->n_modes),
+                          "sweep_modes", names_of(m->sweep_modes, m->n_sweep_modes), "inner", m->inner,
+                          "graph_target_us", m->graph_target_us, "min_samples", (json_int_t)m->min_samples,
+                          "max_samples", (json_int_t)m->max_samples, "max_seconds", m->max_seconds,
+                          "rel_ci_target", m->rel_ci_target, "bootstrap_resamples", (json_int_t)m->bootstrap_resamples,
+                          "ci_level", m->ci_level, "seed", (json_int_t)m->seed, "stats_seed", (json_int_t)m->stats_seed,
+                          "bounds", "rel_l2", m->bound_rel_l2, "max_abs", m->bound_max_abs,
+                          "l2_scrub_bytes", (json_int_t)m->l2_scrub_bytes, "baseline", m->baseline,
+                          "full_ref_gflop", m->full_ref_gflop, "sample_rows", (json_int_t)m->sample_rows);
+    if (!o) return NULL;
+    put(o, "inputs", json_pack("{s:s, s:o, s:i, s:b, s:I}", "timed", "uniform", "checked_also",
+                               names_of(m->checked_also, m->n_checked_also), "sample_tile_rows", m->sample_tile_rows,
+                               "sampled_needs_baseline", 1, "chunk_elems", (json_int_t)m->chunk_elems));
+    put(o, "min_gpu_s", json_real(m->min_gpu_s));
+    /* where each figure comes from: derived.ratio from the rotation (or, independent, the
+     * separate measurements); timing.* and the derived rates from each one alone */
+    put(o, "ratio", json_string(m->paired ? "paired" : "independent"));
+    put(o, "paired", json_boolean(m->paired));
+    if (m->paired) put(o, "ratio_design", ratio_design_of(m));
+    put(o, "reference", json_pack("{s:s, s:s, s:f, s:f}", "gpu", m->oracle_gpu, "gpu_why_not", m->oracle_gpu_why_not,
+                                  "cpu_check_gflop", m->cpu_check_gflop, "agree_max_abs", m->oracle_agree_max_abs));
+    /* the harness never changes a GPU's clocks (locking them is the machine owner's
+     * choice, e.g. nvidia-smi -lgc); whether they were held by an applications-clock
+     * setting shows as that reason in every sample's clock_events */
+    put(o, "clock_watch", json_pack("{s:b, s:s, s:s, s:f, s:b}", "per_sample", m->per_sample, "why_not",
+                                    m->watch_why_not, "discard", m->discard, "discard_limit", m->discard_limit,
+                                    "clocks_locked_by_harness", 0));
+    return o;
+}
+
 /* ---- the profiler's rows ------------------------------------------------------------- */
 
 json_t *run_write_profile(const char *impl, const attn_shape *s, const char *tool, json_t *kernels)
@@ -138,25 +267,6 @@ json_t *run_write_document(run_document *d)
     return o;
 }
 
-/* ---- the A/B comparison ---------------------------------------------------------------- */
-
-json_t *run_write_ab(const run_ab_document *d)
-{
-    return json_pack("{s:s, s:i, s:o, s:o, s:{s:o, s:o}, s:s, s:I, s:f, s:f, s:{s:I, s:I, s:f, s:f, s:i, s:s},"
-                     " s:{s:b, s:s, s:s, s:f}, s:O, s:O}",
-                     "schema", "attnladder-ab", "schema_version", 2,
-                     "gpu", run_write_gpu(d->gpu), "versions", run_write_versions(d->versions),
-                     "builds", "base", run_write_git(d->base_git), "head", run_write_git(d->head_git),
-                     "loaded_first", d->head_first ? "head" : "base", "seed", (json_int_t)d->seed,
-                     "tolerance", d->tolerance, "baseline_tolerance", d->baseline_tolerance,
-                     "method", "min_samples", (json_int_t)d->min_samples, "max_samples", (json_int_t)d->max_samples,
-                     "min_gpu_s", d->min_gpu_s, "max_seconds", d->max_seconds, "warmup", d->warmup,
-                     "change", "median of paired head/base quotients, 95% percentile bootstrap CI",
-                     "clock_watch", "per_pair", d->per_pair, "why_not", d->watch_why_not, "discard", d->discard,
-                     "discard_limit", d->discard_limit,
-                     "paths", d->paths, "rows", d->rows);
-}
-
 /* ---- a run as the reader holds it ----------------------------------------------------- */
 
 static json_t *context_of(const run_data *r)
@@ -173,12 +283,7 @@ static json_t *context_of(const run_data *r)
     put(ver, "nvcc", str_or_null(c->nvcc));
     json_t *o = json_pack("{s:o, s:o, s:{s:s, s:b}}", "gpu", gpu, "versions", ver, "git", "commit", r->commit,
                           "dirty", r->dirty);
-    if (r->env) {
-        json_t *env = json_object();
-        for (size_t i = 0; i < r->n_env; i++)
-            put(env, r->env[i].name, r->env[i].value ? json_string(r->env[i].value) : json_null());
-        put(o, "env_overrides", env);
-    }
+    if (r->env) put(o, "env_overrides", run_write_env_overrides(r->env, r->n_env));
     put(o, "planted_slowdown", str_or_null(r->planted));
     put(o, "throttled", json_boolean(r->throttled));
     return o;

@@ -23,6 +23,103 @@ json_t *run_write_versions(const device_versions *v);
 json_t *run_write_git(const device_git *g);
 json_t *run_write_clocks(const clock_reading *c);
 
+/* method: how everything in a run was measured, as `run` records it. The fixed texts (the
+ * inputs' timed distribution, the ratio design's description) are the writer's: they
+ * describe measure/point_ratios.c's rotation and measure/inputs.c's draws. */
+typedef struct {
+    const char *const *modes;            /* timing modes of headline points, by name */
+    size_t n_modes;
+    const char *const *sweep_modes;      /* of every other point */
+    size_t n_sweep_modes;
+    int inner;
+    double graph_target_us;
+    size_t min_samples, max_samples;
+    double max_seconds, rel_ci_target;
+    size_t bootstrap_resamples;
+    double ci_level;
+    unsigned long long seed, stats_seed;
+    double bound_rel_l2, bound_max_abs;  /* the correctness bounds */
+    size_t l2_scrub_bytes;
+    const char *baseline;                /* "" when none */
+    double full_ref_gflop;
+    long long sample_rows;
+    const char *const *checked_also;     /* inputs: the other distributions checked */
+    size_t n_checked_also;
+    int sample_tile_rows;
+    size_t chunk_elems;
+    double min_gpu_s;
+    int paired;                          /* ratios from the rotation; 0: independent */
+    struct {                             /* ratio_design, written when paired */
+        double slow_factor;
+        size_t min_rounds, max_rounds;
+        double max_seconds, rel_ci_target, min_gpu_s;
+    } rotation;
+    const char *oracle_gpu, *oracle_gpu_why_not;   /* reference: the GPU oracle's path or why none */
+    double cpu_check_gflop, oracle_agree_max_abs;
+    int per_sample;                      /* clock_watch: the clock read after every sample */
+    const char *watch_why_not, *discard;
+    double discard_limit;
+} run_method;
+
+json_t *run_write_method(const run_method *m);
+
+/* context.env_overrides{name: value}: the ATTN* variables set for a run (reader.h's
+ * run_env_override; a value NULL is written null). */
+json_t *run_write_env_overrides(const run_env_override *env, size_t n);
+
+/* The context of the process that ran: gpu, versions, git, host, argv, planted_slowdown
+ * (test builds), env_overrides, clocks_before, nvml, throttled, clocks_after. */
+typedef struct {
+    const device_gpu *gpu;
+    const device_versions *versions;
+    const device_git *git;
+    const char *host;
+    char *const *argv;
+    size_t argc;
+    const char *planted_slowdown;          /* NULL: left out */
+    const run_env_override *env;
+    size_t n_env;
+    const clock_reading *clocks_before;    /* NULL: not read (written null) */
+    const char *nvml;                      /* "ok", or why the clocks could not be read */
+    int throttled;
+    const clock_reading *clocks_after;     /* NULL: not read (written null) */
+} run_process_context;
+
+json_t *run_write_context(const run_process_context *c);
+
+/* ceilings of a run measured by this process: the copy bandwidth and GEMM rate (null
+ * where not measured: <= 0), the copy's size and the GEMM's n. The launch floor, a
+ * timing object per mode, is added once measured. */
+typedef struct {
+    double dram_gbps, fp16_tflops;
+    size_t copy_bytes;
+    int gemm_n;
+} run_ceilings;
+
+json_t *run_write_ceilings(const run_ceilings *c);
+
+/* cost: the run's wall and timed device time, its measurements, and where the time went
+ * (stages_s, steps_s, points: objects and arrays stolen by run_write_cost). */
+typedef struct {
+    double wall_s, gpu_timed_s;
+    size_t measurements;
+    json_t *stages_s, *steps_s, *points;
+} run_cost;
+
+json_t *run_write_cost(run_cost *c);
+
+/* implementations[]: one implementation as `run` loaded it. Its resources are
+ * measure/kernel_resources.c's object (stolen; NULL: written null): the loaded code's
+ * own, or, where the driver could not say (ptxas_why), the build's ptxas report's, which
+ * then says so (source "ptxas report", loaded_why_not). */
+typedef struct {
+    const char *name, *title, *kind, *path;
+    json_t *resources;
+    const char *ptxas_why;      /* NULL: the resources are the loaded code's */
+} run_impl_record;
+
+json_t *run_write_impl(const run_impl_record *r);
+
 /* profile[]: one row (impl, shape without scale, tool, kernels, which it takes) and one
  * stall reason of a kernel's stall_top. */
 json_t *run_write_profile(const char *impl, const attn_shape *s, const char *tool, json_t *kernels);
@@ -48,6 +145,48 @@ typedef struct {
 } run_ab_document;
 
 json_t *run_write_ab(const run_ab_document *d);
+
+/* One implementation at one shape, a member of the A/B file's rows[]. What is written
+ * depends on how far the comparison got: a failed check (error, verdict "failed"), too
+ * many pairs under clock events (clock, verdict "throttled", pairs, stop), or a decision
+ * (clock, the rule's tolerance and seed, the change with its CI, verdict, the pairs and
+ * both sides' samples). */
+typedef enum { RUN_AB_FAILED, RUN_AB_THROTTLED, RUN_AB_DECIDED } run_ab_outcome;
+
+typedef struct {
+    const double *samples_us;      /* `pairs` of them */
+    double median_us;
+} run_ab_side;
+
+typedef struct {
+    run_ab_outcome outcome;
+    const char *impl, *kind, *shape, *selected;   /* selected: "fixed" or "path" */
+    int correct;
+    const char *base_note, *head_note;   /* what each build said it chose; NULL: left out */
+    const char *error;                   /* RUN_AB_FAILED: why the check failed */
+    json_t *clock;                       /* the pairs' clock watch (measure/interleave.h);
+                                            stolen, NULL for RUN_AB_FAILED */
+    double tolerance;
+    unsigned long long bootstrap_seed;
+    double change, change_lo, change_hi; /* head/base: the median and its CI */
+    const char *verdict;                 /* RUN_AB_DECIDED: the rule's (gate/ab_rule.h) */
+    size_t pairs, base_first;
+    int inner;
+    const char *stop;
+    double gpu_s;
+    run_ab_side base, head;
+} run_ab_row;
+
+json_t *run_write_ab_row(const run_ab_row *r);
+
+/* One code path of a build in the A/B file's paths{impl: {base: [], head: []}}: its key,
+ * the shape that times it ("-" when none), and whether a fixed shape does. */
+typedef struct {
+    const char *path, *shape;
+    int fixed;
+} run_ab_path;
+
+json_t *run_write_ab_paths(const run_ab_path *base, size_t n_base, const run_ab_path *head, size_t n_head);
 
 /* The parts of a run document, each already an object or array (stolen by
  * run_write_document; NULL leaves the key out, except where said). */

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <jansson.h>
-#include "commands.h"
+#include "cmd/commands.h"
 #include "core/files.h"
 #include "core/names.h"
 

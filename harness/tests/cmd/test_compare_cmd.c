@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "commands.h"
+#include "cmd/commands.h"
 #include "gate/config.h"
 #include "gate/evaluate.h"
 #include "evidence/reader.h"
 #include "core/files.h"
-#include "compare.h"
+#include "cmd/compare.h"
 
 #define DATA "harness/tests/data/"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <jansson.h>
-#include "commands.h"
+#include "cmd/commands.h"
 
 #define DATA "harness/tests/data/gate/"
 #define CONFIG "harness/tests/data/gate_config.json"   /* ci/gate.json when the tests were written */

@@ -312,13 +312,14 @@ static long long int_at(const json_t *o, const char *k)
     return json_integer_value(json_object_get(o, k));
 }
 
-static void device_context_is_written_as_committed(void **state)
+static double num_at(const json_t *o, const char *k)
 {
-    (void)state;
-    json_t *doc;
-    json_t *ctx = reference_context(&doc);
+    return json_number_value(json_object_get(o, k));
+}
 
-    json_t *jg = json_object_get(ctx, "gpu");
+/* The typed values of a committed context's pieces, as measure/device_info.c reads them. */
+static device_gpu gpu_of(const json_t *jg)
+{
     device_gpu g = { .known = 1, .sm_count = (int)int_at(jg, "sm_count"), .cc_major = (int)int_at(jg, "cc_major"),
                      .cc_minor = (int)int_at(jg, "cc_minor"), .l2_bytes = int_at(jg, "l2_bytes"),
                      .mem_bytes = int_at(jg, "mem_bytes"), .smem_per_block_optin = int_at(jg, "smem_per_block_optin"),
@@ -328,6 +329,44 @@ static void device_context_is_written_as_committed(void **state)
     snprintf(g.name, sizeof g.name, "%s", str_at(jg, "name"));
     snprintf(g.slug, sizeof g.slug, "%s", str_at(jg, "slug"));
     snprintf(g.uuid, sizeof g.uuid, "%s", str_at(jg, "uuid"));
+    return g;
+}
+
+static device_versions versions_of(const json_t *jv)
+{
+    device_versions v = { .cuda_driver = (int)int_at(jv, "cuda_driver"), .cuda_runtime = (int)int_at(jv, "cuda_runtime"),
+                          .has_cublas = 1, .cublas = (int)int_at(jv, "cublas"),
+                          .cublas_path = str_at(jv, "cublas_path"), .cudart_path = str_at(jv, "cudart_path"),
+                          .cudnn = DEVICE_CUDNN_VERSION, .cudnn_version = int_at(jv, "cudnn"),
+                          .has_driver = 1, .nvcc = str_at(jv, "nvcc") };
+    snprintf(v.cudnn_path, sizeof v.cudnn_path, "%s", str_at(jv, "cudnn_path"));
+    snprintf(v.driver, sizeof v.driver, "%s", str_at(jv, "driver"));
+    return v;
+}
+
+static device_git git_of(const json_t *jgit)
+{
+    device_git git = { .dirty = json_is_true(json_object_get(jgit, "dirty")), .source = str_at(jgit, "source") };
+    snprintf(git.commit, sizeof git.commit, "%s", str_at(jgit, "commit"));
+    return git;
+}
+
+static clock_reading clocks_of(const json_t *jc)
+{
+    return (clock_reading){ .sm_mhz = (unsigned)int_at(jc, "sm_mhz"), .mem_mhz = (unsigned)int_at(jc, "mem_mhz"),
+                            .temp_c = (unsigned)int_at(jc, "temp_c"),
+                            .power_w = json_number_value(json_object_get(jc, "power_w")),
+                            .reasons = (unsigned long long)int_at(jc, "throttle_mask") };
+}
+
+static void device_context_is_written_as_committed(void **state)
+{
+    (void)state;
+    json_t *doc;
+    json_t *ctx = reference_context(&doc);
+
+    json_t *jg = json_object_get(ctx, "gpu");
+    device_gpu g = gpu_of(jg);
     json_t *w = run_write_gpu(&g);
     same_text(w, jg);
     json_decref(w);
@@ -339,13 +378,7 @@ static void device_context_is_written_as_committed(void **state)
     json_decref(want);
 
     json_t *jv = json_object_get(ctx, "versions");
-    device_versions v = { .cuda_driver = (int)int_at(jv, "cuda_driver"), .cuda_runtime = (int)int_at(jv, "cuda_runtime"),
-                          .has_cublas = 1, .cublas = (int)int_at(jv, "cublas"),
-                          .cublas_path = str_at(jv, "cublas_path"), .cudart_path = str_at(jv, "cudart_path"),
-                          .cudnn = DEVICE_CUDNN_VERSION, .cudnn_version = int_at(jv, "cudnn"),
-                          .has_driver = 1, .nvcc = str_at(jv, "nvcc") };
-    snprintf(v.cudnn_path, sizeof v.cudnn_path, "%s", str_at(jv, "cudnn_path"));
-    snprintf(v.driver, sizeof v.driver, "%s", str_at(jv, "driver"));
+    device_versions v = versions_of(jv);
     w = run_write_versions(&v);
     same_text(w, jv);
     json_decref(w);
@@ -357,8 +390,7 @@ static void device_context_is_written_as_committed(void **state)
     json_decref(want);
 
     json_t *jgit = json_object_get(ctx, "git");
-    device_git git = { .dirty = json_is_true(json_object_get(jgit, "dirty")), .source = str_at(jgit, "source") };
-    snprintf(git.commit, sizeof git.commit, "%s", str_at(jgit, "commit"));
+    device_git git = git_of(jgit);
     w = run_write_git(&git);
     same_text(w, jgit);
     json_decref(w);
@@ -366,10 +398,7 @@ static void device_context_is_written_as_committed(void **state)
     const char *snaps[] = { "clocks_before", "clocks_after" };
     for (size_t i = 0; i < 2; i++) {
         json_t *jc = json_object_get(ctx, snaps[i]);
-        clock_reading c = { .sm_mhz = (unsigned)int_at(jc, "sm_mhz"), .mem_mhz = (unsigned)int_at(jc, "mem_mhz"),
-                            .temp_c = (unsigned)int_at(jc, "temp_c"),
-                            .power_w = json_number_value(json_object_get(jc, "power_w")),
-                            .reasons = (unsigned long long)int_at(jc, "throttle_mask") };
+        clock_reading c = clocks_of(jc);
         w = run_write_clocks(&c);
         same_text(w, jc);
         json_decref(w);
@@ -377,6 +406,119 @@ static void device_context_is_written_as_committed(void **state)
     clock_reading capped = { .reasons = 0x4 };   /* sw_power_cap */
     w = run_write_clocks(&capped);
     assert_string_equal(json_string_value(json_array_get(json_object_get(w, "throttle"), 0)), "sw_power_cap");
+    json_decref(w);
+    json_decref(doc);
+}
+
+/* The whole context of the process that ran, its ceilings and its cost, written from typed
+ * values read off the reference run, are that run's objects byte for byte (the launch
+ * floor, timing objects added once measured, apart); without clocks, a plant and
+ * overrides, each is as `run` wrote it. */
+static void process_context_ceilings_and_cost_are_written_as_committed(void **state)
+{
+    (void)state;
+    json_t *doc;
+    json_t *ctx = reference_context(&doc);
+    device_gpu g = gpu_of(json_object_get(ctx, "gpu"));
+    device_versions v = versions_of(json_object_get(ctx, "versions"));
+    device_git git = git_of(json_object_get(ctx, "git"));
+    clock_reading before = clocks_of(json_object_get(ctx, "clocks_before"));
+    clock_reading after = clocks_of(json_object_get(ctx, "clocks_after"));
+    const json_t *jargv = json_object_get(ctx, "argv"), *jenv = json_object_get(ctx, "env_overrides");
+    char *argv[64];
+    run_env_override env[16];
+    size_t argc = json_array_size(jargv), n_env = 0;
+    assert_true(argc <= 64 && json_object_size(jenv) <= 16);
+    for (size_t i = 0; i < argc; i++) argv[i] = (char *)json_string_value(json_array_get(jargv, i));
+    const char *k;
+    json_t *val;
+    json_object_foreach((json_t *)jenv, k, val) env[n_env++] = (run_env_override){ k, json_string_value(val) };
+    run_process_context pc = { .gpu = &g, .versions = &v, .git = &git, .host = str_at(ctx, "host"), .argv = argv,
+                               .argc = argc, .planted_slowdown = str_at(ctx, "planted_slowdown"), .env = env,
+                               .n_env = n_env, .clocks_before = &before, .nvml = str_at(ctx, "nvml"),
+                               .throttled = json_is_true(json_object_get(ctx, "throttled")), .clocks_after = &after };
+    json_t *w = run_write_context(&pc);
+    same_text(w, ctx);
+    json_decref(w);
+
+    pc.clocks_before = pc.clocks_after = NULL;
+    pc.planted_slowdown = "06_tiling +5%";
+    pc.n_env = 0;
+    pc.nvml = "no NVML";
+    json_t *want = json_deep_copy(ctx);
+    json_t *tail[] = { json_object(), json_null(), json_string("no NVML"), json_incref(json_object_get(ctx, "throttled")),
+                       json_null() };
+    const char *tail_keys[] = { "env_overrides", "clocks_before", "nvml", "throttled", "clocks_after" };
+    for (size_t i = 0; i < 5; i++) json_object_del(want, tail_keys[i]);
+    json_object_set_new(want, "planted_slowdown", json_string("06_tiling +5%"));
+    for (size_t i = 0; i < 5; i++) json_object_set_new(want, tail_keys[i], tail[i]);
+    w = run_write_context(&pc);
+    same_text(w, want);
+    json_decref(w);
+    json_decref(want);
+
+    const json_t *jc = json_object_get(doc, "ceilings");
+    run_ceilings ce = { num_at(jc, "dram_gbps"), num_at(jc, "fp16_tflops"), (size_t)int_at(jc, "copy_bytes"),
+                        (int)json_integer_value(json_array_get(json_object_get(jc, "gemm_shape"), 0)) };
+    w = run_write_ceilings(&ce);
+    want = json_deep_copy(jc);
+    json_object_del(want, "launch_floor");
+    same_text(w, want);
+    json_decref(w);
+    json_decref(want);
+    ce.dram_gbps = ce.fp16_tflops = 0;   /* not measured */
+    w = run_write_ceilings(&ce);
+    assert_true(json_is_null(json_object_get(w, "dram_gbps")) && json_is_null(json_object_get(w, "fp16_tflops")));
+    json_decref(w);
+
+    const json_t *jcost = json_object_get(doc, "cost");
+    run_cost c = { .wall_s = num_at(jcost, "wall_s"), .gpu_timed_s = num_at(jcost, "gpu_timed_s"),
+                   .measurements = (size_t)int_at(jcost, "measurements"),
+                   .stages_s = json_incref(json_object_get(jcost, "stages_s")),
+                   .steps_s = json_incref(json_object_get(jcost, "steps_s")),
+                   .points = json_incref(json_object_get(jcost, "points")) };
+    w = run_write_cost(&c);
+    assert_null(c.points);
+    same_text(w, jcost);
+    json_decref(w);
+    json_decref(doc);
+}
+
+/* implementations[] as `run` writes them: every one the reference run loaded (path and
+ * resources: the loaded code's) comes back byte for byte; resources from the ptxas
+ * report say so, and none are written null. */
+static void implementations_are_written_as_committed(void **state)
+{
+    (void)state;
+    json_t *doc;
+    reference_context(&doc);
+    size_t i, loaded = 0;
+    json_t *im;
+    json_array_foreach(json_object_get(doc, "implementations"), i, im) {
+        if (!json_object_get(im, "path")) continue;   /* external baselines: imported as written */
+        run_impl_record r = { .name = str_at(im, "name"), .title = str_at(im, "title"), .kind = str_at(im, "kind"),
+                              .path = str_at(im, "path"),
+                              .resources = json_deep_copy(json_object_get(im, "resources")) };
+        assert_string_equal(str_at(r.resources, "source"), "loaded");
+        json_t *w = run_write_impl(&r);
+        same_text(w, im);
+        json_decref(w);
+        loaded++;
+    }
+    assert_true(loaded >= 10);
+    run_impl_record r = { .name = "01_scalar", .title = "t", .kind = "phase", .path = "build/phases/01_scalar.so",
+                          .resources = json_pack("{s:s, s:i}", "arch", "sm_90", "registers", 40),
+                          .ptxas_why = "no fatbinary in the object" };
+    json_t *w = run_write_impl(&r);
+    json_t *want = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:i, s:s, s:s}}", "name", "01_scalar", "title", "t",
+                             "kind", "phase", "path", "build/phases/01_scalar.so", "resources", "arch", "sm_90",
+                             "registers", 40, "source", "ptxas report", "loaded_why_not", "no fatbinary in the object");
+    same_text(w, want);
+    json_decref(w);
+    json_decref(want);
+    r.resources = NULL;
+    w = run_write_impl(&r);
+    assert_true(json_is_null(json_object_get(w, "resources")));
     json_decref(w);
     json_decref(doc);
 }
@@ -409,43 +551,62 @@ static void document_keeps_the_top_level_order(void **state)
     json_decref(doc);
 }
 
-/* `ab --out`'s file: the keys, order and types the A/B command wrote before the writer. */
-static void ab_document_is_written_as_before(void **state)
+/* The names of a JSON array of strings (at most 8). */
+static size_t names_at(const json_t *o, const char *k, const char *names[8])
+{
+    const json_t *a = json_object_get(o, k);
+    size_t n = json_array_size(a);
+    assert_true(n <= 8);
+    for (size_t i = 0; i < n; i++) names[i] = json_string_value(json_array_get(a, i));
+    return n;
+}
+
+/* method, written from typed values read off the reference run, is that run's object
+ * byte for byte; measured independently, it says so and has no ratio_design. */
+static void method_is_written_as_committed(void **state)
 {
     (void)state;
-    device_gpu g = { .known = 1, .sm_count = 132, .cc_major = 9, .l2_bytes = 52428800, .index = 0 };
-    snprintf(g.name, sizeof g.name, "NVIDIA H100 80GB HBM3");
-    snprintf(g.slug, sizeof g.slug, "nvidia-h100-80gb-hbm3");
-    snprintf(g.uuid, sizeof g.uuid, "GPU-0");
-    device_versions v = { .cuda_driver = 13000, .cuda_runtime = 13000, .cudnn = DEVICE_CUDNN_NOT_LOADED, .nvcc = "13.0.88" };
-    device_git base = { .commit = "aaaa", .dirty = 0, .source = "git" }, head = { .commit = "bbbb", .dirty = 1, .source = "git" };
-    json_t *paths = json_pack("{s:[]}", "06_tiling"), *rows = json_pack("[{s:s}]", "impl", "06_tiling");
-    run_ab_document d = { .gpu = &g, .versions = &v, .base_git = &base, .head_git = &head, .head_first = 1,
-                          .seed = 42, .tolerance = 0.01, .baseline_tolerance = 0.03, .min_samples = 30,
-                          .max_samples = 2000, .min_gpu_s = 0.5, .max_seconds = 20, .warmup = 3, .per_pair = 0,
-                          .watch_why_not = "no NVML", .discard = "thermal", .discard_limit = 0.25,
-                          .paths = paths, .rows = rows };
-    json_t *w = run_write_ab(&d);
-    json_t *want = json_pack("{s:s, s:i, s:o, s:o, s:o, s:s, s:I, s:f, s:f, s:o, s:o, s:O, s:O}",
-                             "schema", "attnladder-ab", "schema_version", 2,
-                             "gpu", run_write_gpu(&g), "versions", run_write_versions(&v),
-                             "builds", json_pack("{s:o, s:o}", "base", run_write_git(&base), "head", run_write_git(&head)),
-                             "loaded_first", "head", "seed", (json_int_t)42, "tolerance", 0.01,
-                             "baseline_tolerance", 0.03,
-                             "method", json_pack("{s:I, s:I, s:f, s:f, s:i, s:s}", "min_samples", (json_int_t)30,
-                                                 "max_samples", (json_int_t)2000, "min_gpu_s", 0.5, "max_seconds", 20.0,
-                                                 "warmup", 3, "change",
-                                                 "median of paired head/base quotients, 95% percentile bootstrap CI"),
-                             "clock_watch", json_pack("{s:b, s:s, s:s, s:f}", "per_pair", 0, "why_not", "no NVML",
-                                                      "discard", "thermal", "discard_limit", 0.25),
-                             "paths", paths, "rows", rows);
-    assert_non_null(w);
-    assert_non_null(want);
+    json_t *doc;
+    reference_context(&doc);
+    const json_t *jm = json_object_get(doc, "method"), *in = json_object_get(jm, "inputs");
+    const json_t *rd = json_object_get(jm, "ratio_design"), *ref = json_object_get(jm, "reference");
+    const json_t *cw = json_object_get(jm, "clock_watch"), *bounds = json_object_get(jm, "bounds");
+    const char *modes[8], *sweep[8], *other[8];
+    run_method m = { .modes = modes, .n_modes = names_at(jm, "modes", modes), .sweep_modes = sweep,
+                     .n_sweep_modes = names_at(jm, "sweep_modes", sweep), .inner = (int)int_at(jm, "inner"),
+                     .graph_target_us = num_at(jm, "graph_target_us"),
+                     .min_samples = (size_t)int_at(jm, "min_samples"), .max_samples = (size_t)int_at(jm, "max_samples"),
+                     .max_seconds = num_at(jm, "max_seconds"), .rel_ci_target = num_at(jm, "rel_ci_target"),
+                     .bootstrap_resamples = (size_t)int_at(jm, "bootstrap_resamples"), .ci_level = num_at(jm, "ci_level"),
+                     .seed = (unsigned long long)int_at(jm, "seed"), .stats_seed = (unsigned long long)int_at(jm, "stats_seed"),
+                     .bound_rel_l2 = num_at(bounds, "rel_l2"), .bound_max_abs = num_at(bounds, "max_abs"),
+                     .l2_scrub_bytes = (size_t)int_at(jm, "l2_scrub_bytes"), .baseline = str_at(jm, "baseline"),
+                     .full_ref_gflop = num_at(jm, "full_ref_gflop"), .sample_rows = int_at(jm, "sample_rows"),
+                     .checked_also = other, .n_checked_also = names_at(in, "checked_also", other),
+                     .sample_tile_rows = (int)int_at(in, "sample_tile_rows"), .chunk_elems = (size_t)int_at(in, "chunk_elems"),
+                     .min_gpu_s = num_at(jm, "min_gpu_s"), .paired = json_is_true(json_object_get(jm, "paired")),
+                     .rotation = { num_at(rd, "slow_factor"), (size_t)int_at(rd, "min_rounds"),
+                                   (size_t)int_at(rd, "max_rounds"), num_at(rd, "max_seconds"),
+                                   num_at(rd, "rel_ci_target"), num_at(rd, "min_gpu_s") },
+                     .oracle_gpu = str_at(ref, "gpu"), .oracle_gpu_why_not = str_at(ref, "gpu_why_not"),
+                     .cpu_check_gflop = num_at(ref, "cpu_check_gflop"), .oracle_agree_max_abs = num_at(ref, "agree_max_abs"),
+                     .per_sample = json_is_true(json_object_get(cw, "per_sample")), .watch_why_not = str_at(cw, "why_not"),
+                     .discard = str_at(cw, "discard"), .discard_limit = num_at(cw, "discard_limit") };
+    assert_true(m.paired);
+    json_t *w = run_write_method(&m);
+    same_text(w, jm);
+    json_decref(w);
+
+    m.paired = 0;
+    w = run_write_method(&m);
+    json_t *want = json_deep_copy(jm);
+    json_object_set_new(want, "ratio", json_string("independent"));
+    json_object_set_new(want, "paired", json_false());
+    json_object_del(want, "ratio_design");
     same_text(w, want);
     json_decref(w);
     json_decref(want);
-    json_decref(paths);
-    json_decref(rows);
+    json_decref(doc);
 }
 
 int main(void)
@@ -459,7 +620,9 @@ int main(void)
         cmocka_unit_test(bad_paired_throttled_is_refused),
         cmocka_unit_test(device_context_is_written_as_committed),
         cmocka_unit_test(document_keeps_the_top_level_order),
-        cmocka_unit_test(ab_document_is_written_as_before),
+        cmocka_unit_test(method_is_written_as_committed),
+        cmocka_unit_test(process_context_ceilings_and_cost_are_written_as_committed),
+        cmocka_unit_test(implementations_are_written_as_committed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

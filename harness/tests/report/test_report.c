@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <jansson.h>
-#include "commands.h"
+#include "cmd/commands.h"
 #include "core/files.h"
 #include "core/numfmt.h"
 #include "core/shapes.h"

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <cuda_runtime_api.h>
 #include "attn_oracle.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "core/args.h"
 #include "core/files.h"
 #include "core/rng.h"
@@ -216,6 +216,25 @@ static void free_bufs(ab_bufs *b)
     memset(b, 0, sizeof *b);
 }
 
+/* The inputs on the device and both output and workspace sets (ws bytes each). 0, or -1
+ * (err); what was allocated is free_bufs's to free either way. */
+static int alloc_bufs(ab_bufs *d, const host_inputs *in, size_t ws, char *err, size_t errlen)
+{
+    CUDA_OR_GOTO(cudaMalloc(&d->q, in->nq * 2), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d->k, in->nkv * 2), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d->v, in->nkv * 2), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d->o1, in->nq * 2), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d->o2, in->nq * 2), fail);
+    if (ws) CUDA_OR_GOTO(cudaMalloc(&d->ws1, ws), fail);
+    if (ws) CUDA_OR_GOTO(cudaMalloc(&d->ws2, ws), fail);
+    CUDA_OR_GOTO(cudaMemcpy(d->q, in->q, in->nq * 2, cudaMemcpyHostToDevice), fail);
+    CUDA_OR_GOTO(cudaMemcpy(d->k, in->k, in->nkv * 2, cudaMemcpyHostToDevice), fail);
+    CUDA_OR_GOTO(cudaMemcpy(d->v, in->v, in->nkv * 2, cudaMemcpyHostToDevice), fail);
+    return 0;
+fail:
+    return -1;
+}
+
 /* Both outputs from one poisoned run each: the head must match the base, the base the
  * CPU reference on sampled rows. 1 pass, 0 fail (why), -1 CUDA failure (err). */
 static int check_pair(const timed_impl *base, const timed_impl *head, const attn_shape *s,
@@ -281,7 +300,10 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
     attn_shape *at = calloc(nc, sizeof *at);
     size_t n = 0, added = 0;
     double cap_work = 0;
-    *paths_json = json_pack("{s:[], s:[]}", "base", "head");
+    run_ab_path listed[2][64];
+    char texts[2][64][96];
+    size_t n_listed[2] = { 0, 0 };
+    *paths_json = NULL;
     if (!p || !at) goto done;
     for (size_t c = 0; c < nc; c++) {
         const attn_shape *s = c < o->n_shapes ? &o->shapes[c] : &sweep[c - o->n_shapes].s;
@@ -308,16 +330,15 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
         if (p[i].chosen && added < cap) extra[added++] = at[i];
     for (int side = 0; side < 2; side++) {
         size_t first[64], m = code_paths_distinct(p, n, side, first, 64);
-        json_t *arr = json_object_get(*paths_json, side ? "head" : "base");
         if (print)
             printf("%-22s %zu path(s) in the %s build\n", bi->ph->name, m, side ? "head" : "base");
         for (size_t k = 0; k < m && k < 64; k++) {
             const char *key = side ? p[first[k]].head_key : p[first[k]].base_key;
             size_t by = timed_by(p, n, side, key);
-            char text[96] = "-";
-            if (by < n) shape_format(&at[by], text, sizeof text);
-            json_array_append_new(arr, json_pack("{s:s, s:s, s:s}", "path", key, "shape", text, "by",
-                                                 by < n && p[by].fixed ? "fixed" : "added"));
+            char *text = texts[side][k];
+            strcpy(text, "-");
+            if (by < n) shape_format(&at[by], text, sizeof texts[side][k]);
+            listed[side][n_listed[side]++] = (run_ab_path){ key, text, by < n && p[by].fixed };
             if (print)
                 printf("  %-24s %-6s %s\n", text, by < n && p[by].fixed ? "fixed" : "added", key);
         }
@@ -325,16 +346,55 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
     if (print && !n)
         printf("%-22s no shape could be initialised in both builds (no GPU here?)\n", bi->ph->name);
 done:
+    *paths_json = run_write_ab_paths(listed[0], n_listed[0], listed[1], n_listed[1]);
     free(p);
     free(at);
     return added;
 }
 
-static json_t *side_json(const double *x, size_t n)
+/* The row of pairs timed: throttled (too many pairs under a clock event: no verdict is
+ * trusted, and the gate says so instead of passing it), or the rule's verdict on the
+ * change. Appends it to rows and prints it; returns 1 regressed or throttled, 0, or -1
+ * (err) when no change could be computed. */
+static int decide_row(const ab_opts *o, const loaded_impl *bi, const interleave_result *r,
+                      const clock_policy *clock, uint64_t seed, run_ab_row *row, json_t *rows, char *err,
+                      size_t errlen)
 {
-    json_t *arr = json_array();
-    for (size_t i = 0; i < n; i++) json_array_append_new(arr, json_real(x[i]));
-    return json_pack("{s:f, s:o}", "median_us", stats_median(x, n), "samples_us", arr);
+    row->pairs = r->n;
+    row->stop = r->stop;
+    if (!strcmp(r->stop, "throttled")) {
+        row->outcome = RUN_AB_THROTTLED;
+        row->clock = interleave_clock_json(r, clock);
+        json_array_append_new(rows, run_write_ab_row(row));
+        printf("%-22s %-24s THROTTLED: %zu pairs discarded for clock events, %zu kept\n", bi->ph->name,
+               row->shape, r->tally.discarded, r->n);
+        return 1;
+    }
+    ab_change c;
+    const uint64_t bs_seed = seed & 0x7fffffffffffffffULL;   /* recorded: --judge redraws the same CI */
+    if (ab_change_ci(r->a_us, r->b_us, r->n, 2000, bs_seed, 0.95, &c)) {
+        snprintf(err, errlen, "%s at %s: no change computed", bi->ph->name, row->shape);
+        return -1;
+    }
+    double tol = bi->kind == IMPL_BASELINE ? o->baseline_tolerance : o->tolerance;
+    ab_verdict v = ab_decide(&c, tol);
+    for (size_t i = 0; i < r->n; i++) row->base_first += r->a_first[i];
+    row->outcome = RUN_AB_DECIDED;
+    row->clock = interleave_clock_json(r, clock);
+    row->tolerance = tol;
+    row->bootstrap_seed = bs_seed;
+    row->change = c.change;
+    row->change_lo = c.lo;
+    row->change_hi = c.hi;
+    row->verdict = ab_verdict_name(v);
+    row->inner = r->inner;
+    row->gpu_s = r->gpu_s;
+    row->base = (run_ab_side){ r->a_us, stats_median(r->a_us, r->n) };
+    row->head = (run_ab_side){ r->b_us, stats_median(r->b_us, r->n) };
+    json_array_append_new(rows, run_write_ab_row(row));
+    printf("%-22s %-24s %+7.2f%% [%+.2f%%, %+.2f%%] n=%-4zu %s\n", bi->ph->name, row->shape, (c.change - 1) * 100,
+           (c.lo - 1) * 100, (c.hi - 1) * 100, r->n, ab_verdict_name(v));
+    return v == AB_REGRESSED;
 }
 
 /* One implementation at one shape. Appends its row; returns 1 regressed or failed, 0, -1. */
@@ -356,16 +416,7 @@ static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_imp
     }
     size_t wb = bi->ph->workspace_bytes(s), wh = hi->ph->workspace_bytes(s);
     size_t ws = wb > wh ? wb : wh;
-    CUDA_OR_GOTO(cudaMalloc(&d.q, in.nq * 2), done);
-    CUDA_OR_GOTO(cudaMalloc(&d.k, in.nkv * 2), done);
-    CUDA_OR_GOTO(cudaMalloc(&d.v, in.nkv * 2), done);
-    CUDA_OR_GOTO(cudaMalloc(&d.o1, in.nq * 2), done);
-    CUDA_OR_GOTO(cudaMalloc(&d.o2, in.nq * 2), done);
-    if (ws) CUDA_OR_GOTO(cudaMalloc(&d.ws1, ws), done);
-    if (ws) CUDA_OR_GOTO(cudaMalloc(&d.ws2, ws), done);
-    CUDA_OR_GOTO(cudaMemcpy(d.q, in.q, in.nq * 2, cudaMemcpyHostToDevice), done);
-    CUDA_OR_GOTO(cudaMemcpy(d.k, in.k, in.nkv * 2, cudaMemcpyHostToDevice), done);
-    CUDA_OR_GOTO(cudaMemcpy(d.v, in.v, in.nkv * 2, cudaMemcpyHostToDevice), done);
+    if (alloc_bufs(&d, &in, ws, err, errlen)) goto done;
     if (bi->ph->init(&sb, s) || hi->ph->init(&sh, s)) {
         snprintf(err, errlen, "%s at %s: init failed", bi->ph->name, text);
         goto done;
@@ -376,66 +427,21 @@ static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_imp
                         { d.q, d.k, d.v, d.o1, wh ? d.ws1 : NULL, stream } };
     int ok = check_pair(&base, &head, s, &in, why, sizeof why, err, errlen);
     if (ok < 0) goto done;
-    json_t *row = json_pack("{s:s, s:s, s:s, s:s, s:b}", "impl", bi->ph->name, "kind", impl_kind_name(bi->kind),
-                            "shape", text, "selected", selected, "correct", ok);
     /* what each instance says it chose after init (e.g. cuDNN's engine): a difference here
      * is a difference in the work, not in the measurement */
-    const char *nb = bi->ph->error_string(0), *nh = hi->ph->error_string(0);
-    if (nb) json_object_set_new(row, "base_note", json_string(nb));
-    if (nh) json_object_set_new(row, "head_note", json_string(nh));
+    run_ab_row row = { .outcome = RUN_AB_FAILED, .impl = bi->ph->name, .kind = impl_kind_name(bi->kind),
+                       .shape = text, .selected = selected, .correct = ok,
+                       .base_note = bi->ph->error_string(0), .head_note = hi->ph->error_string(0), .error = why };
     if (!ok) {
-        json_object_set_new(row, "error", json_string(why));
-        json_object_set_new(row, "verdict", json_string("failed"));
-        json_array_append_new(rows, row);
+        json_array_append_new(rows, run_write_ab_row(&row));
         printf("%-22s %-24s check FAILED: %s\n", bi->ph->name, text, why);
         out = 1;
         goto done;
     }
     interleave_config ic = o->ic;
     ic.seed = seed ^ 0x5bd1e995u;
-    if (interleave_measure(&base, &head, &ic, &r, err, errlen)) {
-        json_decref(row);
-        goto done;
-    }
-    json_object_set_new(row, "clock", interleave_clock_json(&r, &ic.clock));
-    if (!strcmp(r.stop, "throttled")) {
-        /* too many pairs fell under a clock event: no verdict is trusted, and the gate
-         * says so instead of passing it */
-        json_object_set_new(row, "verdict", json_string("throttled"));
-        json_object_set_new(row, "pairs", json_integer((json_int_t)r.n));
-        json_object_set_new(row, "stop", json_string(r.stop));
-        json_array_append_new(rows, row);
-        printf("%-22s %-24s THROTTLED: %zu pairs discarded for clock events, %zu kept\n", bi->ph->name,
-               text, r.tally.discarded, r.n);
-        out = 1;
-        goto done;
-    }
-    ab_change c;
-    const uint64_t bs_seed = seed & 0x7fffffffffffffffULL;   /* recorded: --judge redraws the same CI */
-    if (ab_change_ci(r.a_us, r.b_us, r.n, 2000, bs_seed, 0.95, &c)) {
-        snprintf(err, errlen, "%s at %s: no change computed", bi->ph->name, text);
-        json_decref(row);
-        goto done;
-    }
-    double tol = bi->kind == IMPL_BASELINE ? o->baseline_tolerance : o->tolerance;
-    ab_verdict v = ab_decide(&c, tol);
-    json_object_set_new(row, "tolerance", json_real(tol));
-    json_object_set_new(row, "bootstrap_seed", json_integer((json_int_t)bs_seed));
-    size_t base_first = 0;
-    for (size_t i = 0; i < r.n; i++) base_first += r.a_first[i];
-    json_object_set_new(row, "change", json_pack("{s:f, s:f, s:f}", "median", c.change, "ci_lo", c.lo, "ci_hi", c.hi));
-    json_object_set_new(row, "verdict", json_string(ab_verdict_name(v)));
-    json_object_set_new(row, "pairs", json_integer((json_int_t)r.n));
-    json_object_set_new(row, "base_first", json_integer((json_int_t)base_first));
-    json_object_set_new(row, "inner", json_integer(r.inner));
-    json_object_set_new(row, "stop", json_string(r.stop));
-    json_object_set_new(row, "gpu_s", json_real(r.gpu_s));
-    json_object_set_new(row, "base", side_json(r.a_us, r.n));
-    json_object_set_new(row, "head", side_json(r.b_us, r.n));
-    json_array_append_new(rows, row);
-    printf("%-22s %-24s %+7.2f%% [%+.2f%%, %+.2f%%] n=%-4zu %s\n", bi->ph->name, text, (c.change - 1) * 100,
-           (c.lo - 1) * 100, (c.hi - 1) * 100, r.n, ab_verdict_name(v));
-    out = v == AB_REGRESSED;
+    if (interleave_measure(&base, &head, &ic, &r, err, errlen)) goto done;
+    out = decide_row(o, bi, &r, &ic.clock, seed, &row, rows, err, errlen);
 done:
     if (sb) bi->ph->fini(sb);
     if (sh) hi->ph->fini(sh);

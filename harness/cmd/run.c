@@ -16,7 +16,7 @@
 #include "core/gz_read.h"
 #include "core/json_file.h"
 #include "attn_oracle.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "measure/device_info.h"
 #include "evidence/evidence_file.h"
 #include "measure/loader.h"
@@ -101,58 +101,18 @@ static void utc_stamp(char *iso, size_t iso_len, char *compact, size_t compact_l
     strftime(compact, compact_len, "%Y%m%dT%H%M%SZ", &tm);
 }
 
-static json_t *method_json(const run_opts *o, size_t scrub_bytes)
-{
-    json_t *modes = json_array(), *smodes = json_array();
-    for (int m = 0; m < MODE_COUNT; m++) {
-        if (o->modes[m]) json_array_append_new(modes, json_string(time_mode_name((time_mode)m)));
-        if (o->sweep_modes[m]) json_array_append_new(smodes, json_string(time_mode_name((time_mode)m)));
-    }
-    compare_bounds b = compare_default_bounds();
-    return json_pack("{s:o, s:o, s:i, s:f, s:I, s:I, s:f, s:f, s:I, s:f, s:I, s:I, s:{s:f, s:f},"
-                     " s:I, s:s, s:f, s:I}",
-                     "modes", modes, "sweep_modes", smodes, "inner", o->tc.inner_max,
-                     "graph_target_us", o->tc.graph_target_us,
-                     "min_samples", (json_int_t)o->tc.rule.min_samples,
-                     "max_samples", (json_int_t)o->tc.rule.max_samples,
-                     "max_seconds", o->tc.rule.max_seconds, "rel_ci_target", o->tc.rule.rel_ci_target,
-                     "bootstrap_resamples", (json_int_t)o->tc.resamples, "ci_level", o->tc.ci_level,
-                     "seed", (json_int_t)o->seed, "stats_seed", (json_int_t)o->tc.seed,
-                     "bounds", "rel_l2", b.rel_l2_max, "max_abs", b.max_abs_max,
-                     "l2_scrub_bytes", (json_int_t)scrub_bytes,
-                     "baseline", o->baseline ? o->baseline : "",
-                     "full_ref_gflop", o->full_ref_gflop, "sample_rows", (json_int_t)o->sample_rows);
-}
-
-/* The method's record of the inputs: the distribution every point is timed on, the others
- * checked at chosen points (input_checks), and how sampled rows are chosen. */
-static void method_inputs(json_t *method)
-{
-    json_t *other = json_array();
-    for (int d = 1; d < DIST_COUNT; d++) json_array_append_new(other, json_string(input_dist_name((input_dist)d)));
-    json_object_set_new(method, "inputs", json_pack("{s:s, s:o, s:i, s:b, s:I}", "timed", "uniform",
-                                                     "checked_also", other, "sample_tile_rows",
-                                                     REF_SAMPLE_TILE, "sampled_needs_baseline", 1,
-                                                     "chunk_elems", (json_int_t)INPUTS_CHUNK_ELEMS));
-}
-
 static json_t *impl_json(const loaded_impl *im, const char *arch)
 {
-    json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "name", im->ph->name, "title", im->ph->title,
-                          "kind", impl_kind_name(im->kind), "path", im->path);
     /* the loaded code's own attributes; the build's ptxas report alone where the driver
      * cannot say (no fatbinary in the object, an old driver) */
     char why[512];
-    json_t *res = resources_loaded(im->path, arch, why, sizeof why);
-    if (!res) {
-        res = resources_for_object(im->path, arch);
-        if (res) {
-            json_object_set_new(res, "source", json_string("ptxas report"));
-            json_object_set_new(res, "loaded_why_not", json_string(why));
-        }
+    run_impl_record r = { .name = im->ph->name, .title = im->ph->title, .kind = impl_kind_name(im->kind),
+                          .path = im->path, .resources = resources_loaded(im->path, arch, why, sizeof why) };
+    if (!r.resources) {
+        r.resources = resources_for_object(im->path, arch);
+        r.ptxas_why = why;
     }
-    json_object_set_new(j, "resources", res ? res : json_null());
-    return j;
+    return run_write_impl(&r);
 }
 
 /* Statistics of an imported mode object recomputed from its samples, so every number
@@ -309,18 +269,21 @@ extern char **environ;
 /* Every ATTN* variable set for this run (ATTN06_CONFIG forces a tuning configuration,
  * ATTN07_* a variant, ATTN_PLANT a slowdown): such a run measures something other than
  * the rungs as built, and the ladder gate refuses it. */
-static json_t *env_overrides_json(void)
+static run_env_override *env_overrides_read(size_t *n)
 {
-    json_t *o = json_object();
+    run_env_override *env = NULL;
+    *n = 0;
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "ATTN", 4) != 0) continue;
         const char *eq = strchr(*e, '=');
         if (!eq) continue;
-        char name[128];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
-        json_object_set_new(o, name, json_string(eq + 1));
+        run_env_override *more = realloc(env, (*n + 1) * sizeof *env);
+        char *name = more ? strndup(*e, (size_t)(eq - *e < 127 ? eq - *e : 127)) : NULL;
+        if (more) env = more;
+        if (!name) break;
+        env[(*n)++] = (run_env_override){ name, eq + 1 };
     }
-    return o;
+    return env;
 }
 
 /* ---- --resume: the partial run's options, file and place ------------------------------- */
@@ -503,8 +466,13 @@ typedef struct {
     const loaded_impl **sel;       /* the implementations measured, baseline first */
     size_t n_sel;
     char iso[32], compact[32];     /* this process's start */
-    json_t *ctx;                   /* this process's context */
-    device_gpu dev;
+    device_gpu dev;                /* this process's context, written with the document */
+    device_versions ver;
+    device_git git;
+    char host[256];
+    run_env_override *env;
+    size_t n_env;
+    char nvml_why[1024];
     size_t done_before, done_now;  /* points kept from the partial run; points done */
     clock_reading before;
     int have_before;
@@ -567,25 +535,12 @@ static int session_open(run_session *s)
 /* This process's context: the device, versions, git, host, argv, plant, overrides. */
 static void session_context(run_session *s)
 {
-    device_versions ver;
-    device_git git;
     utc_stamp(s->iso, sizeof s->iso, s->compact, sizeof s->compact);
     device_gpu_read(&s->dev);
-    device_versions_read(&ver);
-    device_git_read(s->o->build_dir, &git);
-    s->ctx = json_object();
-    json_object_set_new(s->ctx, "gpu", run_write_gpu(&s->dev));
-    json_object_set_new(s->ctx, "versions", run_write_versions(&ver));
-    json_object_set_new(s->ctx, "git", run_write_git(&git));
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    json_object_set_new(s->ctx, "host", json_string(host));
-    json_t *jargv = json_array();
-    for (int i = 0; i < s->argc; i++) json_array_append_new(jargv, json_string(s->argv[i]));
-    json_object_set_new(s->ctx, "argv", jargv);
-    if (plant_describe())   /* test builds only: the planted slowdown is part of the record */
-        json_object_set_new(s->ctx, "planted_slowdown", json_string(plant_describe()));
-    json_object_set_new(s->ctx, "env_overrides", env_overrides_json());
+    device_versions_read(&s->ver);
+    device_git_read(s->o->build_dir, &s->git);
+    gethostname(s->host, sizeof s->host - 1);
+    s->env = env_overrides_read(&s->n_env);
 }
 
 /* A resumed run continues only on the GPU, tree, implementations and overrides it began
@@ -594,26 +549,28 @@ static int session_resume_check(run_session *s)
 {
     if (!s->prev) return 0;
     char why[1024] = "";
-    json_t *names = impl_names(s->sel, s->n_sel);
+    json_t *names = impl_names(s->sel, s->n_sel), *gpu = run_write_gpu(&s->dev), *git = run_write_git(&s->git);
+    json_t *env = run_write_env_overrides(s->env, s->n_env);
     long done = -1;
-    int refused = resume_refuse(s->prev, json_object_get(s->ctx, "gpu"), json_object_get(s->ctx, "git"), names,
-                                why, sizeof why);
-    json_decref(names);
-    if (!refused && !json_equal(json_object_get(json_object_get(s->prev, "context"), "env_overrides"),
-                                json_object_get(s->ctx, "env_overrides"))) {
+    int refused = resume_refuse(s->prev, gpu, git, names, why, sizeof why);
+    if (!refused && !json_equal(json_object_get(json_object_get(s->prev, "context"), "env_overrides"), env)) {
         snprintf(why, sizeof why, "its ATTN* environment overrides differ from this process's");
         refused = 1;
     }
+    json_t *owned[] = { names, git, env };
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) json_decref(owned[i]);
     if (!refused && (done = resume_points_done(s->prev, s->o->n_shapes, why, sizeof why)) < 0) refused = 1;
     if (refused) {
         fprintf(stderr, "attnladder run --resume %s: %s\n", s->o->resume, why);
+        json_decref(gpu);
         return EXIT_BAD_INPUT;
     }
     s->done_before = (size_t)done;
     resume_keep(s->prev, s->o->shapes, s->done_before);
     fprintf(stderr, "resuming %s: %zu of %zu points kept, measuring the other %zu on %s\n", s->o->resume,
             s->done_before, s->o->n_shapes, s->o->n_shapes - s->done_before,
-            json_string_value(json_object_get(json_object_get(s->ctx, "gpu"), "name")));
+            json_string_value(json_object_get(gpu, "name")));
+    json_decref(gpu);
     return 0;
 }
 
@@ -621,16 +578,14 @@ static int session_resume_check(run_session *s)
  * result arrays (a resumed run's kept rows first). */
 static void session_prepare(run_session *s)
 {
-    char why[1024] = "";
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    s->have_before = device_clocks_read(&s->before, why, sizeof why) == 0;
-    json_object_set_new(s->ctx, "clocks_before", s->have_before ? run_write_clocks(&s->before) : json_null());
-    json_object_set_new(s->ctx, "nvml", json_string(s->have_before ? "ok" : why));
+    s->have_before = device_clocks_read(&s->before, s->nvml_why, sizeof s->nvml_why) == 0;
+    if (s->have_before) snprintf(s->nvml_why, sizeof s->nvml_why, "ok");
 
     char arch[16];
     snprintf(arch, sizeof arch, "sm_%d%d", s->dev.cc_major, s->dev.cc_minor);
@@ -706,11 +661,9 @@ static ceilings session_ceilings(run_session *s)
                         ce.fp16_tflops);
             cudaStreamDestroy(cs);
         }
-        json_t *cj = s->ceil_json;
-        json_object_set_new(cj, "dram_gbps", ce.dram_gbps > 0 ? json_real(ce.dram_gbps) : json_null());
-        json_object_set_new(cj, "fp16_tflops", ce.fp16_tflops > 0 ? json_real(ce.fp16_tflops) : json_null());
-        json_object_set_new(cj, "copy_bytes", json_integer((json_int_t)ce.copy_bytes));
-        json_object_set_new(cj, "gemm_shape", json_pack("[i,i,i]", ce.gemm_n, ce.gemm_n, ce.gemm_n));
+        json_t *cj = run_write_ceilings(&(run_ceilings){ ce.dram_gbps, ce.fp16_tflops, ce.copy_bytes, ce.gemm_n });
+        json_object_update(s->ceil_json, cj);   /* empty until now: the writer's order */
+        json_decref(cj);
     }
     session_stage(s, "ceilings");
     return ce;
@@ -790,42 +743,40 @@ static void session_points(run_session *s)
 static json_t *session_method(const run_session *s)
 {
     const run_opts *o = s->o;
-    json_t *method = method_json(o, s->scrub_bytes);
-    method_inputs(method);
-    json_object_set_new(method, "min_gpu_s", json_real(o->tc.min_gpu_s));
-    /* where each figure comes from: derived.ratio from the rotation (or, --independent, the
-     * separate measurements); timing.* and the derived rates from each one alone */
-    json_object_set_new(method, "ratio", json_string(o->paired ? "paired" : "independent"));
-    json_object_set_new(method, "paired", json_boolean(o->paired));
+    const char *modes[MODE_COUNT], *sweep_modes[MODE_COUNT], *other[DIST_COUNT];
+    size_t n_modes = 0, n_sweep = 0, n_other = 0;
+    for (int m = 0; m < MODE_COUNT; m++) {
+        if (o->modes[m]) modes[n_modes++] = time_mode_name((time_mode)m);
+        if (o->sweep_modes[m]) sweep_modes[n_sweep++] = time_mode_name((time_mode)m);
+    }
+    for (int d = 1; d < DIST_COUNT; d++) other[n_other++] = input_dist_name((input_dist)d);
+    compare_bounds b = compare_default_bounds();
+    run_method m = { .modes = modes, .n_modes = n_modes, .sweep_modes = sweep_modes, .n_sweep_modes = n_sweep,
+                     .inner = o->tc.inner_max, .graph_target_us = o->tc.graph_target_us,
+                     .min_samples = o->tc.rule.min_samples, .max_samples = o->tc.rule.max_samples,
+                     .max_seconds = o->tc.rule.max_seconds, .rel_ci_target = o->tc.rule.rel_ci_target,
+                     .bootstrap_resamples = o->tc.resamples, .ci_level = o->tc.ci_level, .seed = o->seed,
+                     .stats_seed = o->tc.seed, .bound_rel_l2 = b.rel_l2_max, .bound_max_abs = b.max_abs_max,
+                     .l2_scrub_bytes = s->scrub_bytes, .baseline = o->baseline ? o->baseline : "",
+                     .full_ref_gflop = o->full_ref_gflop, .sample_rows = (long long)o->sample_rows,
+                     .checked_also = other, .n_checked_also = n_other, .sample_tile_rows = REF_SAMPLE_TILE,
+                     .chunk_elems = INPUTS_CHUNK_ELEMS, .min_gpu_s = o->tc.min_gpu_s, .paired = o->paired,
+                     .oracle_gpu = s->gref ? oracle_gpu_path(s->gref) : "",
+                     .oracle_gpu_why_not = s->gref ? "" : s->oracle_why, .cpu_check_gflop = o->cpu_check_gflop,
+                     .oracle_agree_max_abs = 1e-9, .per_sample = o->tc.clock.watch != NULL,
+                     .watch_why_not = o->tc.clock.watch ? "" : s->watch_why,
+                     .discard = clock_discard_name(o->tc.clock.discard_mask),
+                     .discard_limit = o->tc.clock.discard_limit };
     if (o->paired) {
         rotation_rule rr = point_rotation_rule(&s->mc, 0, 1);
-        json_object_set_new(method, "ratio_design",
-                            json_pack("{s:s, s:s, s:s, s:f, s:I, s:I, s:f, s:f, s:f}", "ratio",
-                                      "median of per-round quotients implementation/baseline, 95% bootstrap CI over rounds",
-                                      "rounds", "every implementation of the point no slower than slow_factor times the "
-                                      "baseline, one CUDA graph replay each per round, in an order drawn per round "
-                                      "(results[].paired.design \"rotation\"); a slower one keeps the quotient of its own "
-                                      "and the baseline's separate medians (derived.ratio.method \"independent\")",
-                                      "absolute", "timing.* and derived.tflops/gbps: each implementation timed alone, "
-                                      "one after another (the sustained regime)",
-                                      "slow_factor", POINT_SLOW_FACTOR, "min_rounds", (json_int_t)rr.min_rounds,
-                                      "max_rounds", (json_int_t)rr.max_rounds, "max_seconds", rr.max_seconds,
-                                      "rel_ci_target", rr.rel_ci_target, "min_gpu_s", rr.min_gpu_s));
+        m.rotation.slow_factor = POINT_SLOW_FACTOR;
+        m.rotation.min_rounds = rr.min_rounds;
+        m.rotation.max_rounds = rr.max_rounds;
+        m.rotation.max_seconds = rr.max_seconds;
+        m.rotation.rel_ci_target = rr.rel_ci_target;
+        m.rotation.min_gpu_s = rr.min_gpu_s;
     }
-    json_object_set_new(method, "reference", json_pack("{s:s, s:s, s:f, s:f}", "gpu",
-                                                       s->gref ? oracle_gpu_path(s->gref) : "",
-                                                       "gpu_why_not", s->gref ? "" : s->oracle_why,
-                                                       "cpu_check_gflop", o->cpu_check_gflop,
-                                                       "agree_max_abs", 1e-9));
-    /* the harness never changes a GPU's clocks (locking them is the machine owner's
-     * choice, e.g. nvidia-smi -lgc); whether they were held by an applications-clock
-     * setting shows as that reason in every sample's clock_events */
-    json_object_set_new(method, "clock_watch",
-                        json_pack("{s:b, s:s, s:s, s:f, s:b}", "per_sample", o->tc.clock.watch != NULL,
-                                  "why_not", o->tc.clock.watch ? "" : s->watch_why,
-                                  "discard", clock_discard_name(o->tc.clock.discard_mask),
-                                  "discard_limit", o->tc.clock.discard_limit, "clocks_locked_by_harness", 0));
-    return method;
+    return run_write_method(&m);
 }
 
 /* The document of the run: this process's context, method and cost, or, resumed, the
@@ -838,18 +789,23 @@ static json_t *session_document(run_session *s)
     int have_after = device_clocks_read(&after, why, sizeof why) == 0;
     int throttled = (s->have_before && device_clocks_throttled(&s->before)) ||
                     (have_after && device_clocks_throttled(&after));
-    json_object_set_new(s->ctx, "throttled", json_boolean(throttled));
-    json_object_set_new(s->ctx, "clocks_after", have_after ? run_write_clocks(&after) : json_null());
-    json_t *cost = json_pack("{s:f, s:f, s:I, s:o, s:o, s:o}", "wall_s", time_now_s() - s->t_start, "gpu_timed_s",
-                             s->mc.gpu_timed_s, "measurements", (json_int_t)s->mc.measurements,
-                             "stages_s", s->stages, "steps_s", step_times_json(&s->mc.steps), "points", s->points);
+    run_process_context pc = { .gpu = &s->dev, .versions = &s->ver, .git = &s->git, .host = s->host,
+                               .argv = s->argv, .argc = (size_t)s->argc,
+                               /* test builds only: the planted slowdown is part of the record */
+                               .planted_slowdown = plant_describe(), .env = s->env, .n_env = s->n_env,
+                               .clocks_before = s->have_before ? &s->before : NULL, .nvml = s->nvml_why,
+                               .throttled = throttled, .clocks_after = have_after ? &after : NULL };
+    run_cost c = { .wall_s = time_now_s() - s->t_start, .gpu_timed_s = s->mc.gpu_timed_s,
+                   .measurements = s->mc.measurements, .stages_s = s->stages,
+                   .steps_s = step_times_json(&s->mc.steps), .points = s->points };
+    json_t *cost = run_write_cost(&c);
     s->stages = s->points = NULL;
-    run_document d = { .partial = g_stop != 0, .created_utc = s->iso, .context = s->ctx,
+    run_document d = { .partial = g_stop != 0, .created_utc = s->iso, .context = run_write_context(&pc),
                        .method = session_method(s), .ceilings = s->ceil_json, .implementations = s->impls,
                        .results = s->results, .input_checks = s->input_checks, .reference_checks = s->oracle_checks,
                        .cost = cost, .has_progress = 1, .progress_points = (long long)s->o->n_shapes,
                        .progress_done = (long long)s->done_now };
-    s->ctx = s->ceil_json = s->impls = s->results = s->input_checks = s->oracle_checks = NULL;
+    s->ceil_json = s->impls = s->results = s->input_checks = s->oracle_checks = NULL;
     json_t *prev = s->prev;
     if (prev) {
         json_t *seg = resume_segment(s->iso, d.context, s->done_before, s->done_now, cost, g_stop != 0);
@@ -931,7 +887,7 @@ static void session_write(run_session *s)
 /* The one cleanup path: whatever the stages reached. */
 static void run_close_session(run_session *s)
 {
-    json_t *owned[] = { s->prev, s->stages, s->ctx, s->impls, s->results, s->input_checks, s->ceil_json,
+    json_t *owned[] = { s->prev, s->stages, s->impls, s->results, s->input_checks, s->ceil_json,
                         s->oracle_checks, s->points };
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) json_decref(owned[i]);
     measure_ctx_free(&s->mc);
@@ -942,6 +898,8 @@ static void run_close_session(run_session *s)
         s->o->tc.clock.watch = NULL;
     }
     free(s->sel);
+    for (size_t i = 0; i < s->n_env; i++) free((char *)s->env[i].name);
+    free(s->env);
     loader_close_all(s->all, s->n_all);
 }
 

@@ -3,13 +3,13 @@
  * report apply to the same pair (the drift rule with the accepted set's tolerance). The
  * rows, their changes and verdicts come from gate/regression.h; this file renders them,
  * and says what a difference between two separate processes can and cannot show. */
-#include "compare.h"
+#include "cmd/compare.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/args.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "core/files.h"
 #include "evidence/run_lists.h"
 #include "gate/drift_spread.h"

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "core/args.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "evidence/evidence_file.h"
 #include "core/files.h"
 #include "report/complete.h"

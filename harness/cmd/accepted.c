@@ -3,7 +3,7 @@
  * (evidence/run_lists.h). */
 #include <stdio.h>
 #include <string.h>
-#include "commands.h"
+#include "cmd/commands.h"
 #include "core/args.h"
 #include "evidence/run_lists.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "core/args.h"
 #include "core/files.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "evidence/run_lists.h"
 #include "evidence/evidence_file.h"
 #include "gate/config.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/args.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "evidence/run_lists.h"
 #include "evidence/evidence_file.h"
 #include "evidence/reader.h"

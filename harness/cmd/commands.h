@@ -1,5 +1,5 @@
 /* commands.h: one entry point per attnladder subcommand, each in the file named for it
- * at the top of harness/. main.c dispatches on argv[1];
+ * here in harness/cmd/. main.c dispatches on argv[1];
  * each receives argc/argv with argv[0] == the subcommand name.
  * Exit codes shared by all: 0 success, 1 gate failed / check failed, 2 bad input,
  * 3 no GPU (for commands that need one). */

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/args.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "measure/loader.h"
 #include "core/shapes.h"
 

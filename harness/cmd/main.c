@@ -1,7 +1,7 @@
 /* main.c: the attnladder command line: dispatch to one subcommand. */
 #include <stdio.h>
 #include <string.h>
-#include "commands.h"
+#include "cmd/commands.h"
 
 static const struct {
     const char *name;

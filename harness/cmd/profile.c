@@ -15,7 +15,7 @@
 #include "core/gz_read.h"
 #include "core/args.h"
 #include "core/files.h"
-#include "commands.h"
+#include "cmd/commands.h"
 #include "evidence/evidence_file.h"
 #include "evidence/reader.h"
 #include "evidence/writer.h"
