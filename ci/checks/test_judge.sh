@@ -346,5 +346,5 @@ grep -q "The GPU job failed" "$log" || note "marker: the posted verdict is not t
 grep -q "Needs a maintainer's review.*harness/gate/ab_rule.c" "$log" || note "marker: the review line does not name harness/gate/ab_rule.c"
 grep -q "06_tiling .*regressed" "$log" || note "marker: the posted comment lacks the regression"
 grep -q "nvidia-h200" "$log" && note "marker: a comment was posted for the GPU that left no artifact"
-[ $fail = 0 ] && echo "test_judge: $cases cases passed: the loosened gate.json, ab.c made to pass, the rewritten manifest and the planted marker are each caught; a clean change passes; every check crashed, killed or timed out, and a rung that crashes the measuring process, fail the job"
+[ $fail = 0 ] && echo "test_judge: $cases cases passed: the loosened gate.json, gate/ab_rule.c made to pass, the rewritten manifest and the planted marker are each caught; a clean change passes; every check crashed, killed or timed out, and a rung that crashes the measuring process, fail the job"
 exit $fail

@@ -2,8 +2,8 @@
  * (`attnladder compare A.json B.json`), fit to post as a pull-request comment: the
  * ratio to the baseline in each run, their quotient with its bootstrap CI, and the drift
  * rule's verdict for every judged row (the gate's and the report's for the same pair). */
-#ifndef ATTNLADDER_RUNS_COMPARE_H
-#define ATTNLADDER_RUNS_COMPARE_H
+#ifndef ATTNLADDER_CMD_COMPARE_H
+#define ATTNLADDER_CMD_COMPARE_H
 #include <stdio.h>
 #include "gate/config.h"
 #include "evidence/reader.h"
