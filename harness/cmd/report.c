@@ -261,6 +261,10 @@ int cmd_report(int argc, char **argv)
     return rc;
 }
 
+/* Longer than a harness function should be: the command's stages (config, runs, model,
+ * pages into a temporary tree, then --check's comparison or the swap into place) share one
+ * cleanup path that must remove the temporary tree on every exit; a stage split out would
+ * need all of it to clean up. */
 static int report_paths(const char *root, const char *out, const char *phases, const char *config,
                         const char *gnuplot, const char *keep, int check, int include_partial)
 {

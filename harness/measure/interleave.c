@@ -49,6 +49,9 @@ fail:
     return -1;
 }
 
+/* Longer than a harness function should be: the two sides' estimates, their graphs on both
+ * buffer sets and the alternation share one cleanup path, and keeping them together keeps
+ * the pair's like-for-like rules (one inner count, one order per round) in one place. */
 int interleave_measure(const timed_impl *a, const timed_impl *b, const interleave_config *cfg,
                        interleave_result *out, char *err, size_t errlen)
 {

@@ -113,6 +113,10 @@ static int keep_discarded(time_result *out, double us, size_t *cap)
     return 0;
 }
 
+/* Longer than a harness function should be: one sampling loop whose events, graph, clock
+ * tally and sample buffers share one cleanup path, and whose stop rules (noise, GPU time,
+ * samples, throttled clocks) are read in the order they apply; split, each part would take
+ * the whole state. */
 int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_mode mode,
                  const time_config *cfg, time_result *out, char *err, size_t errlen)
 {
