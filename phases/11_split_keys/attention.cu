@@ -4,12 +4,16 @@
 // whole K and V alone; this rung cuts each head's keys into pieces, one block a piece, as
 // many pieces as fill one wave of blocks, and merges the pieces' partial softmax (O
 // unnormalised, row max, row sum, fp32 in the workspace): the last block of a head to
-// finish (an arrival count a head) merges its pieces. Every other shape runs rung 10,
-// unchanged.
+// finish (an arrival count a head) merges its pieces. The same idea for the wgmma kernel
+// where a single head's long sequence leaves SMs idle: rung 09's kernel on one block a SM,
+// every tile's keys dealt over all of them (wgmma_split.cuh). Every other shape runs rung
+// 10, unchanged.
 //
 // The files:
-//   rung10.cu         rung 10 whole (frozen), in namespace rung10, and the table that calls it
-//   rung10.h          that table's declaration
+//   rung10.cu         rung 10 whole (frozen), in namespace rung10, and the tables that call
+//                     it and the wgmma path
+//   wgmma_split.cuh   the wgmma path: which shapes, the split over every SM, its init
+//   rung10.h          those tables' declarations
 //   split_ptx.cuh     mma.sync, ldmatrix, cp.async, exp2, the dependent-launch pair
 //   split_kernel.cuh  the piece kernel: K/V ring, S, online softmax, P V, the block's partial
 //   split_merge.cuh   the merge of a head's pieces (by its last block)
@@ -32,13 +36,16 @@
 
 namespace {
 
-// This rung's codes; every other code is rung 10's (below 500), passed through.
+// This rung's codes; every other code is rung 10's (below 500), passed through (the wgmma
+// path's are rung 09's own, below 100, which rung 10 passes through as well).
 enum { ERR_S_CUDA = 601, ERR_S_ALIGN, ERR_S_STATE, ERR_S_ALLOC, ERR_S_WORKSPACE };
 
 const attn_phase &lower = rung10_link::phase;
+const attn_phase &split09 = rung10_link::split09;
 
 struct State {
-    bool split;        // this rung's kernels, or rung 10 (inner)
+    bool split;        // this rung's decode kernels, or a phase below (below, inner)
+    const attn_phase *below;   // rung 10, or rung 09's kernel with its keys split (split09)
     void *inner;
     attn_shape shape;
     sk::SplitChoice c;
@@ -48,13 +55,16 @@ struct State {
 
 cudaError_t g_cuda = cudaSuccess;
 bool g_last_split = false;
+const attn_phase *g_last_below = &lower;   // the phase below of the last init that took one
 char g_note[512] = "not initialised";
 
 const char *unsupported(const attn_shape *s) { return lower.unsupported(s); }
 
 size_t workspace_bytes(const attn_shape *s)
 {
-    const size_t w10 = lower.workspace_bytes(s);
+    size_t w10 = lower.workspace_bytes(s);
+    const size_t w09 = split09.workspace_bytes(s);
+    if (w09 > w10) w10 = w09;
     sk::SplitChoice c;
     if (unsupported(s) || sk::split_choose(s, c) != cudaSuccess) return w10;
     const size_t w = sk::split_workspace(s, c);
@@ -72,12 +82,14 @@ int init(void **state, const attn_shape *s)
     st->shape = *s;
     st->c = c;
     if (!c.take) {
-        const int rc = lower.init(&st->inner, s);
+        st->below = rung10_link::split09_takes(s) ? &split09 : &lower;
+        const int rc = st->below->init(&st->inner, s);
         if (rc) {
             free(st);
             return rc;
         }
         g_last_split = false;
+        g_last_below = st->below;
         *state = st;
         return 0;
     }
@@ -156,7 +168,7 @@ int run(void *state, const attn_args *a)
 {
     if (!state) return ERR_S_STATE;
     State &st = *static_cast<State *>(state);
-    return st.split ? run_split(st, a) : lower.run(st.inner, a);
+    return st.split ? run_split(st, a) : st.below->run(st.inner, a);
 }
 
 void fini(void *state)
@@ -166,7 +178,7 @@ void fini(void *state)
     if (st->split) {
         cudaFree(st->arrivals);
     } else {
-        lower.fini(st->inner);
+        st->below->fini(st->inner);
     }
     free(st);
 }
@@ -174,7 +186,7 @@ void fini(void *state)
 const char *error_string(int code)
 {
     switch (code) {
-    case 0: return g_last_split ? g_note : lower.error_string(0);
+    case 0: return g_last_split ? g_note : g_last_below->error_string(0);
     case ERR_S_CUDA: return cudaGetErrorString(g_cuda);
     case ERR_S_ALIGN: return "q/k/v must be 16-byte aligned and o 4-byte aligned";
     case ERR_S_STATE: return "run called without a state (init failed or not called)";
@@ -187,6 +199,6 @@ const char *error_string(int code)
 }  // namespace
 
 extern "C" ATTN_PHASE_EXPORT const attn_phase attn_phase_entry = {
-    1, "11_split_keys", "Split keys: decode's keys cut into pieces that fill the GPU, merged by their max and sum",
+    1, "11_split_keys", "Split keys: keys cut into pieces that fill the GPU (decode; one head's long sequence), merged by max and sum",
     unsupported, workspace_bytes, init, run, fini, error_string,
 };

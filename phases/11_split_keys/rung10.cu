@@ -1,5 +1,7 @@
 // rung10.cu: rung 10 whole (frozen), in namespace rung10, for the shapes this rung passes
-// on, and the table through which attention.cu calls it (rung10_link::phase, hidden).
+// on, and the table through which attention.cu calls it (rung10_link::phase, hidden); and
+// the path of wgmma_split.cuh, rung 09's kernel (inside rung 10) with its keys split over
+// every SM, through a second table (rung10_link::split09).
 //
 // Rung 10 is included the way it includes the rungs below, but in a translation unit of its
 // own: its entry point has C linkage under the ABI's name, attn_phase_entry (it undefines
@@ -28,9 +30,17 @@ namespace rung10 {
 }  // namespace rung10
 #undef visibility
 
+#include "wgmma_split.cuh"
+
 namespace rung10_link {
 const attn_phase phase = {
     1, "10_latency", "rung 10, as this rung passes shapes on to it",
     rung10::unsupported, rung10::workspace_bytes, rung10::init, rung10::run, rung10::fini, rung10::error_string,
 };
+const attn_phase split09 = {
+    1, "09_tile_scheduling", "rung 09's two-warpgroup kernel, its keys split over every SM",
+    rung10::rung09::unsupported, wgmma_split::workspace_bytes, wgmma_split::init, rung10::rung09::run,
+    rung10::rung09::fini, rung10::rung09::error_string,
+};
+bool split09_takes(const attn_shape *s) { return wgmma_split::takes(s); }
 }  // namespace rung10_link
