@@ -15,7 +15,7 @@
 #include "evidence/reader.h"
 
 #define FIXTURE "harness/tests/data/evidence/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json"
-#define H100_REF "evidence/nvidia-h100-80gb-hbm3/20261127T195730Z_16c3a08.json.gz"
+#define H100_REF "evidence/nvidia-h100-80gb-hbm3/20261127T230115Z_49b36b5.json.gz"
 #define H200_REF "evidence/nvidia-h200/20261124T165345Z_0accd3c.json.gz"
 #define H200_CAPPED "evidence/nvidia-h200/20261123T110541Z_df279de.json.gz"
 

@@ -28,7 +28,7 @@
 #include "evidence/writer.h"
 
 #define DUMP_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
-#define REFERENCE_RUN "evidence/nvidia-h100-80gb-hbm3/20261127T195730Z_16c3a08.json.gz"
+#define REFERENCE_RUN "evidence/nvidia-h100-80gb-hbm3/20261127T230115Z_49b36b5.json.gz"
 /* a headline run of build 1ded564, retired from evidence/: its slow rungs' "pair" design */
 #define PAIR_DESIGN_RUNS "harness/tests/data/history/nvidia-h100-80gb-hbm3/*_1ded564.json.gz"
 
