@@ -364,7 +364,7 @@ static int decide_row(const ab_opts *o, const loaded_impl *bi, const interleave_
     row->stop = r->stop;
     if (!strcmp(r->stop, "throttled")) {
         row->outcome = RUN_AB_THROTTLED;
-        row->clock = interleave_clock_json(r, clock);
+        row->clock = run_write_rounds_clock(r->sm_mhz, r->n, &r->tally, clock);
         json_array_append_new(rows, run_write_ab_row(row));
         printf("%-22s %-24s THROTTLED: %zu pairs discarded for clock events, %zu kept\n", bi->ph->name,
                row->shape, r->tally.discarded, r->n);
@@ -380,7 +380,7 @@ static int decide_row(const ab_opts *o, const loaded_impl *bi, const interleave_
     ab_verdict v = ab_decide(&c, tol);
     for (size_t i = 0; i < r->n; i++) row->base_first += r->a_first[i];
     row->outcome = RUN_AB_DECIDED;
-    row->clock = interleave_clock_json(r, clock);
+    row->clock = run_write_rounds_clock(r->sm_mhz, r->n, &r->tally, clock);
     row->tolerance = tol;
     row->bootstrap_seed = bs_seed;
     row->change = c.change;
