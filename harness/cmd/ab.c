@@ -227,10 +227,7 @@ static int alloc_bufs(ab_bufs *d, const host_inputs *in, size_t ws, char *err, s
     CUDA_OR_GOTO(cudaMalloc(&d->o2, in->nq * 2), fail);
     if (ws) CUDA_OR_GOTO(cudaMalloc(&d->ws1, ws), fail);
     if (ws) CUDA_OR_GOTO(cudaMalloc(&d->ws2, ws), fail);
-    CUDA_OR_GOTO(cudaMemcpy(d->q, in->q, in->nq * 2, cudaMemcpyHostToDevice), fail);
-    CUDA_OR_GOTO(cudaMemcpy(d->k, in->k, in->nkv * 2, cudaMemcpyHostToDevice), fail);
-    CUDA_OR_GOTO(cudaMemcpy(d->v, in->v, in->nkv * 2, cudaMemcpyHostToDevice), fail);
-    return 0;
+    return inputs_upload(in, d->q, d->k, d->v, err, errlen);
 fail:
     return -1;
 }

@@ -305,16 +305,6 @@ static int point_workspace(const measure_ctx *ctx, const attn_shape *s, device_b
     return 1;
 }
 
-static int upload_inputs(const device_bufs *d, const host_inputs *in, char *err, size_t errlen)
-{
-    CUDA_OR_GOTO(cudaMemcpy(d->q, in->q, in->nq * 2, cudaMemcpyHostToDevice), fail);
-    CUDA_OR_GOTO(cudaMemcpy(d->k, in->k, in->nkv * 2, cudaMemcpyHostToDevice), fail);
-    CUDA_OR_GOTO(cudaMemcpy(d->v, in->v, in->nkv * 2, cudaMemcpyHostToDevice), fail);
-    return 0;
-fail:
-    return -1;
-}
-
 /* Correctness on the point's other input distributions (shape_point.extra_inputs), for
  * every implementation: one input check each in rec. Against every row: the GPU
  * reference's where it is loaded, else the CPU's (points too large for the full CPU
@@ -341,7 +331,7 @@ static int check_other_inputs(measure_ctx *ctx, const shape_point *pt, device_bu
         if (inputs_generate(&in, s, seed, (input_dist)dist)) goto oom;
         out = malloc(in.nq * sizeof *out);
         if (!out) goto oom;
-        if (upload_inputs(d, &in, err, errlen)) goto fail;
+        if (inputs_upload(&in, d->q, d->k, d->v, err, errlen)) goto fail;
         int rc = point_ref_build(ctx, pt, input_dist_name((input_dist)dist), &in, d, stream, seed + 1, &pr, rec,
                                  st, err, errlen);
         if (rc < 0) goto fail;
@@ -493,7 +483,7 @@ static int point_open(point_session *ps)
         cudaGetLastError();   /* no room: the CPU reference alone */
         d->ref = NULL;
     }
-    if (upload_inputs(d, &ps->in, err, errlen)) return -1;
+    if (inputs_upload(&ps->in, d->q, d->k, d->v, err, errlen)) return -1;
     if (ctx->paired) {
         ps->kept = calloc(ctx->n_impls, sizeof *ps->kept);
         if (!ps->kept) return point_oom(ps);
