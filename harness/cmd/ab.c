@@ -68,8 +68,9 @@ static void usage(FILE *f)
         "exit status: 0 nothing regressed, 1 a regression or a failed check, 2 bad input, 3 no GPU\n");
 }
 
-/* Long on purpose: one branch per option, in the order usage() lists them, so that an
- * option is checked against its line of the usage text in one place. */
+/* Longer than a harness function should be, on purpose: one branch per option, in the
+ * order usage() lists them, so that an option is checked against its line of the usage
+ * text in one place. */
 static int parse(int argc, char **argv, ab_opts *o)
 {
     memset(o, 0, sizeof *o);
