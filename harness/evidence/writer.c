@@ -346,7 +346,7 @@ json_t *run_write_result(const result_record *r)
                           "tag", r->tag, "supported", r->supported);
     if (!o) return NULL;
     put(o, "reason", r->supported ? json_null() : json_string(r->reason));
-    put(o, "init_note", str_or_null(r->init_note));
+    if (r->has_init_note) put(o, "init_note", json_string(r->init_note));
     if (r->checked) {
         json_t *c = verdict_of(&r->correctness.check);
         if (c && r->correctness.has_after) put(c, "after_timing", verdict_of(&r->correctness.after));

@@ -616,8 +616,12 @@ static int measure_impl(point_session *ps, const loaded_impl *im)
     }
     attn_args a = { ps->d.q, ps->d.k, ps->d.v, ps->d.o, ws ? ps->d.ws : NULL, ps->stream };
     result_record *res = point_record_result(ps->rec);   /* one an implementation: there is room */
-    *res = (result_record){ .impl = im->ph->name, .tag = ps->pt->tag, .shape = *s, .supported = 1,
-                            .init_note = im->ph->error_string(0) };
+    *res = (result_record){ .impl = im->ph->name, .tag = ps->pt->tag, .shape = *s, .supported = 1 };
+    const char *note = im->ph->error_string(0);
+    if (note) {
+        res->has_init_note = 1;
+        snprintf(res->init_note, sizeof res->init_note, "%s", note);
+    }
     int kept_now = 0, failures = 0;
     int pass = impl_check(ps, im, state, &a, res, t, &t);
     if (pass > 0) failures = impl_time(ps, im, state, &a, ws, res, t, &kept_now);

@@ -85,8 +85,11 @@ typedef struct {
     const char *impl, *tag;
     attn_shape shape;
     int supported;
-    char reason[512];              /* not supported: why; supported: written null */
-    const char *init_note;         /* error_string(0) after init; NULL: none */
+    char reason[1025];             /* not supported: why; supported: written null (an
+                                      evidence string holds 1024 bytes at most) */
+    int has_init_note;
+    char init_note[1025];          /* error_string(0) after init, copied then: an object
+                                      may say it from a buffer its next init rewrites */
     int checked;
     result_correctness correctness;
     int timed;

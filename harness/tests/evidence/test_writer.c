@@ -830,7 +830,10 @@ static int result_read(const json_t *o, result_record *r)
     r->tag = str_at(o, "tag");
     r->supported = json_is_true(json_object_get(o, "supported"));
     if (!r->supported) snprintf(r->reason, sizeof r->reason, "%s", str_at(o, "reason"));
-    r->init_note = str_at(o, "init_note");
+    if (str_at(o, "init_note")) {
+        r->has_init_note = 1;
+        snprintf(r->init_note, sizeof r->init_note, "%s", str_at(o, "init_note"));
+    }
     const json_t *c = json_object_get(o, "correctness"), *t = json_object_get(o, "timing");
     if (c) {
         r->checked = 1;
