@@ -341,6 +341,7 @@ check-freeze:
 	@bash ci/checks/test_freeze.sh
 check-layers: $(HARNESS_OBJ)
 	@$(PYTHON) ci/checks/check_layers.py --objects $(BUILD)/obj
+	@$(PYTHON) ci/checks/check_long_functions.py
 	@bash ci/checks/test_layers.sh
 # no two files under harness/ share a base name (ci/checks/check_names.py)
 check-names:

@@ -68,8 +68,9 @@ static void usage(FILE *f)
         "exit status: 0 nothing regressed, 1 a regression or a failed check, 2 bad input, 3 no GPU\n");
 }
 
-/* Long on purpose: one branch per option, in the order usage() lists them, so that an
- * option is checked against its line of the usage text in one place. */
+/* Longer than a harness function should be, on purpose: one branch per option, in the
+ * order usage() lists them, so that an option is checked against its line of the usage
+ * text in one place. */
 static int parse(int argc, char **argv, ab_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -227,10 +228,7 @@ static int alloc_bufs(ab_bufs *d, const host_inputs *in, size_t ws, char *err, s
     CUDA_OR_GOTO(cudaMalloc(&d->o2, in->nq * 2), fail);
     if (ws) CUDA_OR_GOTO(cudaMalloc(&d->ws1, ws), fail);
     if (ws) CUDA_OR_GOTO(cudaMalloc(&d->ws2, ws), fail);
-    CUDA_OR_GOTO(cudaMemcpy(d->q, in->q, in->nq * 2, cudaMemcpyHostToDevice), fail);
-    CUDA_OR_GOTO(cudaMemcpy(d->k, in->k, in->nkv * 2, cudaMemcpyHostToDevice), fail);
-    CUDA_OR_GOTO(cudaMemcpy(d->v, in->v, in->nkv * 2, cudaMemcpyHostToDevice), fail);
-    return 0;
+    return inputs_upload(in, d->q, d->k, d->v, err, errlen);
 fail:
     return -1;
 }
@@ -364,7 +362,7 @@ static int decide_row(const ab_opts *o, const loaded_impl *bi, const interleave_
     row->stop = r->stop;
     if (!strcmp(r->stop, "throttled")) {
         row->outcome = RUN_AB_THROTTLED;
-        row->clock = interleave_clock_json(r, clock);
+        row->clock = run_write_rounds_clock(r->sm_mhz, r->n, &r->tally, clock);
         json_array_append_new(rows, run_write_ab_row(row));
         printf("%-22s %-24s THROTTLED: %zu pairs discarded for clock events, %zu kept\n", bi->ph->name,
                row->shape, r->tally.discarded, r->n);
@@ -380,7 +378,7 @@ static int decide_row(const ab_opts *o, const loaded_impl *bi, const interleave_
     ab_verdict v = ab_decide(&c, tol);
     for (size_t i = 0; i < r->n; i++) row->base_first += r->a_first[i];
     row->outcome = RUN_AB_DECIDED;
-    row->clock = interleave_clock_json(r, clock);
+    row->clock = run_write_rounds_clock(r->sm_mhz, r->n, &r->tally, clock);
     row->tolerance = tol;
     row->bootstrap_seed = bs_seed;
     row->change = c.change;

@@ -133,7 +133,7 @@ static int recompute_mode(json_t *mode, const time_config *tc)
            : stop && !strcmp(stop, "throttled") ? STOP_THROTTLED : STOP_MAX_SAMPLES;
     int rc = stats_summarize(r.samples_us, n, tc->resamples, tc->seed, tc->ci_level, &r.sum);
     if (rc == 0) {
-        json_t *fresh = time_result_json(&r);
+        json_t *fresh = run_write_timing_mode(&r, NULL);
         json_object_update(mode, fresh);
         json_decref(fresh);
     }
@@ -195,9 +195,8 @@ static int external_derive(json_t *res, json_t *graph, const measure_ctx *mc)
         return -1;
     }
     for (size_t i = 0; i < n; i++) x[i] = json_number_value(json_array_get(arr, i));
-    json_object_set_new(res, "derived",
-                        measure_derived(mc, &s, x, n, json_number_value(json_object_get(graph, "median_us")), pa,
-                                        pb, np));
+    result_derived d = measure_derived(mc, &s, x, n, json_number_value(json_object_get(graph, "median_us")), pa, pb, np);
+    json_object_set_new(res, "derived", run_write_derived(&d));
     free(x);
     free(pa);
     free(pb);
@@ -677,7 +676,6 @@ static void session_measure_ctx(run_session *s, const ceilings *ce)
                           .bounds = compare_default_bounds(), .seed = o->seed,
                           .full_ref_max_flops = o->full_ref_gflop * 1e9,
                           .cpu_check_max_flops = o->cpu_check_gflop * 1e9, .gpu_ref = s->gref,
-                          .points = s->points, .reference_checks = s->oracle_checks,
                           .sample_rows = (size_t)o->sample_rows, .oracle_threads = (int)o->oracle_threads,
                           .stop = &g_stop, .progress_total = count_measurements(o, s->n_sel),
                           .fp16_tflops = ce->fp16_tflops, .dram_gbps = ce->dram_gbps, .paired = o->paired };
@@ -706,7 +704,7 @@ static void session_launch_floor(run_session *s)
         for (int m = 0; m < MODE_COUNT; m++) {
             time_result r;
             if (time_measure(floor_impl->ph, st, &a, (time_mode)m, &s->o->tc, &r, err, sizeof err) == 0) {
-                json_object_set_new(fl, time_mode_name((time_mode)m), time_result_json(&r));
+                json_object_set_new(fl, time_mode_name((time_mode)m), run_write_timing_mode(&r, NULL));
                 fprintf(stderr, "launch floor (%s): %.3f us\n", time_mode_name((time_mode)m), r.sum.median);
                 time_result_free(&r);
             }
@@ -723,7 +721,14 @@ static void session_points(run_session *s)
 {
     char err[1024];
     for (size_t i = s->done_before; i < s->o->n_shapes && !g_stop; i++) {
-        int f = measure_point(&s->mc, &s->o->shapes[i], s->results, s->input_checks, err, sizeof err);
+        point_record rec;
+        int f = measure_point(&s->mc, &s->o->shapes[i], &rec, err, sizeof err);
+        /* what the point measured, even when a fatal failure cut it short */
+        if (run_write_point(&rec, s->results, s->input_checks, s->oracle_checks, s->points) && f >= 0) {
+            snprintf(err, sizeof err, "out of host memory writing the point's rows");
+            f = -1;
+        }
+        point_record_free(&rec);
         if (f < 0) {
             fprintf(stderr, "attnladder run: stopped: %s\n", err);
             s->exit_code = EXIT_GATE;
@@ -797,7 +802,7 @@ static json_t *session_document(run_session *s)
                                .throttled = throttled, .clocks_after = have_after ? &after : NULL };
     run_cost c = { .wall_s = time_now_s() - s->t_start, .gpu_timed_s = s->mc.gpu_timed_s,
                    .measurements = s->mc.measurements, .stages_s = s->stages,
-                   .steps_s = step_times_json(&s->mc.steps), .points = s->points };
+                   .steps_s = run_write_steps(&s->mc.steps), .points = s->points };
     json_t *cost = run_write_cost(&c);
     s->stages = s->points = NULL;
     run_document d = { .partial = g_stop != 0, .created_utc = s->iso, .context = run_write_context(&pc),

@@ -852,14 +852,62 @@ static int push(char ***paths, size_t *n, size_t *cap, const char *a, const char
     return 0;
 }
 
+/* What evidence_list has listed so far, and the limits it keeps. */
+typedef struct {
+    const char *root;
+    int include_partial;
+    char ***paths;
+    size_t *n, cap;
+    unsigned long long total;   /* bytes of the run files listed: every consumer reads them all */
+} run_listing;
+
+/* The run files of one GPU directory (gpu, at sub) added to l. 0, or -1 (err). */
+static int list_gpu_dir(run_listing *l, const char *gpu, const char *sub, char *err, size_t errlen)
+{
+    DIR *d = opendir(sub);
+    if (!d) return fail_errno(err, errlen, "cannot read evidence directory", sub);
+    struct dirent *e;
+    struct stat st;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        const char *name = e->d_name;
+        /* run files start with their UTC stamp; tuning_*.json, sanitize_*.json and
+         * the like are auxiliary evidence with their own formats */
+        int partial = 0;
+        if (!name_is_run_file(name, &partial)) continue;
+        if (!l->include_partial && partial) continue;
+        char file[8192];
+        snprintf(file, sizeof file, "%s/%s", sub, name);   /* fits: sub < 4096, name < 256 */
+        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        l->total += (unsigned long long)st.st_size;
+        char shown[FILES_SHOWN];
+        if (l->total > EVIDENCE_MAX_ROOT_BYTES) {
+            snprintf(err, errlen, "%s: its run files hold more than %llu MiB; an evidence root holds at most "
+                     "that much", files_shown(l->root, shown), (unsigned long long)EVIDENCE_MAX_ROOT_BYTES >> 20);
+            rc = -1;
+        } else if (*l->n >= EVIDENCE_MAX_RUNS) {
+            snprintf(err, errlen, "%s: more than %d run files; an evidence root holds at most that many",
+                     files_shown(l->root, shown), EVIDENCE_MAX_RUNS);
+            rc = -1;
+        } else if (run_form_single(file, err, errlen)) {
+            rc = -1;
+        } else if (push(l->paths, l->n, &l->cap, l->root, gpu, name)) {
+            snprintf(err, errlen, "out of memory listing %s", l->root);
+            rc = -1;
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
 /* A missing root is no evidence yet, not an error. */
 int evidence_list(const char *root, int include_partial, char ***paths, size_t *n,
                   char *err, size_t errlen)
 {
     *paths = NULL;
     *n = 0;
-    size_t cap = 0, dirs = 0;
-    unsigned long long total = 0;   /* bytes of the run files listed: every consumer reads them all */
+    size_t dirs = 0;
+    run_listing l = { .root = root, .include_partial = include_partial, .paths = paths, .n = n };
     if (!root[0]) {
         snprintf(err, errlen, "--evidence '': give a directory");
         return -1;
@@ -888,48 +936,7 @@ int evidence_list(const char *root, int include_partial, char ***paths, size_t *
             rc = -1;
             break;
         }
-        DIR *d = opendir(sub);
-        if (!d) {
-            rc = fail_errno(err, errlen, "cannot read evidence directory", sub);
-            break;
-        }
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            const char *name = e->d_name;
-            /* run files start with their UTC stamp; tuning_*.json, sanitize_*.json and
-             * the like are auxiliary evidence with their own formats */
-            int partial = 0;
-            if (!name_is_run_file(name, &partial)) continue;
-            if (!include_partial && partial) continue;
-            char file[8192];
-            snprintf(file, sizeof file, "%s/%s", sub, name);   /* fits: sub < 4096, name < 256 */
-            if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-            total += (unsigned long long)st.st_size;
-            if (total > EVIDENCE_MAX_ROOT_BYTES) {
-                char shown[FILES_SHOWN];
-                snprintf(err, errlen, "%s: its run files hold more than %llu MiB; an evidence root holds at most "
-                         "that much", files_shown(root, shown), (unsigned long long)EVIDENCE_MAX_ROOT_BYTES >> 20);
-                rc = -1;
-                break;
-            }
-            if (*n >= EVIDENCE_MAX_RUNS) {
-                char shown[FILES_SHOWN];
-                snprintf(err, errlen, "%s: more than %d run files; an evidence root holds at most that many",
-                         files_shown(root, shown), EVIDENCE_MAX_RUNS);
-                rc = -1;
-                break;
-            }
-            if (run_form_single(file, err, errlen)) {
-                rc = -1;
-                break;
-            }
-            if (push(paths, n, &cap, root, g->d_name, name)) {
-                snprintf(err, errlen, "out of memory listing %s", root);
-                rc = -1;
-                break;
-            }
-        }
-        closedir(d);
+        rc = list_gpu_dir(&l, g->d_name, sub, err, errlen);
     }
     closedir(top);
     if (rc) {

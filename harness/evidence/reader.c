@@ -464,6 +464,24 @@ const run_metric *run_metric_find(const run_kernel_profile *k, const char *name)
     return NULL;
 }
 
+/* method's settings that the consumers use (defaults where a file has none). */
+static void read_method(run_data *r, json_t *method)
+{
+    r->baseline = str_or(json_object_get(method, "baseline"), "");
+    r->has_ci_level = json_is_number(json_object_get(method, "ci_level"));
+    r->has_stats_seed = json_is_integer(json_object_get(method, "stats_seed"));
+    r->has_resamples = json_is_integer(json_object_get(method, "bootstrap_resamples"));
+    r->ci_level = json_is_number(json_object_get(method, "ci_level"))
+                ? json_number_value(json_object_get(method, "ci_level")) : 0.95;
+    r->stats_seed = (unsigned long long)int_or(json_object_get(method, "stats_seed"), 20261122);
+    /* in range: the validator refuses a value outside consistency.h's bounds */
+    r->resamples = (size_t)int_or(json_object_get(method, "bootstrap_resamples"), 2000);
+    json_t *rm = json_object_get(method, "ratio");
+    r->ratio_method = str_or(rm, NULL);
+    r->has_ratio_design = json_is_object(json_object_get(method, "ratio_design"));
+    r->ratio_rotation = json_is_string(rm) && !strcmp(json_string_value(rm), "paired") && r->has_ratio_design;
+}
+
 int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
@@ -505,20 +523,7 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     r->cost_wall_s = num_or_nan(json_object_get(cost, "wall_s"));
     r->cost_gpu_s = num_or_nan(json_object_get(cost, "gpu_timed_s"));
     r->cost_measurements = int_or(json_object_get(cost, "measurements"), -1);
-    json_t *method = json_object_get(doc, "method");
-    r->baseline = str_or(json_object_get(method, "baseline"), "");
-    r->has_ci_level = json_is_number(json_object_get(method, "ci_level"));
-    r->has_stats_seed = json_is_integer(json_object_get(method, "stats_seed"));
-    r->has_resamples = json_is_integer(json_object_get(method, "bootstrap_resamples"));
-    r->ci_level = json_is_number(json_object_get(method, "ci_level"))
-                ? json_number_value(json_object_get(method, "ci_level")) : 0.95;
-    r->stats_seed = (unsigned long long)int_or(json_object_get(method, "stats_seed"), 20261122);
-    /* in range: the validator refuses a value outside consistency.h's bounds */
-    r->resamples = (size_t)int_or(json_object_get(method, "bootstrap_resamples"), 2000);
-    json_t *rm = json_object_get(method, "ratio");
-    r->ratio_method = str_or(rm, NULL);
-    r->has_ratio_design = json_is_object(json_object_get(method, "ratio_design"));
-    r->ratio_rotation = json_is_string(rm) && !strcmp(json_string_value(rm), "paired") && r->has_ratio_design;
+    read_method(r, json_object_get(doc, "method"));
     r->planted = str_or(json_object_get(ctx, "planted_slowdown"), NULL);
     read_overrides(r, json_object_get(ctx, "env_overrides"));
     json_t *ce = json_object_get(doc, "ceilings");

@@ -19,6 +19,47 @@ static int has_bom(const char *text, size_t len)
            (unsigned char)text[2] == 0xBF;
 }
 
+/* One listed name s (l bytes) of accepted.txt (txt, line lineno) checked and added to
+ * set: a complete run's file name, listed once, naming a file of the directory in one
+ * form. 0, or -1 (err). */
+static int accept_line(accepted_set *set, const char *root, const char *slug, const char *txt, int lineno,
+                       const char *s, size_t l, char *err, size_t errlen)
+{
+    struct stat st;
+    int partial = 0;
+    if (!name_is_run_file(s, &partial) || partial || l >= sizeof set->name[0]) {
+        snprintf(err, errlen, "%s:%d: each line must hold the file name of one complete run in that "
+                 "directory (yyyymmddThhmmssZ_<commit>.json, or .json.gz), got '%.200s'", txt, lineno, s);
+        return -1;
+    }
+    for (size_t i = 0; i < set->n; i++)
+        if (!strcmp(set->name[i], s)) {
+            snprintf(err, errlen, "%s:%d: '%s' is listed twice", txt, lineno, s);
+            return -1;
+        }
+    if (set->n == ACCEPTED_MAX) {
+        snprintf(err, errlen, "%s: more than %d runs listed", txt, ACCEPTED_MAX);
+        return -1;
+    }
+    snprintf(set->name[set->n], sizeof set->name[0], "%s", s);
+    if (snprintf(set->path[set->n], sizeof set->path[0], "%s/%s/%s", root, slug, s) >= (int)sizeof set->path[0]) {
+        snprintf(err, errlen, "%.200s...: the path of an accepted run is too long", root);
+        return -1;
+    }
+    /* a name that is no file of the directory accepts nothing */
+    if (stat(set->path[set->n], &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s:%d: '%s' names no run file in %s/%s/", txt, lineno, s, root, slug);
+        return -1;
+    }
+    char why[2048];
+    if (run_form_single(set->path[set->n], why, sizeof why)) {
+        snprintf(err, errlen, "%s:%d: %s", txt, lineno, why);
+        return -1;
+    }
+    set->n++;
+    return 0;
+}
+
 int evidence_accepted_set(const char *root, const char *slug, accepted_set *set, char *err, size_t errlen)
 {
     char txt[4096];
@@ -59,43 +100,10 @@ int evidence_accepted_set(const char *root, const char *slug, accepted_set *set,
         size_t l = strlen(s);
         while (l && (s[l - 1] == ' ' || s[l - 1] == '\t')) s[--l] = '\0';
         if (!*s || *s == '#') continue;
-        int partial = 0;
-        if (!name_is_run_file(s, &partial) || partial || l >= sizeof set->name[0]) {
-            snprintf(err, errlen, "%s:%d: each line must hold the file name of one complete run in that "
-                     "directory (yyyymmddThhmmssZ_<commit>.json, or .json.gz), got '%.200s'", txt, lineno, s);
+        if (accept_line(set, root, slug, txt, lineno, s, l, err, errlen)) {
             rc = -1;
             break;
         }
-        for (size_t i = 0; i < set->n; i++)
-            if (!strcmp(set->name[i], s)) {
-                snprintf(err, errlen, "%s:%d: '%s' is listed twice", txt, lineno, s);
-                rc = -1;
-            }
-        if (rc < 0) break;
-        if (set->n == ACCEPTED_MAX) {
-            snprintf(err, errlen, "%s: more than %d runs listed", txt, ACCEPTED_MAX);
-            rc = -1;
-            break;
-        }
-        snprintf(set->name[set->n], sizeof set->name[0], "%s", s);
-        if (snprintf(set->path[set->n], sizeof set->path[0], "%s/%s/%s", root, slug, s) >= (int)sizeof set->path[0]) {
-            snprintf(err, errlen, "%.200s...: the path of an accepted run is too long", root);
-            rc = -1;
-            break;
-        }
-        /* a name that is no file of the directory accepts nothing */
-        if (stat(set->path[set->n], &st) != 0 || !S_ISREG(st.st_mode)) {
-            snprintf(err, errlen, "%s:%d: '%s' names no run file in %s/%s/", txt, lineno, s, root, slug);
-            rc = -1;
-            break;
-        }
-        char why[2048];
-        if (run_form_single(set->path[set->n], why, sizeof why)) {
-            snprintf(err, errlen, "%s:%d: %s", txt, lineno, why);
-            rc = -1;
-            break;
-        }
-        set->n++;
     }
     free(text);
     if (rc == 1 && set->n == 0) {

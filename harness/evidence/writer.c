@@ -27,6 +27,8 @@ static json_t *str_or_null(const char *s)
     return s ? json_string(s) : NULL;
 }
 
+static json_t *numbers(const double *x, size_t n);
+
 /* keys[i] to v[i] where known (>= 0) */
 static void put_longs(json_t *o, const char *const *keys, const long *v, size_t n)
 {
@@ -223,6 +225,178 @@ json_t *run_write_method(const run_method *m)
                                     m->watch_why_not, "discard", m->discard, "discard_limit", m->discard_limit,
                                     "clocks_locked_by_harness", 0));
     return o;
+}
+
+/* ---- a point's rows ------------------------------------------------------------------ */
+
+/* Times keep 4 decimals (0.1 ns), as measure/timing.c rounds the samples when taken. */
+static double round4(double x)
+{
+    return round(x * 1e4) / 1e4;
+}
+
+static json_t *clock_of_mode(const time_result *r, const clock_policy *p)
+{
+    json_t *mhz = json_array(), *disc = json_array();
+    for (size_t i = 0; i < r->n; i++) json_array_append_new(mhz, json_integer(r->sm_mhz ? r->sm_mhz[i] : 0));
+    for (size_t i = 0; i < r->n_discarded; i++) json_array_append_new(disc, json_real(round4(r->discarded_us[i])));
+    return json_pack("{s:o, s:I, s:o, s:I, s:o, s:s, s:f}", "sm_mhz", mhz,
+                     "discarded", (json_int_t)r->n_discarded, "discarded_us", disc,
+                     "power_capped", (json_int_t)r->power_capped, "reasons_seen", clock_reasons_json(r->reasons_seen),
+                     "discard", clock_discard_name(p->discard_mask), "discard_limit", p->discard_limit);
+}
+
+json_t *run_write_timing_mode(const time_result *r, const clock_policy *clock)
+{
+    json_t *samples = json_array();
+    for (size_t i = 0; samples && i < r->n; i++) json_array_append_new(samples, json_real(round4(r->samples_us[i])));
+    json_t *o = json_pack("{s:i, s:I, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:f, s:f}",
+                          "inner", r->inner, "n", (json_int_t)r->n, "samples_us", samples,
+                          "median_us", round4(r->sum.median), "p10_us", round4(r->sum.p10),
+                          "p90_us", round4(r->sum.p90), "ci_lo_us", round4(r->sum.ci_lo),
+                          "ci_hi_us", round4(r->sum.ci_hi), "mean_us", round4(r->sum.mean),
+                          "min_us", round4(r->sum.min), "max_us", round4(r->sum.max),
+                          "stop", stop_reason_name(r->stop),
+                          "wall_s", round4(r->wall_s), "gpu_s", round4(r->gpu_s));
+    /* only when the clock was read: a run without NVML says nothing rather than zeros */
+    if (o && clock && r->clock_read) put(o, "clock", clock_of_mode(r, clock));
+    return o;
+}
+
+json_t *run_write_rounds_clock(const unsigned *sm_mhz, size_t n, const clock_tally *t, const clock_policy *p)
+{
+    if (!p->watch) return json_null();
+    json_t *mhz = json_array();
+    for (size_t i = 0; mhz && i < n; i++) json_array_append_new(mhz, json_integer(sm_mhz[i]));
+    return json_pack("{s:o, s:I, s:I, s:o, s:s}", "sm_mhz", mhz, "discarded_pairs", (json_int_t)t->discarded,
+                     "power_capped_pairs", (json_int_t)t->power_capped, "reasons_seen", clock_reasons_json(t->seen),
+                     "discard", clock_discard_name(p->discard_mask));
+}
+
+json_t *run_write_steps(const step_times *st)
+{
+    json_t *o = json_object();
+    for (int i = 0; o && i < STEP_COUNT; i++) put(o, step_name((step_id)i), json_real(round4(st->s[i])));
+    return o;
+}
+
+json_t *run_write_derived(const result_derived *d)
+{
+    json_t *o = json_pack("{s:f, s:f, s:f, s:f}", "flops", d->flops, "bytes", d->bytes, "tflops", d->tflops,
+                          "gbps", d->gbps);
+    if (!o) return NULL;
+    put(o, "frac_fp16_peak", isnan(d->frac_fp16_peak) ? json_null() : json_real(d->frac_fp16_peak));
+    put(o, "frac_dram", isnan(d->frac_dram) ? json_null() : json_real(d->frac_dram));
+    const derived_ratio *r = &d->ratio;
+    put(o, "ratio", d->has_ratio ? json_pack("{s:s, s:f, s:f, s:f, s:s}", "baseline", r->baseline, "median",
+                                             r->median, "ci_lo", r->ci_lo, "ci_hi", r->ci_hi, "method", r->method)
+                                 : json_null());
+    return o;
+}
+
+/* A comparison's figures: pass, nonfinite, max_abs, rel_l2, checked. */
+static json_t *compared_of(int pass, const compare_result *c)
+{
+    return json_pack("{s:b, s:I, s:f, s:f, s:I}", "pass", pass, "nonfinite", (json_int_t)c->nonfinite,
+                     "max_abs", c->max_abs, "rel_l2", c->rel_l2, "checked", (json_int_t)c->checked);
+}
+
+/* A verdict: the comparison's figures, the reference named, the baseline's output
+ * against it, why it failed; or, where the run failed, pass and why. */
+static json_t *verdict_of(const result_check *k)
+{
+    json_t *o = k->compared ? compared_of(k->pass, &k->c) : json_pack("{s:b}", "pass", k->pass);
+    if (!o) return NULL;
+    if (k->compared && k->reference) {
+        put(o, "reference", json_string(k->reference));
+        put(o, "rows_checked", json_integer((json_int_t)k->rows_checked));
+    }
+    if (k->has_vs_baseline) put(o, "vs_baseline", compared_of(k->vs_baseline.pass, &k->vs_baseline));
+    if (k->error[0]) put(o, "error", json_string(k->error));
+    return o;
+}
+
+static json_t *timing_of(const result_timing *t)
+{
+    json_t *o = json_object();
+    for (int m = 0; o && m < MODE_COUNT; m++)
+        if (t->timed[m]) put(o, time_mode_name((time_mode)m), run_write_timing_mode(&t->mode[m], &t->clock));
+    return o;
+}
+
+static json_t *paired_of(const result_paired *p)
+{
+    json_t *o = json_pack("{s:s, s:s, s:I, s:i, s:i, s:I, s:s, s:f, s:f}", "baseline", p->baseline, "design",
+                          "rotation", "implementations", (json_int_t)p->implementations, "inner", p->inner,
+                          "baseline_inner", p->baseline_inner, "n", (json_int_t)p->n, "stop", p->stop,
+                          "gpu_s", p->gpu_s, "wall_s", p->wall_s);
+    if (!o) return NULL;
+    json_t *first = json_array();
+    for (size_t i = 0; first && i < p->n; i++) json_array_append_new(first, json_integer(p->impl_first[i]));
+    put(o, "impl_us", numbers(p->impl_us, p->n));
+    put(o, "baseline_us", numbers(p->baseline_us, p->n));
+    put(o, "impl_first", first);
+    put(o, "clock", run_write_rounds_clock(p->clock.sm_mhz, p->clock.n, &p->clock.tally, &p->clock.policy));
+    return o;
+}
+
+json_t *run_write_result(const result_record *r)
+{
+    json_t *o = json_pack("{s:s, s:o, s:s, s:b}", "impl", r->impl, "shape", run_write_shape(&r->shape, 1),
+                          "tag", r->tag, "supported", r->supported);
+    if (!o) return NULL;
+    put(o, "reason", r->supported ? json_null() : json_string(r->reason));
+    if (r->has_init_note) put(o, "init_note", json_string(r->init_note));
+    if (r->checked) {
+        json_t *c = verdict_of(&r->correctness.check);
+        if (c && r->correctness.has_after) put(c, "after_timing", verdict_of(&r->correctness.after));
+        put(o, "correctness", c);
+    }
+    if (r->timed) put(o, "timing", timing_of(&r->timing));
+    if (r->has_paired) put(o, "paired", paired_of(&r->paired));
+    if (r->paired_throttled)
+        put(o, "paired_throttled", json_pack("{s:s, s:I}", "baseline", r->paired_throttled, "discarded_pairs",
+                                             (json_int_t)r->discarded_pairs));
+    if (r->has_derived) put(o, "derived", run_write_derived(&r->derived));
+    return o;
+}
+
+json_t *run_write_input_check(const input_check_record *c)
+{
+    return json_pack("{s:s, s:o, s:s, s:s, s:o}", "impl", c->impl, "shape", run_write_shape(&c->shape, 1), "tag",
+                     c->tag, "inputs", c->inputs, "correctness", verdict_of(&c->correctness));
+}
+
+json_t *run_write_oracle_check(const oracle_check_record *c)
+{
+    return json_pack("{s:o, s:s, s:s, s:s, s:I, s:I, s:f, s:f, s:b}", "shape", run_write_shape(&c->shape, 1),
+                     "tag", c->tag, "inputs", c->inputs, "cpu", c->cpu, "rows", (json_int_t)c->rows,
+                     "nonfinite", (json_int_t)c->nonfinite, "max_abs", c->max_abs, "rel_l2", c->rel_l2,
+                     "pass", c->pass);
+}
+
+json_t *run_write_point_cost(const point_cost_record *c)
+{
+    return json_pack("{s:o, s:s, s:f, s:o}", "shape", run_write_shape(&c->shape, 1), "tag", c->tag, "wall_s",
+                     round4(c->wall_s), "steps_s", run_write_steps(&c->steps));
+}
+
+/* Appends x (stolen) to a; -1 when x is NULL (out of memory) or a refuses it. */
+static int append_to(json_t *a, json_t *x)
+{
+    return x && json_array_append_new(a, x) == 0 ? 0 : -1;
+}
+
+int run_write_point(const point_record *p, json_t *results, json_t *input_checks, json_t *reference_checks,
+                    json_t *points)
+{
+    int rc = 0;
+    for (size_t i = 0; i < p->n_results; i++) rc |= append_to(results, run_write_result(&p->results[i]));
+    for (size_t i = 0; i < p->n_checks; i++) rc |= append_to(input_checks, run_write_input_check(&p->checks[i]));
+    for (size_t i = 0; i < p->n_oracle_checks; i++)
+        rc |= append_to(reference_checks, run_write_oracle_check(&p->oracle_checks[i]));
+    if (p->has_cost) rc |= append_to(points, run_write_point_cost(&p->cost));
+    return rc;
 }
 
 /* ---- the profiler's rows ------------------------------------------------------------- */

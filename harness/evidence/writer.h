@@ -11,6 +11,9 @@
 #include "evidence/reader.h"
 #include "measure/clock_watch.h"
 #include "measure/device_info.h"
+#include "measure/point_record.h"
+#include "measure/step_clock.h"
+#include "measure/timing.h"
 
 /* A shape object: batch, heads, seq_q, seq_kv, head_dim, causal, then scale when
  * with_scale (the profile rows carry none). */
@@ -119,6 +122,37 @@ typedef struct {
 } run_impl_record;
 
 json_t *run_write_impl(const run_impl_record *r);
+
+/* ---- a point's rows, from measure/point_record.h's typed values -------------------- */
+
+/* One timing mode (timing.<mode>, ceilings.launch_floor.<mode>): inner, n, the samples and
+ * their summary rounded to 1e-4 us, the stop reason, wall and GPU seconds; then, where the
+ * clock was read after every sample and clock is not NULL, its per-sample figures. */
+json_t *run_write_timing_mode(const time_result *r, const clock_policy *clock);
+
+/* The clock of a rotation's rounds or of an A/B comparison's pairs (paired.clock, an A/B
+ * row's clock): null when the policy watched no clock. */
+json_t *run_write_rounds_clock(const unsigned *sm_mhz, size_t n, const clock_tally *t, const clock_policy *p);
+
+/* {"inputs": 0.12, ...}: every step's seconds (cost.steps_s), rounded to 0.1 ms. */
+json_t *run_write_steps(const step_times *st);
+
+/* A result's derived object (results[].derived): the rates, the fractions of the ceilings
+ * (null without one) and the ratio (null without one). */
+json_t *run_write_derived(const result_derived *d);
+
+/* results[]: impl, shape, tag, supported, reason, init_note, correctness (its after_timing
+ * last), timing, paired, paired_throttled, derived, each where the result has it. */
+json_t *run_write_result(const result_record *r);
+/* input_checks[], reference_checks[] and cost.points[] members. */
+json_t *run_write_input_check(const input_check_record *c);
+json_t *run_write_oracle_check(const oracle_check_record *c);
+json_t *run_write_point_cost(const point_cost_record *c);
+
+/* A point's record appended to the run's arrays: its results, input checks, oracle checks
+ * and cost (when it has one). 0, or -1 out of memory (what was appended stays). */
+int run_write_point(const point_record *p, json_t *results, json_t *input_checks, json_t *reference_checks,
+                    json_t *points);
 
 /* profile[]: one row (impl, shape without scale, tool, kernels, which it takes) and one
  * stall reason of a kernel's stall_top. */

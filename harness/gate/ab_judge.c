@@ -51,6 +51,10 @@ static int is_baseline(const json_t *row, const char *impl)
     return !(impl[0] >= '0' && impl[0] <= '9' && impl[1] >= '0' && impl[1] <= '9' && impl[2] == '_');
 }
 
+/* Longer than a harness function should be: one pass over the file's rows checks each,
+ * redraws its verdict from its pairs and counts it, and every refusal on the way leaves
+ * by the one cleanup of the loaded document; a row's steps split out would each need the
+ * document, the counts and that exit. */
 int ab_judge_file(const char *path, double tolerance, double baseline_tolerance, const char *out)
 {
     char err[1024] = "";

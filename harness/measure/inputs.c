@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "core/half.h"
 #include "core/rng.h"
+#include "measure/cuda_check.h"
 
 size_t inputs_q_elems(const attn_shape *s)
 {
@@ -167,4 +168,14 @@ void inputs_free(host_inputs *in)
     free(in->v);
     in->q = in->k = in->v = NULL;
     in->nq = in->nkv = 0;
+}
+
+int inputs_upload(const host_inputs *in, void *q, void *k, void *v, char *err, size_t errlen)
+{
+    CUDA_OR_GOTO(cudaMemcpy(q, in->q, in->nq * 2, cudaMemcpyHostToDevice), fail);
+    CUDA_OR_GOTO(cudaMemcpy(k, in->k, in->nkv * 2, cudaMemcpyHostToDevice), fail);
+    CUDA_OR_GOTO(cudaMemcpy(v, in->v, in->nkv * 2, cudaMemcpyHostToDevice), fail);
+    return 0;
+fail:
+    return -1;
 }

@@ -30,4 +30,8 @@ int inputs_generate_threads(host_inputs *in, const attn_shape *s, uint64_t seed,
                             int nthreads);
 void inputs_free(host_inputs *in);
 
+/* The inputs copied to the device buffers q, k and v (nq, nkv and nkv fp16 elements): the
+ * one upload of every point and A/B comparison. 0, or -1 with err naming the failing call. */
+int inputs_upload(const host_inputs *in, void *q, void *k, void *v, char *err, size_t errlen);
+
 #endif

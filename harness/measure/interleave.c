@@ -152,18 +152,3 @@ void interleave_result_free(interleave_result *r)
     r->a_first = r->a_alt = NULL;
     r->n = 0;
 }
-
-json_t *clock_rounds_json(const unsigned *sm_mhz, size_t n, const clock_tally *t, const clock_policy *p)
-{
-    if (!p->watch) return json_null();
-    json_t *mhz = json_array();
-    for (size_t i = 0; i < n; i++) json_array_append_new(mhz, json_integer(sm_mhz[i]));
-    return json_pack("{s:o, s:I, s:I, s:o, s:s}", "sm_mhz", mhz, "discarded_pairs", (json_int_t)t->discarded,
-                     "power_capped_pairs", (json_int_t)t->power_capped, "reasons_seen", clock_reasons_json(t->seen),
-                     "discard", clock_discard_name(p->discard_mask));
-}
-
-json_t *interleave_clock_json(const interleave_result *r, const clock_policy *p)
-{
-    return clock_rounds_json(r->sm_mhz, r->n, &r->tally, p);
-}

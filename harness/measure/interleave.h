@@ -7,7 +7,6 @@
 #define ATTNLADDER_MEASURE_INTERLEAVE_H
 #include <stddef.h>
 #include <stdint.h>
-#include <jansson.h>
 #include "attn_phase.h"
 #include "measure/clock_watch.h"
 
@@ -49,11 +48,5 @@ typedef struct {
 int interleave_measure(const timed_impl *a, const timed_impl *b, const interleave_config *cfg,
                        interleave_result *out, char *err, size_t errlen);
 void interleave_result_free(interleave_result *r);
-
-/* What the clock watch saw over the pairs (SCHEMA.md: sm_mhz per pair, discarded and
- * power-capped pairs, the reasons seen); JSON null when the clock was not read. */
-json_t *interleave_clock_json(const interleave_result *r, const clock_policy *p);
-/* The same object for any n pairs or rounds (a discarded round drops every pair in it). */
-json_t *clock_rounds_json(const unsigned *sm_mhz, size_t n, const clock_tally *t, const clock_policy *p);
 
 #endif

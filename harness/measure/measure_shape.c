@@ -53,29 +53,18 @@ static uint64_t shape_seed(uint64_t seed, const attn_shape *s)
     return h;
 }
 
-static json_t *shape_json(const attn_shape *s)
+/* A verdict from a comparison (the reference named, with its rows, when reference is
+ * not NULL). */
+static void check_compared(result_check *k, const compare_result *c, const char *reference, size_t rows)
 {
-    return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:f}", "batch", s->batch, "heads",
-                     s->heads, "seq_q", s->seq_q, "seq_kv", s->seq_kv, "head_dim",
-                     s->head_dim, "causal", s->causal, "scale", (double)s->scale);
+    *k = (result_check){ .pass = c->pass, .compared = 1, .c = *c, .reference = reference, .rows_checked = rows };
 }
 
-static json_t *compare_json(const compare_result *c, const char *reference, size_t rows)
+/* A verdict with no comparison: the run failed, why says how. */
+static void check_failed(result_check *k, const char *why)
 {
-    json_t *o = json_pack("{s:b, s:I, s:f, s:f, s:I}", "pass", c->pass,
-                          "nonfinite", (json_int_t)c->nonfinite, "max_abs", c->max_abs,
-                          "rel_l2", c->rel_l2, "checked", (json_int_t)c->checked);
-    if (reference) {
-        json_object_set_new(o, "reference", json_string(reference));
-        json_object_set_new(o, "rows_checked", json_integer((json_int_t)rows));
-    }
-    return o;
-}
-
-static json_t *unsupported_result(const loaded_impl *im, const shape_point *pt, const char *why)
-{
-    return json_pack("{s:s, s:o, s:s, s:b, s:s}", "impl", im->ph->name, "shape",
-                     shape_json(&pt->s), "tag", pt->tag, "supported", 0, "reason", why);
+    *k = (result_check){ .pass = 0 };
+    snprintf(k->error, sizeof k->error, "%s", why);
 }
 
 static void point_ref_free(point_ref *pr)
@@ -87,12 +76,13 @@ static void point_ref_free(point_ref *pr)
 
 /* The CPU rows of inputs `in` (all when affordable, else a sample drawn with
  * sample_seed), then, when the GPU reference computes the shape and d->ref is there, every
- * row on the device, checked against the CPU rows: one object in ctx->reference_checks.
+ * row on the device, checked against the CPU rows: one oracle check in rec.
  * 0; 1 when the GPU reference disagreed (the point falls back to the CPU rows); -1 out of
  * memory or a CUDA failure (err). */
 static int point_ref_build(measure_ctx *ctx, const shape_point *pt, const char *inputs_name,
                            const host_inputs *in, const device_bufs *d, cudaStream_t stream,
-                           uint64_t sample_seed, point_ref *pr, step_times *st, char *err, size_t errlen)
+                           uint64_t sample_seed, point_ref *pr, point_record *rec, step_times *st, char *err,
+                           size_t errlen)
 {
     const attn_shape *s = &pt->s;
     size_t total = oracle_total_rows(s), dim = (size_t)s->head_dim;
@@ -134,14 +124,11 @@ static int point_ref_build(measure_ctx *ctx, const shape_point *pt, const char *
     }
     free(got);
     int agree = bad == 0 && max_abs <= REF_AGREE_MAX_ABS;
-    if (ctx->reference_checks) {
-        json_t *chk = json_pack("{s:o, s:s, s:s, s:s, s:I, s:I, s:f, s:f, s:b}", "shape", shape_json(s),
-                                "tag", pt->tag, "inputs", inputs_name, "cpu", pr->kind,
-                                "rows", (json_int_t)pr->nrows, "nonfinite", (json_int_t)bad,
-                                "max_abs", max_abs, "rel_l2", r2 > 0 ? sqrt(d2) / sqrt(r2) : sqrt(d2),
-                                "pass", agree);
-        json_array_append_new(ctx->reference_checks, chk);
-    }
+    oracle_check_record *chk = point_record_oracle_check(rec);
+    if (!chk) goto oom;
+    *chk = (oracle_check_record){ .shape = *s, .tag = pt->tag, .inputs = inputs_name, .cpu = pr->kind,
+                                  .rows = pr->nrows, .nonfinite = bad, .max_abs = max_abs,
+                                  .rel_l2 = r2 > 0 ? sqrt(d2) / sqrt(r2) : sqrt(d2), .pass = agree };
     step_add(st, STEP_REF_GPU, t);
     if (!agree) {
         char text[96];
@@ -190,13 +177,13 @@ static void progress(measure_ctx *ctx, const char *impl, const char *shape, cons
     measure_progress(ctx, impl, shape, what);
 }
 
-/* Times every chosen mode into `timing`; the graph mode's result is handed back in
- * *graph (caller frees; graph->n == 0 when graph mode was not timed), so the derived
- * figures are computed from the numbers themselves. */
+/* Times every chosen mode into `timing` (the graph mode's n is 0 when it was not timed),
+ * so the derived figures are computed from the numbers themselves. */
 static int time_modes(measure_ctx *ctx, const loaded_impl *im, void *state,
-                      const attn_args *a, const shape_point *pt, json_t *timing,
-                      time_result *graph, const char *shape_text, char *err, size_t errlen)
+                      const attn_args *a, const shape_point *pt, result_timing *timing,
+                      const char *shape_text, char *err, size_t errlen)
 {
+    timing->clock = ctx->tc.clock;
     int is_headline = strcmp(pt->tag, "headline") == 0;
     const int *modes = is_headline ? ctx->modes : ctx->sweep_modes;
     for (int m = 0; m < MODE_COUNT; m++) {
@@ -204,18 +191,15 @@ static int time_modes(measure_ctx *ctx, const loaded_impl *im, void *state,
         time_result r;
         if (time_measure(plant_wrap(im->ph), state, a, (time_mode)m, &ctx->tc, &r, err, errlen))
             return -1;
+        timing->mode[m] = r;
+        timing->timed[m] = 1;
         char line[160];
         snprintf(line, sizeof line, "%-6s %10.3f us [%.3f, %.3f] n=%zu inner=%d (%s)%s",
                  time_mode_name((time_mode)m), r.sum.median, r.sum.ci_lo, r.sum.ci_hi, r.n,
                  r.inner, stop_reason_name(r.stop), r.n_discarded ? " some discarded (clock)" : "");
         progress(ctx, im->ph->name, shape_text, line);
-        json_t *mode_json = time_result_json(&r), *clock = time_clock_json(&r, &ctx->tc.clock);
-        if (clock) json_object_set_new(mode_json, "clock", clock);
-        json_object_set_new(timing, time_mode_name((time_mode)m), mode_json);
         ctx->gpu_timed_s += r.gpu_s;
         ctx->measurements++;
-        if (m == MODE_GRAPH) *graph = r;
-        else time_result_free(&r);
     }
     return 0;
 }
@@ -225,23 +209,22 @@ static int time_modes(measure_ctx *ctx, const loaded_impl *im, void *state,
  * sample missed fails here). The baseline itself is judged on the sampled rows. */
 static int full_output_pass(const measure_ctx *ctx, const loaded_impl *im, int sampled,
                             const attn_shape *s, const uint16_t *out, const uint16_t *base_out,
-                            json_t *corr)
+                            result_check *corr)
 {
     int is_baseline = ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0;
     if (base_out && !is_baseline) {
-        compare_result cb = compare_half_outputs(s, out, base_out, ctx->bounds);
-        json_object_set_new(corr, "vs_baseline", compare_json(&cb, NULL, 0));
-        if (sampled && !cb.pass) {
-            json_object_set_new(corr, "error", json_string("differs from the baseline's full output "
-                                                           "on rows the CPU sample did not check"));
+        corr->vs_baseline = compare_half_outputs(s, out, base_out, ctx->bounds);
+        corr->has_vs_baseline = 1;
+        if (sampled && !corr->vs_baseline.pass) {
+            snprintf(corr->error, sizeof corr->error, "differs from the baseline's full output "
+                     "on rows the CPU sample did not check");
             return 0;
         }
         return 1;
     }
     if (sampled && !is_baseline) {
-        json_object_set_new(corr, "error", json_string("rows were sampled and no correct baseline "
-                                                       "output covers the others (measure the "
-                                                       "baseline too)"));
+        snprintf(corr->error, sizeof corr->error, "rows were sampled and no correct baseline "
+                 "output covers the others (measure the baseline too)");
         return 0;
     }
     return 1;
@@ -249,27 +232,26 @@ static int full_output_pass(const measure_ctx *ctx, const loaded_impl *im, int s
 
 /* Judges the output now in d->o against the point's reference: on the device against
  * the GPU reference's every row, else copied to `out` and compared with the CPU rows (and
- * with the baseline's output where rows were sampled). *corr gets the correctness object
- * (naming the reference when `named`); returns 1 pass, 0 fail, -1 CUDA failure (err). */
+ * with the baseline's output where rows were sampled). *corr gets the verdict (naming
+ * the reference when `named`); returns 1 pass, 0 fail, -1 CUDA failure (err). */
 static int judge_output(measure_ctx *ctx, const loaded_impl *im, const attn_shape *s, const device_bufs *d,
                         const point_ref *pr, size_t nq, uint16_t *out, const uint16_t *base_out, int named,
-                        cudaStream_t stream, json_t **corr, step_times *st, char *err, size_t errlen)
+                        cudaStream_t stream, result_check *corr, step_times *st, char *err, size_t errlen)
 {
     double t = time_now_s();
     compare_result c;
     if (pr->gpu) {
         if (oracle_gpu_compare(ctx->gpu_ref, s, d->o, pr->gpu, ctx->bounds, &c, stream, err, errlen)) return -1;
-        *corr = compare_json(&c, named ? pr->kind : NULL, pr->rows_judged);
-        json_object_set_new(*corr, "pass", json_boolean(c.pass));
+        check_compared(corr, &c, named ? pr->kind : NULL, pr->rows_judged);
         step_add(st, STEP_COMPARE, t);
         return c.pass;
     }
     CUDA_OR_GOTO(cudaMemcpy(out, d->o, nq * sizeof(uint16_t), cudaMemcpyDeviceToHost), fail);
     t = step_add(st, STEP_CHECK_RUN, t);
     c = compare_output(s, out, pr->rows, pr->nrows, pr->cpu, ctx->bounds);
-    *corr = compare_json(&c, named ? pr->kind : NULL, pr->rows_judged);
-    int pass = c.pass && full_output_pass(ctx, im, pr->rows != NULL, s, out, base_out, *corr);
-    json_object_set_new(*corr, "pass", json_boolean(pass));
+    check_compared(corr, &c, named ? pr->kind : NULL, pr->rows_judged);
+    int pass = c.pass && full_output_pass(ctx, im, pr->rows != NULL, s, out, base_out, corr);
+    corr->pass = pass;
     step_add(st, STEP_COMPARE, t);
     return pass;
 fail:
@@ -280,17 +262,16 @@ fail:
  * after_timing and pass false), -1 CUDA failure (err). */
 static int recheck_after_timing(measure_ctx *ctx, const loaded_impl *im, const attn_shape *s,
                                 const device_bufs *d, size_t nq, const point_ref *pr,
-                                const uint16_t *base_out, uint16_t *out, json_t *corr, cudaStream_t stream,
-                                step_times *st, char *err, size_t errlen)
+                                const uint16_t *base_out, uint16_t *out, result_correctness *corr,
+                                cudaStream_t stream, step_times *st, char *err, size_t errlen)
 {
     CUDA_OR_GOTO(cudaDeviceSynchronize(), fail);
-    json_t *after = NULL;
     step_times inner = { 0 };
-    int pass = judge_output(ctx, im, s, d, pr, nq, out, base_out, 0, stream, &after, &inner, err, errlen);
+    int pass = judge_output(ctx, im, s, d, pr, nq, out, base_out, 0, stream, &corr->after, &inner, err, errlen);
     for (int i = 0; i < STEP_COUNT; i++) st->s[STEP_RECHECK] += inner.s[i];
     if (pass < 0) return -1;
-    json_object_set_new(corr, "after_timing", after);
-    if (!pass) json_object_set_new(corr, "pass", json_false());
+    corr->has_after = 1;
+    if (!pass) corr->check.pass = 0;
     return pass;
 fail:
     return -1;
@@ -324,23 +305,13 @@ static int point_workspace(const measure_ctx *ctx, const attn_shape *s, device_b
     return 1;
 }
 
-static int upload_inputs(const device_bufs *d, const host_inputs *in, char *err, size_t errlen)
-{
-    CUDA_OR_GOTO(cudaMemcpy(d->q, in->q, in->nq * 2, cudaMemcpyHostToDevice), fail);
-    CUDA_OR_GOTO(cudaMemcpy(d->k, in->k, in->nkv * 2, cudaMemcpyHostToDevice), fail);
-    CUDA_OR_GOTO(cudaMemcpy(d->v, in->v, in->nkv * 2, cudaMemcpyHostToDevice), fail);
-    return 0;
-fail:
-    return -1;
-}
-
 /* Correctness on the point's other input distributions (shape_point.extra_inputs), for
- * every implementation: one object each in `checks`. Against every row: the GPU
+ * every implementation: one input check each in rec. Against every row: the GPU
  * reference's where it is loaded, else the CPU's (points too large for the full CPU
  * reference are then left out). Untimed. Returns the number of failures, or -1 on a CUDA
  * failure or out of memory (err). */
 static int check_other_inputs(measure_ctx *ctx, const shape_point *pt, device_bufs *d,
-                              cudaStream_t stream, json_t *checks, const char *shape_text,
+                              cudaStream_t stream, point_record *rec, const char *shape_text,
                               step_times *st, char *err, size_t errlen)
 {
     const attn_shape *s = &pt->s;
@@ -360,9 +331,9 @@ static int check_other_inputs(measure_ctx *ctx, const shape_point *pt, device_bu
         if (inputs_generate(&in, s, seed, (input_dist)dist)) goto oom;
         out = malloc(in.nq * sizeof *out);
         if (!out) goto oom;
-        if (upload_inputs(d, &in, err, errlen)) goto fail;
-        int rc = point_ref_build(ctx, pt, input_dist_name((input_dist)dist), &in, d, stream, seed + 1, &pr, st,
-                                 err, errlen);
+        if (inputs_upload(&in, d->q, d->k, d->v, err, errlen)) goto fail;
+        int rc = point_ref_build(ctx, pt, input_dist_name((input_dist)dist), &in, d, stream, seed + 1, &pr, rec,
+                                 st, err, errlen);
         if (rc < 0) goto fail;
         failures += rc;
         if (!pr.gpu && pr.rows) continue;   /* a sample alone judges nothing without the baseline */
@@ -372,28 +343,32 @@ static int check_other_inputs(measure_ctx *ctx, const shape_point *pt, device_bu
                 continue;
             void *state = NULL;
             char why[512] = "";
-            json_t *corr = NULL;
+            input_check_record *chk = point_record_check(rec);
+            if (!chk) goto oom;
+            *chk = (input_check_record){ .impl = im->ph->name, .tag = pt->tag,
+                                         .inputs = input_dist_name((input_dist)dist), .shape = *s };
+            result_check *corr = &chk->correctness;
             int pass = 0;
             rc = im->ph->init(&state, s);
             if (rc != 0) {
                 snprintf(why, sizeof why, "init failed (%d): %s", rc, im->ph->error_string(rc));
-                corr = json_pack("{s:b, s:s}", "pass", 0, "error", why);
+                check_failed(corr, why);
             } else {
                 size_t ws = im->ph->workspace_bytes(s);
                 attn_args a = { d->q, d->k, d->v, d->o, ws ? d->ws : NULL, stream };
                 rc = run_for_check(im, state, &a, d, in.nq, why, sizeof why, err, errlen);
                 if (rc == 0) {
-                    pass = judge_output(ctx, im, s, d, &pr, in.nq, out, NULL, 1, stream, &corr, st, err, errlen);
+                    pass = judge_output(ctx, im, s, d, &pr, in.nq, out, NULL, 1, stream, corr, st, err, errlen);
                     if (pass < 0) rc = -1;
                 }
                 im->ph->fini(state);
-                if (rc < 0) goto fail;
-                if (rc == 1) corr = json_pack("{s:b, s:s}", "pass", 0, "error", why);
+                if (rc < 0) {
+                    rec->n_checks--;   /* a fatal failure: no verdict to keep (it owns nothing) */
+                    goto fail;
+                }
+                if (rc == 1) check_failed(corr, why);
             }
             failures += !pass;
-            json_array_append_new(checks, json_pack("{s:s, s:o, s:s, s:s, s:o}", "impl", im->ph->name,
-                                                    "shape", shape_json(s), "tag", pt->tag, "inputs",
-                                                    input_dist_name((input_dist)dist), "correctness", corr));
             char line[160];
             snprintf(line, sizeof line, "check  %s on %s inputs", pass ? "PASS" : "FAIL",
                      input_dist_name((input_dist)dist));
@@ -412,16 +387,14 @@ done:
     return failures;
 }
 
-/* cost.points' object of a point, and its line. */
+/* The point's cost (cost.points), and its line. */
 static void point_done(measure_ctx *ctx, const shape_point *pt, const char *shape_text, double t0,
-                       const step_times *st)
+                       const step_times *st, point_record *rec)
 {
     double wall = time_now_s() - t0;
     step_times_accumulate(&ctx->steps, st);
-    if (ctx->points)
-        json_array_append_new(ctx->points, json_pack("{s:o, s:s, s:f, s:o}", "shape", shape_json(&pt->s),
-                                                     "tag", pt->tag, "wall_s", round(wall * 1e4) / 1e4,
-                                                     "steps_s", step_times_json(st)));
+    rec->cost = (point_cost_record){ .shape = pt->s, .tag = pt->tag, .wall_s = wall, .steps = *st };
+    rec->has_cost = 1;
     char text[512];
     step_times_text(st, text, sizeof text);
     fprintf(stderr, "point  %-24s %.2f s (%s)\n", shape_text, wall, text);
@@ -444,7 +417,7 @@ typedef struct {
     size_t n_kept;
     int ws_fixed;              /* the workspace sets will not move: implementations may be kept */
     int skipped;               /* the tensors do not fit: every implementation reported, none run */
-    json_t *results, *checks;
+    point_record *rec;
     char *err;
     size_t errlen;
 } point_session;
@@ -458,7 +431,11 @@ static int point_oom(point_session *ps)
 /* An implementation not measured at the point: its result says why, and so does its line. */
 static void point_unsupported(point_session *ps, const loaded_impl *im, const char *why, const char *line)
 {
-    json_array_append_new(ps->results, unsupported_result(im, ps->pt, why));
+    result_record *r = point_record_result(ps->rec);
+    if (r) {   /* one result an implementation: there is room */
+        *r = (result_record){ .impl = im->ph->name, .tag = ps->pt->tag, .shape = ps->pt->s };
+        snprintf(r->reason, sizeof r->reason, "%s", why);
+    }
     progress(ps->ctx, im->ph->name, ps->shape_text, line);
 }
 
@@ -506,7 +483,7 @@ static int point_open(point_session *ps)
         cudaGetLastError();   /* no room: the CPU reference alone */
         d->ref = NULL;
     }
-    if (upload_inputs(d, &ps->in, err, errlen)) return -1;
+    if (inputs_upload(&ps->in, d->q, d->k, d->v, err, errlen)) return -1;
     if (ctx->paired) {
         ps->kept = calloc(ctx->n_impls, sizeof *ps->kept);
         if (!ps->kept) return point_oom(ps);
@@ -545,11 +522,11 @@ static int impl_workspace(point_session *ps, const loaded_impl *im, size_t ws)
     return 1;
 }
 
-/* The check on the uniform inputs into res.correctness, and its line. t: when the check
+/* The check on the uniform inputs into res->correctness, and its line. t: when the check
  * run began; *t_after: when the check ended. 1 pass, 0 fail, -1 CUDA failure or out of
  * memory (err). */
-static int impl_check(point_session *ps, const loaded_impl *im, void *state, const attn_args *a, json_t *res,
-                      double t, double *t_after)
+static int impl_check(point_session *ps, const loaded_impl *im, void *state, const attn_args *a,
+                      result_record *res, double t, double *t_after)
 {
     measure_ctx *ctx = ps->ctx;
     char why[512] = "";
@@ -559,75 +536,57 @@ static int impl_check(point_session *ps, const loaded_impl *im, void *state, con
         if (!ps->err[0]) snprintf(ps->err, ps->errlen, "%s on %s: %s", im->ph->name, ps->shape_text, why);
         return -1;
     }
-    json_t *corr = NULL;
+    result_check *corr = &res->correctness.check;
     int pass = 0;
     if (rc == 1) {
-        corr = json_pack("{s:b, s:s}", "pass", 0, "error", why);
+        check_failed(corr, why);
     } else {
         pass = judge_output(ctx, im, ps->s, &ps->d, &ps->pr, ps->in.nq, ps->out, ps->base_out, 1, ps->stream,
-                            &corr, &ps->st, ps->err, ps->errlen);
+                            corr, &ps->st, ps->err, ps->errlen);
         if (pass < 0) return -1;
         if (!ps->pr.gpu && ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0 && pass && !ps->base_out) {
             ps->base_out = ps->out;   /* keep the baseline's output for the others */
             ps->out = malloc(ps->in.nq * sizeof *ps->out);
-            if (!ps->out) {
-                json_decref(corr);
-                return point_oom(ps);
-            }
+            if (!ps->out) return point_oom(ps);
         }
     }
     *t_after = time_now_s();
-    json_object_set_new(res, "correctness", corr);
+    res->checked = 1;
     char line[640];
-    json_t *jr = json_object_get(corr, "rel_l2"), *jm = json_object_get(corr, "max_abs");
     snprintf(line, sizeof line, "check  %s rel_l2=%.2e max_abs=%.2e %s", pass ? "PASS" : "FAIL",
-             jr ? json_real_value(jr) : -1.0, jm ? json_real_value(jm) : -1.0, why);
+             corr->compared ? corr->c.rel_l2 : -1.0, corr->compared ? corr->c.max_abs : -1.0, why);
     progress(ctx, im->ph->name, ps->shape_text, line);
     return pass;
 }
 
-/* A correct implementation timed into res.timing, its output checked again, then kept
+/* A correct implementation timed into res->timing, its output checked again, then kept
  * initialised for the point's ratios (*kept_now) or given its derived figures. The
  * failures (0 or 1: wrong after timing), or -1 CUDA failure or out of memory (err). */
 static int impl_time(point_session *ps, const loaded_impl *im, void *state, const attn_args *a, size_t ws,
-                     json_t *res, double t, int *kept_now)
+                     result_record *res, double t, int *kept_now)
 {
     measure_ctx *ctx = ps->ctx;
     const attn_shape *s = ps->s;
-    json_t *timing = json_object();
-    time_result graph = { 0 };
-    int trc = time_modes(ctx, im, state, a, ps->pt, timing, &graph, ps->shape_text, ps->err, ps->errlen);
+    const time_result *graph = &res->timing.mode[MODE_GRAPH];
+    int trc = time_modes(ctx, im, state, a, ps->pt, &res->timing, ps->shape_text, ps->err, ps->errlen);
     step_add(&ps->st, STEP_TIMING, t);
-    if (trc) {
-        time_result_free(&graph);
-        json_decref(timing);
-        return -1;
-    }
-    json_object_set_new(res, "timing", timing);
+    if (trc) return -1;
+    res->timed = 1;
     /* The output of the last timed launch: the same inputs must still give the same
      * function (state kept across calls, e.g. split counters, shows here). */
     int again = recheck_after_timing(ctx, im, s, &ps->d, ps->in.nq, &ps->pr, ps->base_out, ps->out,
-                                     json_object_get(res, "correctness"), ps->stream, &ps->st, ps->err,
-                                     ps->errlen);
-    if (again < 0) {
-        time_result_free(&graph);
-        return -1;
-    }
+                                     &res->correctness, ps->stream, &ps->st, ps->err, ps->errlen);
+    if (again < 0) return -1;
     if (!again) progress(ctx, im->ph->name, ps->shape_text, "check  FAIL after timing");
     int is_baseline = ctx->baseline && strcmp(im->ph->name, ctx->baseline) == 0;
-    if (graph.n && is_baseline && keep_baseline_timing(ctx, s, &graph)) {
-        time_result_free(&graph);
-        return point_oom(ps);
-    }
-    if (graph.n && again == 1 && ps->ws_fixed && !*ctx->stop) {
+    if (graph->n && is_baseline && keep_baseline_timing(ctx, s, graph)) return point_oom(ps);
+    if (graph->n && again == 1 && ps->ws_fixed && !*ctx->stop) {
         /* kept initialised: its ratio is measured with the others' at the end */
         ps->kept[ps->n_kept++] = (kept_impl){ im, state, ws, res, graph };
         *kept_now = 1;
-    } else {
-        if (graph.n)
-            json_object_set_new(res, "derived", measure_derived(ctx, s, graph.samples_us, graph.n,
-                                                                graph.sum.median, NULL, NULL, 0));
-        time_result_free(&graph);
+    } else if (graph->n) {
+        res->derived = measure_derived(ctx, s, graph->samples_us, graph->n, graph->sum.median, NULL, NULL, 0);
+        res->has_derived = 1;
     }
     return !again;
 }
@@ -656,15 +615,18 @@ static int measure_impl(point_session *ps, const loaded_impl *im)
         return 0;
     }
     attn_args a = { ps->d.q, ps->d.k, ps->d.v, ps->d.o, ws ? ps->d.ws : NULL, ps->stream };
-    json_t *res = json_pack("{s:s, s:o, s:s, s:b, s:n}", "impl", im->ph->name, "shape",
-                            shape_json(s), "tag", ps->pt->tag, "supported", 1, "reason");
+    result_record *res = point_record_result(ps->rec);   /* one an implementation: there is room */
+    *res = (result_record){ .impl = im->ph->name, .tag = ps->pt->tag, .shape = *s, .supported = 1 };
     const char *note = im->ph->error_string(0);
-    if (note) json_object_set_new(res, "init_note", json_string(note));
+    if (note) {
+        res->has_init_note = 1;
+        snprintf(res->init_note, sizeof res->init_note, "%s", note);
+    }
     int kept_now = 0, failures = 0;
     int pass = impl_check(ps, im, state, &a, res, t, &t);
     if (pass > 0) failures = impl_time(ps, im, state, &a, ws, res, t, &kept_now);
     if (pass < 0 || failures < 0) {
-        json_decref(res);
+        point_record_drop_last(ps->rec);   /* a fatal failure: the point stops here */
         im->ph->fini(state);
         return -1;
     }
@@ -672,7 +634,6 @@ static int measure_impl(point_session *ps, const loaded_impl *im)
     t = time_now_s();
     if (!kept_now) im->ph->fini(state);
     step_add(&ps->st, STEP_INIT, t);
-    json_array_append_new(ps->results, res);
     return failures;
 }
 
@@ -684,7 +645,7 @@ static int point_measure(point_session *ps)
     const attn_shape *s = ps->s;
     device_bufs *d = &ps->d;
     int failures = point_ref_build(ctx, ps->pt, "uniform", &ps->in, d, ps->stream, shape_seed(ctx->seed + 1, s),
-                                   &ps->pr, &ps->st, ps->err, ps->errlen);
+                                   &ps->pr, ps->rec, &ps->st, ps->err, ps->errlen);
     if (failures < 0) return -1;
     for (size_t i = 0; i < ctx->n_impls && !*ctx->stop; i++) {
         if (ctx->impls[i]->kind == IMPL_FLOOR) continue;
@@ -702,14 +663,16 @@ static int point_measure(point_session *ps)
     for (size_t i = 0; i < ps->n_kept; i++) {
         /* cut short by a signal: the kept ones keep their own figures */
         kept_impl *k = &ps->kept[i];
-        if (!json_object_get(k->res, "derived"))
-            json_object_set_new(k->res, "derived", measure_derived(ctx, s, k->graph.samples_us, k->graph.n,
-                                                                   k->graph.sum.median, NULL, NULL, 0));
+        if (!k->res->has_derived) {
+            k->res->derived = measure_derived(ctx, s, k->graph->samples_us, k->graph->n, k->graph->sum.median,
+                                              NULL, NULL, 0);
+            k->res->has_derived = 1;
+        }
     }
     if (ps->pt->extra_inputs && !*ctx->stop) {
         step_times other = { 0 };
         double t = time_now_s();
-        int f = check_other_inputs(ctx, ps->pt, d, ps->stream, ps->checks, ps->shape_text, &other, ps->err,
+        int f = check_other_inputs(ctx, ps->pt, d, ps->stream, ps->rec, ps->shape_text, &other, ps->err,
                                    ps->errlen);
         /* the other inputs' own references are theirs too: one bucket */
         ps->st.s[STEP_OTHER_INPUTS] += time_now_s() - t;
@@ -729,10 +692,7 @@ static void point_close(point_session *ps, int failures)
     cudaFree(d->q);
     cudaFree(d->k);
     cudaFree(d->v);
-    for (size_t i = 0; i < ps->n_kept; i++) {
-        ps->kept[i].im->ph->fini(ps->kept[i].state);
-        time_result_free(&ps->kept[i].graph);
-    }
+    for (size_t i = 0; i < ps->n_kept; i++) ps->kept[i].im->ph->fini(ps->kept[i].state);
     free(ps->kept);
     cudaFree(d->o);
     cudaFree(d->o2);
@@ -744,15 +704,17 @@ static void point_close(point_session *ps, int failures)
     free(ps->base_out);
     inputs_free(&ps->in);
     step_add(&ps->st, STEP_DEVICE_MEM, t);
-    if (failures >= 0) point_done(ps->ctx, ps->pt, ps->shape_text, ps->t0, &ps->st);
+    if (failures >= 0) point_done(ps->ctx, ps->pt, ps->shape_text, ps->t0, &ps->st, ps->rec);
 }
 
-int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json_t *checks,
-                  char *err, size_t errlen)
+int measure_point(measure_ctx *ctx, const shape_point *pt, point_record *rec, char *err, size_t errlen)
 {
-    point_session ps = { .ctx = ctx, .pt = pt, .s = &pt->s, .results = results, .checks = checks,
-                         .err = err, .errlen = errlen };
+    point_session ps = { .ctx = ctx, .pt = pt, .s = &pt->s, .rec = rec, .err = err, .errlen = errlen };
     shape_format(ps.s, ps.shape_text, sizeof ps.shape_text);
+    if (point_record_init(rec, ctx->n_impls)) {
+        snprintf(err, errlen, "out of host memory while measuring %s", ps.shape_text);
+        return -1;
+    }
     ps.t0 = time_now_s();
     int failures = point_open(&ps);
     if (failures == 0 && !ps.skipped) failures = point_measure(&ps);

@@ -1,16 +1,17 @@
 /* measure/measure_shape.h: one shape, every implementation: correctness against the reference, then
- * timing in the chosen modes, producing the evidence's result objects. */
+ * timing in the chosen modes, producing the point's typed record (point_record.h) that
+ * evidence/writer.c writes as the evidence's rows. */
 #ifndef ATTNLADDER_MEASURE_H
 #define ATTNLADDER_MEASURE_H
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <jansson.h>
 #include "measure/correctness.h"
 #include "measure/loader.h"
 #include "core/shapes.h"
 #include "measure/interleave.h"
 #include "measure/oracle_gpu.h"
+#include "measure/point_record.h"
 #include "measure/step_clock.h"
 #include "measure/timing.h"
 
@@ -37,9 +38,6 @@ typedef struct {
     int oracle_threads;
     oracle_gpu *gpu_ref;              /* the GPU fp64 oracle, or NULL (CPU oracle alone) */
     step_times steps;              /* where the points' wall time went, summed */
-    json_t *points;                /* cost.points: one object per point measured (or NULL) */
-    json_t *reference_checks;      /* the GPU oracle against the CPU rows, per point and
-                                      input distribution (or NULL) */
     volatile sig_atomic_t *stop;   /* set by SIGINT/SIGTERM: finish the point early */
     size_t progress_done, progress_total;   /* for the progress line */
     double fp16_tflops, dram_gbps; /* the run's ceilings (0 when not measured) */
@@ -51,15 +49,16 @@ typedef struct {
     size_t n_base, cap_base;
 } measure_ctx;
 
-/* Appends one result object per implementation for this point to `results`: the check on
- * uniform inputs (with the GPU oracle: every row, on the device; without it, on shapes
- * too large for the full CPU oracle: sampled rows plus the baseline's full output), the
- * timing, the check again on the output of the last timed
- * launch, the derived figures. For the point's other input distributions, one
- * correctness object per implementation goes to `checks`. Returns the number of
- * correctness failures, or -1 on a fatal CUDA error (err). */
-int measure_point(measure_ctx *ctx, const shape_point *pt, json_t *results, json_t *checks,
-                  char *err, size_t errlen);
+/* Fills rec (point_record_init'ed here; the caller frees it with point_record_free, whatever
+ * the outcome) with one result per implementation at this point: the check on uniform
+ * inputs (with the GPU oracle: every row, on the device; without it, on shapes too large
+ * for the full CPU oracle: sampled rows plus the baseline's full output), the timing, the
+ * check again on the output of the last timed launch, the derived figures. For the
+ * point's other input distributions, one input check per implementation; the GPU
+ * oracle's checks against the CPU rows; the point's cost once it is measured. Returns
+ * the number of correctness failures, or -1 on a fatal CUDA error (err): rec then holds
+ * what was measured before it. */
+int measure_point(measure_ctx *ctx, const shape_point *pt, point_record *rec, char *err, size_t errlen);
 
 void measure_ctx_free(measure_ctx *ctx);
 

@@ -4,13 +4,13 @@
 #include <string.h>
 #include "core/stats.h"
 
-json_t *paired_ratio_json(const measure_ctx *ctx, const double *impl_us, const double *base_us, size_t n,
-                          const char *baseline_name)
+int paired_ratio(const measure_ctx *ctx, const double *impl_us, const double *base_us, size_t n,
+                 const char *baseline_name, derived_ratio *out)
 {
     const time_config *tc = &ctx->tc;
     double r, lo, hi;
     if (n == 0 || stats_paired_ratio_ci(impl_us, base_us, n, tc->resamples, tc->seed, tc->ci_level, &r, &lo, &hi))
-        return json_null();
-    return json_pack("{s:s, s:f, s:f, s:f, s:s}", "baseline", baseline_name, "median", r, "ci_lo", lo,
-                     "ci_hi", hi, "method", "paired");
+        return -1;
+    *out = (derived_ratio){ .baseline = baseline_name, .method = "paired", .median = r, .ci_lo = lo, .ci_hi = hi };
+    return 0;
 }

@@ -5,13 +5,14 @@
 #define ATTNLADDER_MEASURE_PAIRED_RATIO_H
 #include <stddef.h>
 #include <stdint.h>
-#include <jansson.h>
 #include "measure/interleave.h"
 #include "measure/measure_shape.h"
+#include "measure/point_record.h"
 
 /* A ratio from pairs (impl_us[i], base_us[i]): the median quotient impl/baseline, its
- * bootstrap CI over the pairs, method "paired"; JSON null when no ratio can be taken. */
-json_t *paired_ratio_json(const measure_ctx *ctx, const double *impl_us, const double *base_us, size_t n,
-                          const char *baseline_name);
+ * bootstrap CI over the pairs, method "paired". 0, or -1 when no ratio can be taken
+ * (written null). */
+int paired_ratio(const measure_ctx *ctx, const double *impl_us, const double *base_us, size_t n,
+                 const char *baseline_name, derived_ratio *out);
 
 #endif

@@ -2,6 +2,7 @@
  * (point_derived.h). */
 #include "measure/point_derived.h"
 
+#include <math.h>
 #include <stdio.h>
 #include "core/stats.h"
 #include "measure/paired_ratio.h"
@@ -21,36 +22,31 @@ void measure_progress(measure_ctx *ctx, const char *impl, const char *shape, con
 }
 
 void measure_progress_ratio(measure_ctx *ctx, const char *impl, const char *shape_text, const char *design,
-                            const json_t *ratio, size_t n, int inner, const char *stop)
+                            const result_derived *d, size_t n, int inner, const char *stop)
 {
     char line[160];
-    if (json_is_object(ratio))
-        snprintf(line, sizeof line, "ratio  %.4f [%.4f, %.4f] %s n=%zu inner=%d (%s)",
-                 json_real_value(json_object_get(ratio, "median")), json_real_value(json_object_get(ratio, "ci_lo")),
-                 json_real_value(json_object_get(ratio, "ci_hi")), design, n, inner, stop);
+    if (d->has_ratio)
+        snprintf(line, sizeof line, "ratio  %.4f [%.4f, %.4f] %s n=%zu inner=%d (%s)", d->ratio.median,
+                 d->ratio.ci_lo, d->ratio.ci_hi, design, n, inner, stop);
     else
         snprintf(line, sizeof line, "ratio  none (%s, %s)", design, stop);
     measure_progress(ctx, impl, shape_text, line);
 }
 
-json_t *measure_derived(const measure_ctx *ctx, const attn_shape *s, const double *samples, size_t n,
-                        double median_us, const double *pair_impl, const double *pair_base, size_t n_pairs)
+result_derived measure_derived(const measure_ctx *ctx, const attn_shape *s, const double *samples, size_t n,
+                               double median_us, const double *pair_impl, const double *pair_base, size_t n_pairs)
 {
     double flops = shape_flops(s), bytes = shape_bytes(s);
     double tflops = flops / (median_us * 1e-6) / 1e12, gbps = bytes / (median_us * 1e-6) / 1e9;
-    json_t *der = json_pack("{s:f, s:f, s:f, s:f}", "flops", flops, "bytes", bytes,
-                            "tflops", tflops, "gbps", gbps);
-    json_object_set_new(der, "frac_fp16_peak",
-                        ctx->fp16_tflops > 0 ? json_real(tflops / ctx->fp16_tflops) : json_null());
-    json_object_set_new(der, "frac_dram",
-                        ctx->dram_gbps > 0 ? json_real(gbps / ctx->dram_gbps) : json_null());
+    result_derived d = { .flops = flops, .bytes = bytes, .tflops = tflops, .gbps = gbps,
+                         .frac_fp16_peak = ctx->fp16_tflops > 0 ? tflops / ctx->fp16_tflops : NAN,
+                         .frac_dram = ctx->dram_gbps > 0 ? gbps / ctx->dram_gbps : NAN };
     /* measured in rotation or in pairs with the baseline: the median of the paired
      * quotients; else the two separate measurements' medians */
     if (n_pairs && ctx->baseline) {
-        json_object_set_new(der, "ratio", paired_ratio_json(ctx, pair_impl, pair_base, n_pairs, ctx->baseline));
-        return der;
+        d.has_ratio = paired_ratio(ctx, pair_impl, pair_base, n_pairs, ctx->baseline, &d.ratio) == 0;
+        return d;
     }
-    json_t *ratio = json_null();
     const time_config *tc = &ctx->tc;
     for (size_t j = 0; ctx->baseline && j < ctx->n_base; j++) {
         const measure_baseline_timing *b = &ctx->base[j];
@@ -58,13 +54,11 @@ json_t *measure_derived(const measure_ctx *ctx, const attn_shape *s, const doubl
         double r, lo, hi;
         if (stats_ratio_ci(samples, n, b->samples, b->n, tc->resamples, tc->seed, tc->ci_level,
                            &r, &lo, &hi) == 0) {
-            json_decref(ratio);
-            ratio = json_pack("{s:s, s:f, s:f, s:f, s:s}", "baseline", ctx->baseline, "median", r,
-                              "ci_lo", lo, "ci_hi", hi, "method", "independent");
+            d.has_ratio = 1;
+            d.ratio = (derived_ratio){ .baseline = ctx->baseline, .method = "independent", .median = r,
+                                       .ci_lo = lo, .ci_hi = hi };
         }
         break;
     }
-    json_object_set_new(der, "ratio", ratio);
-    return der;
+    return d;
 }
-

@@ -20,50 +20,43 @@ rotation_rule point_rotation_rule(const measure_ctx *ctx, uint64_t seed, int alt
                             .ci_level = tc->ci_level, .seed = seed, .alt_sets = alt_sets, .clock = tc->clock };
 }
 
-static json_t *times_json(const double *x, size_t n)
+static void *copy_of(const void *x, size_t bytes)
 {
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_real(x[i]));
-    return a;
+    void *c = malloc(bytes ? bytes : 1);
+    if (c && bytes) memcpy(c, x, bytes);
+    return c;
 }
 
-static json_t *flags_json(const unsigned char *x, size_t n)
+/* One member's pairs and derived figures from the rotation; its progress line. 0, or -1
+ * out of memory. */
+static int record_member(measure_ctx *ctx, const attn_shape *s, const char *shape_text, const rotation_result *r,
+                         const rotation_gpu *g, size_t i, kept_impl *ki, const clock_policy *clock)
 {
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_integer(x[i]));
-    return a;
-}
-
-/* One member's `paired` block and derived object from the rotation; its progress line. */
-static int write_member(measure_ctx *ctx, const attn_shape *s, const char *shape_text, const rotation_result *r,
-                        const rotation_gpu *g, size_t i, kept_impl *ki, const clock_policy *clock)
-{
-    double *a, *b;
-    unsigned char *first;
-    if (rotation_pairs(r, i, &a, &b, &first)) return -1;
-    json_t *pb = json_pack("{s:s, s:s, s:I, s:i, s:i, s:I, s:s, s:f, s:f}", "baseline", ctx->baseline, "design",
-                           "rotation", "implementations", (json_int_t)r->k, "inner", g->inner[i], "baseline_inner",
-                           g->inner[r->base], "n", (json_int_t)r->n, "stop", r->stop, "gpu_s", r->gpu_s,
-                           "wall_s", r->wall_s);
-    json_object_set_new(pb, "impl_us", times_json(a, r->n));
-    json_object_set_new(pb, "baseline_us", times_json(b, r->n));
-    json_object_set_new(pb, "impl_first", flags_json(first, r->n));
-    json_object_set_new(pb, "clock", clock_rounds_json(r->sm_mhz, r->n, &r->tally, clock));
-    json_object_set_new(ki->res, "paired", pb);
-    json_t *der = measure_derived(ctx, s, ki->graph.samples_us, ki->graph.n, ki->graph.sum.median, a, b, r->n);
-    json_object_set_new(ki->res, "derived", der);
-    measure_progress_ratio(ctx, ki->im->ph->name, shape_text, "rotation", json_object_get(der, "ratio"), r->n,
-                           g->inner[i], r->stop);
-    free(a);
-    free(b);
-    free(first);
+    result_paired *p = &ki->res->paired;
+    *p = (result_paired){ .baseline = ctx->baseline, .implementations = r->k, .inner = g->inner[i],
+                          .baseline_inner = g->inner[r->base], .n = r->n, .stop = r->stop, .gpu_s = r->gpu_s,
+                          .wall_s = r->wall_s,
+                          .clock = { .n = r->n, .tally = r->tally, .policy = *clock } };
+    if (rotation_pairs(r, i, &p->impl_us, &p->baseline_us, &p->impl_first)) return -1;
+    p->clock.sm_mhz = copy_of(r->sm_mhz, r->n * sizeof *r->sm_mhz);
+    if (!p->clock.sm_mhz) {
+        result_paired_free(p);
+        return -1;
+    }
+    ki->res->has_paired = 1;
+    const time_result *gr = ki->graph;
+    ki->res->derived = measure_derived(ctx, s, gr->samples_us, gr->n, gr->sum.median, p->impl_us, p->baseline_us, r->n);
+    ki->res->has_derived = 1;
+    measure_progress_ratio(ctx, ki->im->ph->name, shape_text, "rotation", &ki->res->derived, r->n, g->inner[i],
+                           r->stop);
     return 0;
 }
 
 static void derive_alone(measure_ctx *ctx, const attn_shape *s, kept_impl *ki)
 {
-    json_object_set_new(ki->res, "derived", measure_derived(ctx, s, ki->graph.samples_us, ki->graph.n,
-                                                            ki->graph.sum.median, NULL, NULL, 0));
+    const time_result *gr = ki->graph;
+    ki->res->derived = measure_derived(ctx, s, gr->samples_us, gr->n, gr->sum.median, NULL, NULL, 0);
+    ki->res->has_derived = 1;
 }
 
 /* The rotation of the baseline (kept[base]) and the members. 0, or -1 with err. */
@@ -102,13 +95,12 @@ static int rotate(measure_ctx *ctx, const attn_shape *s, const char *shape_text,
             if (r.n == 0) {
                 /* every round fell under a clock event: recorded as such, the ratio from
                  * the separate measurements */
-                json_object_set_new(ki->res, "paired_throttled",
-                                    json_pack("{s:s, s:I}", "baseline", ctx->baseline, "discarded_pairs",
-                                              (json_int_t)r.tally.discarded));
+                ki->res->paired_throttled = ctx->baseline;
+                ki->res->discarded_pairs = r.tally.discarded;
                 derive_alone(ctx, s, ki);
                 continue;
             }
-            if (write_member(ctx, s, shape_text, &r, &g, j, ki, &rule.clock)) {
+            if (record_member(ctx, s, shape_text, &r, &g, j, ki, &rule.clock)) {
                 snprintf(err, errlen, "out of host memory");
                 rc = -1;
             }
@@ -138,10 +130,10 @@ int point_ratios(measure_ctx *ctx, const attn_shape *s, const char *shape_text, 
         snprintf(err, errlen, "out of host memory");
         return -1;
     }
-    double limit = POINT_SLOW_FACTOR * kept[base].graph.sum.median;
+    double limit = POINT_SLOW_FACTOR * kept[base].graph->sum.median;
     for (size_t i = 0; i < n_kept && k < 255; i++) {
         if (i == base) base_at = k;
-        if (i == base || kept[i].graph.sum.median <= limit) members[k++] = i;
+        if (i == base || kept[i].graph->sum.median <= limit) members[k++] = i;
     }
     int rc = 0;
     if (k >= 2) rc = rotate(ctx, s, shape_text, b, stream, kept, members, k, base_at, err, errlen);
@@ -149,7 +141,7 @@ int point_ratios(measure_ctx *ctx, const attn_shape *s, const char *shape_text, 
     /* a slower one, and a point cut short by a signal: each keeps the quotient of its own
      * and the baseline's separate medians (point_ratios.h says why not pairs) */
     for (size_t i = 0; i < n_kept && rc == 0; i++)
-        if (!json_object_get(kept[i].res, "derived")) derive_alone(ctx, s, &kept[i]);
+        if (!kept[i].res->has_derived) derive_alone(ctx, s, &kept[i]);
     step_add(st, STEP_PAIRED, t);
     return rc;
 }

@@ -15,7 +15,6 @@
 #ifndef ATTNLADDER_MEASURE_POINT_RATIOS_H
 #define ATTNLADDER_MEASURE_POINT_RATIOS_H
 #include <stddef.h>
-#include <jansson.h>
 #include "measure/measure_shape.h"
 #include "measure/point_derived.h"
 #include "measure/rotation.h"
@@ -29,8 +28,8 @@ typedef struct {
     const loaded_impl *im;
     void *state;
     size_t ws;                 /* its workspace bytes */
-    json_t *res;               /* its result object (borrowed: the results array holds it) */
-    time_result graph;         /* its own graph-mode measurement (owned) */
+    result_record *res;        /* its result (borrowed: the point's record holds it) */
+    const time_result *graph;  /* its own graph-mode measurement, in res */
 } kept_impl;
 
 /* The point's buffers the ratios are measured on: inputs, and two sets of output and
@@ -40,8 +39,8 @@ typedef struct {
     void *o, *ws, *o2, *ws2;
 } point_buffers;
 
-/* Measures the ratios of every kept implementation and writes each one's `paired` block
- * and `derived` object (the baseline's and those that could not be paired: derived from
+/* Measures the ratios of every kept implementation and gives each its pairs (res->paired)
+ * and derived figures (the baseline's and those that could not be paired: derived from
  * their own samples, method "independent"). 0, or -1 with err (a CUDA failure). */
 int point_ratios(measure_ctx *ctx, const attn_shape *s, const char *shape_text, const point_buffers *b,
                  cudaStream_t stream, kept_impl *kept, size_t n_kept, step_times *st, char *err, size_t errlen);

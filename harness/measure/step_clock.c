@@ -24,14 +24,6 @@ void step_times_accumulate(step_times *into, const step_times *add)
     for (int i = 0; i < STEP_COUNT; i++) into->s[i] += add->s[i];
 }
 
-json_t *step_times_json(const step_times *st)
-{
-    json_t *o = json_object();
-    for (int i = 0; i < STEP_COUNT; i++)
-        json_object_set_new(o, NAMES[i], json_real(round(st->s[i] * 1e4) / 1e4));
-    return o;
-}
-
 void step_times_text(const step_times *st, char *buf, size_t len)
 {
     size_t used = 0;

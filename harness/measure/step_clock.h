@@ -4,7 +4,7 @@
  * so a slow run says which step to make faster. */
 #ifndef ATTNLADDER_STEP_CLOCK_H
 #define ATTNLADDER_STEP_CLOCK_H
-#include <jansson.h>
+#include <stddef.h>
 
 typedef enum {
     STEP_INPUTS,        /* drawing the seeded inputs on the host */
@@ -30,8 +30,6 @@ const char *step_name(step_id id);
  * consecutive steps chain: t = step_add(st, STEP_X, t). */
 double step_add(step_times *st, step_id id, double t0);
 void step_times_accumulate(step_times *into, const step_times *add);
-/* {"inputs": 0.12, ...}: every bucket, seconds rounded to 0.1 ms. */
-json_t *step_times_json(const step_times *st);
 /* "inputs 0.12, ref_cpu 0.30, ..." for the buckets of at least 5 ms. */
 void step_times_text(const step_times *st, char *buf, size_t len);
 

@@ -233,33 +233,3 @@ void time_result_free(time_result *r)
     r->n = r->n_discarded = 0;
 }
 
-
-
-json_t *time_result_json(const time_result *r)
-{
-    json_t *samples = json_array();
-    for (size_t i = 0; i < r->n; i++)
-        json_array_append_new(samples, json_real(round4(r->samples_us[i])));
-    return json_pack("{s:i, s:I, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:f, s:f}",
-                     "inner", r->inner, "n", (json_int_t)r->n, "samples_us", samples,
-                     "median_us", round4(r->sum.median), "p10_us", round4(r->sum.p10),
-                     "p90_us", round4(r->sum.p90), "ci_lo_us", round4(r->sum.ci_lo),
-                     "ci_hi_us", round4(r->sum.ci_hi), "mean_us", round4(r->sum.mean),
-                     "min_us", round4(r->sum.min), "max_us", round4(r->sum.max),
-                     "stop", stop_reason_name(r->stop),
-                     "wall_s", round4(r->wall_s), "gpu_s", round4(r->gpu_s));
-}
-
-/* The clock figures of a mode object: added only when the clock was read, so a run
- * without NVML says nothing rather than zeros. */
-json_t *time_clock_json(const time_result *r, const clock_policy *p)
-{
-    if (!r->clock_read) return NULL;
-    json_t *mhz = json_array(), *disc = json_array();
-    for (size_t i = 0; i < r->n; i++) json_array_append_new(mhz, json_integer(r->sm_mhz ? r->sm_mhz[i] : 0));
-    for (size_t i = 0; i < r->n_discarded; i++) json_array_append_new(disc, json_real(round4(r->discarded_us[i])));
-    return json_pack("{s:o, s:I, s:o, s:I, s:o, s:s, s:f}", "sm_mhz", mhz,
-                     "discarded", (json_int_t)r->n_discarded, "discarded_us", disc,
-                     "power_capped", (json_int_t)r->power_capped, "reasons_seen", clock_reasons_json(r->reasons_seen),
-                     "discard", clock_discard_name(p->discard_mask), "discard_limit", p->discard_limit);
-}

@@ -8,7 +8,6 @@
 #define ATTNLADDER_TIMING_H
 #include <stddef.h>
 #include <stdint.h>
-#include <jansson.h>
 #include <cuda_runtime_api.h>
 #include "attn_phase.h"
 #include "core/stats.h"
@@ -66,11 +65,5 @@ int time_capture_graph(const attn_phase *ph, void *state, const attn_args *args,
 
 /* Seconds on the monotonic clock: the one host clock of the harness's measurements. */
 double time_now_s(void);
-
-/* The evidence object of one mode (SCHEMA.md: timing.<mode>). */
-json_t *time_result_json(const time_result *r);
-/* The per-sample clock figures of a measurement (timing.<mode>.clock), NULL when the
- * clock was not read. */
-json_t *time_clock_json(const time_result *r, const clock_policy *p);
 
 #endif

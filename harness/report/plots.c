@@ -182,7 +182,10 @@ static int cannot_run(int e)
 }
 
 /* Runs gnuplot on the script (its output the SVG file), then replaces its version line
- * in the SVG header by the plot's title. */
+ * in the SVG header by the plot's title.
+ * Longer than a harness function should be: the script file, the kept copy, the child
+ * process and its error file share one cleanup that removes the temporary files on every
+ * exit; a step split out would need all of them to clean up. */
 static int script_run(script *s, const report_ctx *c)
 {
     if (fclose(s->f)) {
@@ -286,6 +289,9 @@ static void num(FILE *f, double x)
 
 /* ---- the ladder ------------------------------------------------------------------------ */
 
+/* Longer than a harness function should be: one gnuplot script written top to bottom in
+ * the order gnuplot reads it (settings, data blocks, then the panels that use them), so
+ * that the plot's text is read in one place; its panels are already functions. */
 static int plot_ladder(const report_ctx *c, const report_gpu *g)
 {
     const run_data *r = g->ref;
@@ -448,6 +454,9 @@ static int plot_waterfall(const report_ctx *c, const report_gpu *g)
 
 /* ---- the roofline ---------------------------------------------------------------------- */
 
+/* Longer than a harness function should be: one gnuplot script written top to bottom in
+ * the order gnuplot reads it (the ceilings' lines, each rung's point, the labels), so that
+ * the plot's text is read in one place. */
 static int plot_roofline(const report_ctx *c, const report_gpu *g)
 {
     const run_data *r = g->ref;
@@ -843,6 +852,9 @@ static void time_axis(FILE *f, long long first, long long last)
     fprintf(f, "set xlabel \"run date (UTC%s)\"\n", step < 86400 ? ", month-day hour:minute" : "");
 }
 
+/* Longer than a harness function should be: one gnuplot script written top to bottom in
+ * the order gnuplot reads it (the runs' data block per GPU, the time axis, the lines), so
+ * that the plot's text is read in one place; the axis's steps are already a function. */
 int report_plot_history(const report_ctx *c, const char *phase)
 {
     script s;

@@ -9,7 +9,12 @@
  * is a part of a run, not a whole one: the members the reader does not keep, such as a
  * mode's inner and n, or a pair's design other than "rotation", are not written). The
  * device context's pieces, written from typed values read off a committed run, are that
- * run's objects byte for byte. */
+ * run's objects byte for byte. So are a run's rows (results, input_checks,
+ * reference_checks, cost.points) written from measure/point_record.h's typed values, the
+ * ones `run` fills, read off every committed run kind: write from the typed values, read,
+ * write gives the bytes the committed run gives (rows of older builds' forms, which the
+ * current writer no longer writes, and the external results, imported as their tool
+ * wrote them, are counted and left as they are; the reference run has none of the first). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -609,6 +614,418 @@ static void method_is_written_as_committed(void **state)
     json_decref(doc);
 }
 
+
+/* ---- a point's rows written from the typed values measure/ fills ---------------------- */
+
+/* The typed values of committed rows, as measure/ fills them: each results[],
+ * input_checks[], reference_checks[] and cost.points[] member read back into
+ * measure/point_record.h's structs. A member the typed values cannot hold (written by an
+ * older build: a "pair" design, derived.paired_ratio, a field since dropped) is counted,
+ * not read: 0 read, -1 not of the current form. */
+static int long_of(const json_t *o, const char *k, long long *v)
+{
+    const json_t *x = json_object_get(o, k);
+    if (!json_is_integer(x)) return -1;
+    *v = json_integer_value(x);
+    return 0;
+}
+
+static int real_of(const json_t *o, const char *k, double *v)
+{
+    const json_t *x = json_object_get(o, k);
+    if (!json_is_number(x)) return -1;
+    *v = json_number_value(x);
+    return 0;
+}
+
+static double *reals_of(const json_t *a, size_t *n)
+{
+    *n = json_array_size(a);
+    double *x = malloc((*n ? *n : 1) * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < *n; i++) x[i] = json_number_value(json_array_get(a, i));
+    return x;
+}
+
+static unsigned *mhz_of(const json_t *a)
+{
+    size_t n = json_array_size(a);
+    unsigned *x = malloc((n ? n : 1) * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < n; i++) x[i] = (unsigned)json_integer_value(json_array_get(a, i));
+    return x;
+}
+
+static unsigned long long reasons_of(const json_t *a)
+{
+    unsigned long long mask = 0, bit;
+    size_t i;
+    json_t *v;
+    json_array_foreach(a, i, v) {
+        if (clock_reason_parse(json_string_value(v), &bit)) fail_msg("unknown clock reason %s", json_string_value(v));
+        mask |= bit;
+    }
+    return mask;
+}
+
+static int keys_within(const json_t *o, const char *const *keys)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v) {
+        size_t i = 0;
+        while (keys[i] && strcmp(keys[i], k)) i++;
+        if (!keys[i]) return -1;
+    }
+    return 0;
+}
+
+static int compare_of(const json_t *o, compare_result *c)
+{
+    long long nonfinite, checked;
+    if (long_of(o, "nonfinite", &nonfinite) || long_of(o, "checked", &checked) || real_of(o, "max_abs", &c->max_abs) ||
+        real_of(o, "rel_l2", &c->rel_l2))
+        return -1;
+    c->nonfinite = (size_t)nonfinite;
+    c->checked = (size_t)checked;
+    c->pass = json_is_true(json_object_get(o, "pass"));
+    return 0;
+}
+
+static int verdict_read(const json_t *o, result_check *k)
+{
+    static const char *const keys[] = { "pass", "nonfinite", "max_abs", "rel_l2", "checked", "reference",
+                                        "rows_checked", "vs_baseline", "error", "after_timing", NULL };
+    if (!json_is_object(o) || keys_within(o, keys)) return -1;
+    *k = (result_check){ .pass = json_is_true(json_object_get(o, "pass")) };
+    if (json_object_get(o, "nonfinite")) {
+        if (compare_of(o, &k->c)) return -1;
+        k->compared = 1;
+        k->c.pass = k->pass;
+    }
+    k->reference = str_at(o, "reference");
+    long long rows = 0;
+    if (k->reference && long_of(o, "rows_checked", &rows)) return -1;
+    k->rows_checked = (size_t)rows;
+    const json_t *vb = json_object_get(o, "vs_baseline");
+    if (vb) {
+        if (compare_of(vb, &k->vs_baseline)) return -1;
+        k->has_vs_baseline = 1;
+    }
+    if (str_at(o, "error")) snprintf(k->error, sizeof k->error, "%s", str_at(o, "error"));
+    return 0;
+}
+
+static int stop_of(const char *name, stop_reason *r)
+{
+    for (int i = STOP_CONTINUE; i <= STOP_THROTTLED; i++)
+        if (name && !strcmp(name, stop_reason_name((stop_reason)i))) {
+            *r = (stop_reason)i;
+            return 0;
+        }
+    return -1;
+}
+
+static int policy_of(const json_t *clock, clock_policy *p)
+{
+    const char *discard = str_at(clock, "discard");
+    if (!discard || clock_discard_parse(discard, &p->discard_mask)) return -1;
+    p->watch = (clock_watch *)p;   /* read: any non-NULL watch */
+    return 0;
+}
+
+static int mode_read(const json_t *o, time_result *r, clock_policy *policy)
+{
+    static const char *const keys[] = { "inner", "n", "samples_us", "median_us", "p10_us", "p90_us", "ci_lo_us",
+                                        "ci_hi_us", "mean_us", "min_us", "max_us", "stop", "wall_s", "gpu_s",
+                                        "clock", NULL };
+    long long inner;
+    memset(r, 0, sizeof *r);
+    if (keys_within(o, keys) || long_of(o, "inner", &inner) || stop_of(str_at(o, "stop"), &r->stop) ||
+        real_of(o, "median_us", &r->sum.median) || real_of(o, "p10_us", &r->sum.p10) ||
+        real_of(o, "p90_us", &r->sum.p90) || real_of(o, "ci_lo_us", &r->sum.ci_lo) ||
+        real_of(o, "ci_hi_us", &r->sum.ci_hi) || real_of(o, "mean_us", &r->sum.mean) ||
+        real_of(o, "min_us", &r->sum.min) || real_of(o, "max_us", &r->sum.max) || real_of(o, "wall_s", &r->wall_s) ||
+        real_of(o, "gpu_s", &r->gpu_s))
+        return -1;
+    r->inner = (int)inner;
+    r->samples_us = reals_of(json_object_get(o, "samples_us"), &r->n);
+    const json_t *c = json_object_get(o, "clock");
+    if (!c) return 0;
+    long long disc, capped;
+    if (long_of(c, "discarded", &disc) || long_of(c, "power_capped", &capped) || policy_of(c, policy) ||
+        real_of(c, "discard_limit", &policy->discard_limit))
+        return -1;
+    r->clock_read = 1;
+    r->sm_mhz = mhz_of(json_object_get(c, "sm_mhz"));
+    r->discarded_us = reals_of(json_object_get(c, "discarded_us"), &r->n_discarded);
+    r->power_capped = (size_t)capped;
+    r->reasons_seen = reasons_of(json_object_get(c, "reasons_seen"));
+    return 0;
+}
+
+static int paired_read(const json_t *o, result_paired *p)
+{
+    static const char *const keys[] = { "baseline", "design", "implementations", "inner", "baseline_inner", "n",
+                                        "stop", "gpu_s", "wall_s", "impl_us", "baseline_us", "impl_first", "clock",
+                                        NULL };
+    long long k, inner, binner, n;
+    const char *design = str_at(o, "design");
+    if (keys_within(o, keys) || !design || strcmp(design, "rotation") || long_of(o, "implementations", &k) ||
+        long_of(o, "inner", &inner) || long_of(o, "baseline_inner", &binner) || long_of(o, "n", &n) ||
+        real_of(o, "gpu_s", &p->gpu_s) || real_of(o, "wall_s", &p->wall_s) || !json_object_get(o, "impl_first"))
+        return -1;
+    p->baseline = str_at(o, "baseline");
+    p->stop = str_at(o, "stop");
+    p->implementations = (size_t)k;
+    p->inner = (int)inner;
+    p->baseline_inner = (int)binner;
+    size_t m;
+    p->impl_us = reals_of(json_object_get(o, "impl_us"), &p->n);
+    p->baseline_us = reals_of(json_object_get(o, "baseline_us"), &m);
+    if (m != p->n) return -1;
+    const json_t *first = json_object_get(o, "impl_first");
+    p->impl_first = malloc(p->n ? p->n : 1);
+    assert_non_null(p->impl_first);
+    for (size_t i = 0; i < p->n; i++) p->impl_first[i] = (unsigned char)json_integer_value(json_array_get(first, i));
+    const json_t *c = json_object_get(o, "clock");
+    p->clock.n = p->n;
+    if (json_is_null(c)) return 0;   /* policy.watch NULL: written null */
+    p->clock.sm_mhz = mhz_of(json_object_get(c, "sm_mhz"));
+    long long disc, capped;
+    if (long_of(c, "discarded_pairs", &disc) || long_of(c, "power_capped_pairs", &capped) ||
+        policy_of(c, &p->clock.policy))
+        return -1;
+    p->clock.tally = (clock_tally){ (size_t)disc, (size_t)capped, reasons_of(json_object_get(c, "reasons_seen")) };
+    return 0;
+}
+
+static int derived_read(const json_t *o, result_derived *d)
+{
+    static const char *const keys[] = { "flops", "bytes", "tflops", "gbps", "frac_fp16_peak", "frac_dram", "ratio",
+                                        NULL };
+    if (keys_within(o, keys) || real_of(o, "flops", &d->flops) || real_of(o, "bytes", &d->bytes) ||
+        real_of(o, "tflops", &d->tflops) || real_of(o, "gbps", &d->gbps))
+        return -1;
+    d->frac_fp16_peak = d->frac_dram = NAN;
+    real_of(o, "frac_fp16_peak", &d->frac_fp16_peak);
+    real_of(o, "frac_dram", &d->frac_dram);
+    const json_t *r = json_object_get(o, "ratio");
+    if (json_is_null(r)) return 0;
+    d->has_ratio = 1;
+    d->ratio = (derived_ratio){ .baseline = str_at(r, "baseline"), .method = str_at(r, "method") };
+    if (!d->ratio.baseline || !d->ratio.method || real_of(r, "median", &d->ratio.median) ||
+        real_of(r, "ci_lo", &d->ratio.ci_lo) || real_of(r, "ci_hi", &d->ratio.ci_hi))
+        return -1;
+    return 0;
+}
+
+static int result_read(const json_t *o, result_record *r)
+{
+    static const char *const keys[] = { "impl", "shape", "tag", "supported", "reason", "init_note", "correctness",
+                                        "timing", "paired", "paired_throttled", "derived", NULL };
+    memset(r, 0, sizeof *r);
+    if (keys_within(o, keys) || run_read_shape(json_object_get(o, "shape"), &r->shape) >= 0) return -1;
+    r->impl = str_at(o, "impl");
+    r->tag = str_at(o, "tag");
+    r->supported = json_is_true(json_object_get(o, "supported"));
+    if (!r->supported) snprintf(r->reason, sizeof r->reason, "%s", str_at(o, "reason"));
+    if (str_at(o, "init_note")) {
+        r->has_init_note = 1;
+        snprintf(r->init_note, sizeof r->init_note, "%s", str_at(o, "init_note"));
+    }
+    const json_t *c = json_object_get(o, "correctness"), *t = json_object_get(o, "timing");
+    if (c) {
+        r->checked = 1;
+        if (verdict_read(c, &r->correctness.check)) return -1;
+        const json_t *after = json_object_get(c, "after_timing");
+        if (after && (json_object_get(after, "after_timing") || verdict_read(after, &r->correctness.after))) return -1;
+        r->correctness.has_after = after != NULL;
+    }
+    if (t) {
+        r->timed = 1;
+        for (int m = 0; m < MODE_COUNT; m++) {
+            const json_t *mo = json_object_get(t, time_mode_name((time_mode)m));
+            if (!mo) continue;
+            r->timing.timed[m] = 1;
+            if (mode_read(mo, &r->timing.mode[m], &r->timing.clock)) return -1;
+        }
+    }
+    if (json_object_get(o, "paired")) {
+        r->has_paired = 1;
+        if (paired_read(json_object_get(o, "paired"), &r->paired)) return -1;
+    }
+    const json_t *pt = json_object_get(o, "paired_throttled");
+    if (pt) {
+        long long d;
+        if (long_of(pt, "discarded_pairs", &d)) return -1;
+        r->paired_throttled = str_at(pt, "baseline");
+        r->discarded_pairs = (size_t)d;
+    }
+    if (json_object_get(o, "derived")) {
+        r->has_derived = 1;
+        if (derived_read(json_object_get(o, "derived"), &r->derived)) return -1;
+    }
+    return 0;
+}
+
+static void result_record_free(result_record *r)
+{
+    for (int m = 0; m < MODE_COUNT; m++) time_result_free(&r->timing.mode[m]);
+    result_paired_free(&r->paired);
+}
+
+/* The steps of cost.points[].steps_s, in step_name's order (-1: other keys or order). */
+static int steps_read(const json_t *o, step_times *st)
+{
+    if (json_object_size(o) != STEP_COUNT) return -1;
+    for (int i = 0; i < STEP_COUNT; i++)
+        if (real_of(o, step_name((step_id)i), &st->s[i])) return -1;
+    return 0;
+}
+
+static void same_bytes(const json_t *written, const json_t *original, const char *what)
+{
+    char *a = json_dumps(written, DUMP_FLAGS), *b = json_dumps(original, DUMP_FLAGS);
+    assert_non_null(a);
+    assert_non_null(b);
+    if (strcmp(a, b)) fail_msg("%s: written from typed values:\n%s\ncommitted:\n%s", what, a, b);
+    free(a);
+    free(b);
+}
+
+/* How many rows of each array of doc the typed values wrote back byte for byte (the
+ * others: not of the current form). */
+typedef struct {
+    size_t results, checks, oracle_checks, points, older;
+    size_t imported;   /* external results: written by their own tool, imported as they are */
+} typed_counts;
+
+/* doc's rows, each read into the typed values and written again by the writer: the
+ * committed bytes. The rows written are put into a copy of doc (returned). */
+static json_t *rows_from_typed_values(const json_t *doc, const char *path, typed_counts *n)
+{
+    json_t *copy = json_deep_copy(doc);
+    json_t *res = json_object_get(copy, "results"), *x;
+    size_t i;
+    char what[1200];
+    json_array_foreach(res, i, x) {
+        result_record r;
+        snprintf(what, sizeof what, "%s: results[%zu]", path, i);
+        if (!strcmp(str_at(x, "tag"), "external")) {
+            n->imported++;
+            continue;
+        }
+        if (result_read(x, &r) == 0) {
+            json_t *w = run_write_result(&r);
+            same_bytes(w, x, what);
+            json_array_set_new(res, i, w);
+            n->results++;
+        } else {
+            n->older++;
+        }
+        result_record_free(&r);
+    }
+    json_array_foreach(json_object_get(copy, "input_checks"), i, x) {
+        input_check_record c = { .impl = str_at(x, "impl"), .tag = str_at(x, "tag"), .inputs = str_at(x, "inputs") };
+        snprintf(what, sizeof what, "%s: input_checks[%zu]", path, i);
+        if (run_read_shape(json_object_get(x, "shape"), &c.shape) >= 0 ||
+            verdict_read(json_object_get(x, "correctness"), &c.correctness)) {
+            n->older++;
+            continue;
+        }
+        json_t *w = run_write_input_check(&c);
+        same_bytes(w, x, what);
+        json_array_set_new(json_object_get(copy, "input_checks"), i, w);
+        n->checks++;
+    }
+    json_array_foreach(json_object_get(copy, "reference_checks"), i, x) {
+        long long rows, nonfinite;
+        oracle_check_record c = { .tag = str_at(x, "tag"), .inputs = str_at(x, "inputs"), .cpu = str_at(x, "cpu"),
+                                  .pass = json_is_true(json_object_get(x, "pass")) };
+        snprintf(what, sizeof what, "%s: reference_checks[%zu]", path, i);
+        if (run_read_shape(json_object_get(x, "shape"), &c.shape) >= 0 || long_of(x, "rows", &rows) ||
+            long_of(x, "nonfinite", &nonfinite) || real_of(x, "max_abs", &c.max_abs) ||
+            real_of(x, "rel_l2", &c.rel_l2)) {
+            n->older++;
+            continue;
+        }
+        c.rows = (size_t)rows;
+        c.nonfinite = (size_t)nonfinite;
+        json_t *w = run_write_oracle_check(&c);
+        same_bytes(w, x, what);
+        json_array_set_new(json_object_get(copy, "reference_checks"), i, w);
+        n->oracle_checks++;
+    }
+    json_array_foreach(json_object_get(json_object_get(copy, "cost"), "points"), i, x) {
+        point_cost_record c = { .tag = str_at(x, "tag") };
+        snprintf(what, sizeof what, "%s: cost.points[%zu]", path, i);
+        if (run_read_shape(json_object_get(x, "shape"), &c.shape) >= 0 || real_of(x, "wall_s", &c.wall_s) ||
+            steps_read(json_object_get(x, "steps_s"), &c.steps)) {
+            n->older++;
+            continue;
+        }
+        json_t *w = run_write_point_cost(&c);
+        same_bytes(w, x, what);
+        json_array_set_new(json_object_get(json_object_get(copy, "cost"), "points"), i, w);
+        n->points++;
+    }
+    return copy;
+}
+
+/* Every committed run kind: its rows, read into the typed values measure/ fills and written
+ * by the writer, are the committed bytes; the document with those rows reads as the
+ * committed one does, and writing that reading gives the same bytes as writing the
+ * committed one's (write from the typed values, read, write: identical). The runs of the
+ * current format (the reference run and the passing-on study) are written back whole. */
+static size_t typed_rows_round_trip(const char *path, typed_counts *n)
+{
+    size_t older = n->older;
+    char err[1024];
+    run_data a, b;
+    if (run_open(&a, path, err, sizeof err)) fail_msg("%s", err);
+    json_t *written = rows_from_typed_values(a.doc, path, n);
+    if (run_from_doc(&b, written, path, err, sizeof err)) fail_msg("%s: rows written from typed values: %s", path, err);
+    json_t *ta = run_to_doc(&a), *tb = run_to_doc(&b);
+    same_bytes(tb, ta, path);
+    json_decref(ta);
+    json_decref(tb);
+    json_decref(written);
+    run_close(&a);
+    run_close(&b);
+    return n->older - older;
+}
+
+static size_t typed_rows_root(const char *root, typed_counts *n)
+{
+    char **paths = NULL, err[1024];
+    size_t k = 0;
+    if (evidence_list(root, 1, &paths, &k, err, sizeof err)) fail_msg("%s", err);
+    for (size_t i = 0; i < k; i++) typed_rows_round_trip(paths[i], n);
+    evidence_free_list(paths, k);
+    return k;
+}
+
+static void rows_written_from_typed_values_are_the_committed_bytes(void **state)
+{
+    (void)state;
+    typed_counts n = { 0 };
+    size_t files = typed_rows_root("evidence", &n) + typed_rows_root("harness/tests/data/history", &n) +
+                   typed_rows_root("harness/tests/data/evidence", &n);
+    glob_t g;
+    assert_int_equal(glob("evidence/*/studies/passing_on/*.json.gz", 0, NULL, &g), 0);
+    for (size_t i = 0; i < g.gl_pathc; i++) assert_int_equal(typed_rows_round_trip(g.gl_pathv[i], &n), 0);
+    files += g.gl_pathc;
+    globfree(&g);
+    typed_rows_round_trip("harness/tests/data/evidence/nvidia-test-gpu/20260215T000000Z_ccccccc.partial.json", &n);
+    /* the reference run, of the current build, is every row of the current form */
+    assert_int_equal(typed_rows_round_trip(REFERENCE_RUN, &n), 0);
+    print_message("typed values: %zu files, %zu results, %zu input checks, %zu oracle checks, %zu points "
+                  "written back; %zu rows of older forms, %zu external results\n", files, n.results, n.checks,
+                  n.oracle_checks, n.points, n.older, n.imported);
+    assert_true(n.results > 1000 && n.checks > 100 && n.oracle_checks > 10 && n.points > 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -623,6 +1040,7 @@ int main(void)
         cmocka_unit_test(method_is_written_as_committed),
         cmocka_unit_test(process_context_ceilings_and_cost_are_written_as_committed),
         cmocka_unit_test(implementations_are_written_as_committed),
+        cmocka_unit_test(rows_written_from_typed_values_are_the_committed_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
