@@ -22,8 +22,8 @@ static int is_new_phase(const run_data *run, size_t upto, const char *name)
 
 /* One row: the run's own ratio with its CI against the set's centre and tolerance there.
  * 1 a row to judge, 0 skipped (no ratio in the run, or none in the set). */
-static int build_row(const gate_config *c, const run_data *run, const drift_spread *sp, const drift_params *p,
-                     const char *phase, const attn_shape *s, drift_row *row)
+static int build_row(const gate_config *c, const run_data *run, const drift_spread *sp, const char *phase,
+                     const attn_shape *s, drift_row *row)
 {
     const spread_row *ref = drift_spread_find(sp, phase, s);
     const run_result *now = run_find(run, phase, s);
@@ -34,7 +34,8 @@ static int build_row(const gate_config *c, const run_data *run, const drift_spre
         return 0;
     row->ref = ref->ref;
     row->pooled = ref->pooled;
-    drift_settle(&row->ref, ref->pooled, p);   /* the floor for this run (drift_params_for_runs) */
+    /* the floor for this run and row (drift_params_for_results) */
+    drift_settle(&row->ref, ref->pooled, drift_params_for_results(sp, c, run, now, NULL, NULL));
     row->verdict = drift_decide(&row->ref, row->now, row->now_lo, row->now_hi);
     return 1;
 }
@@ -84,7 +85,7 @@ int gate_drift(const gate_config *c, const run_data *run, const run_data *refs, 
         if (strcmp(im->kind, "phase") != 0 || !is_new_phase(run, p, im->name)) continue;
         size_t ns = row_shapes(c, run, im->name, shapes);
         for (size_t h = 0; h < ns; h++) {
-            if (!build_row(c, run, &sp, dp, im->name, &shapes[h], &o->rows[o->n])) {
+            if (!build_row(c, run, &sp, im->name, &shapes[h], &o->rows[o->n])) {
                 o->skipped++;
                 continue;
             }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gate/ratio.h"
+#include "evidence/result_ratio.h"
 
 int drift_judged_shape(const gate_config *c, const attn_shape *s)
 {
@@ -40,6 +41,16 @@ static size_t set_ratios(const gate_config *c, const run_data *set, size_t n, co
         if (r && r->timed && gate_result_point_ratio(c, &set[i], r, &x) == 0) ratios[k++] = x;
     }
     return k;
+}
+
+/* Whether a run of the set timed the phase at shape with a ratio of separate medians. */
+static int set_has_separate(const run_data *set, size_t n, const char *phase, const attn_shape *shape)
+{
+    for (size_t i = 0; i < n; i++) {
+        const run_result *r = run_find(&set[i], phase, shape);
+        if (r && r->timed && !result_pairs_decide(&set[i], r)) return 1;
+    }
+    return 0;
 }
 
 drift_params drift_params_for_set(const drift_params *p, const run_data *set, size_t n)
@@ -79,6 +90,7 @@ int drift_spread_of(const gate_config *c, const run_data *set, size_t n, drift_s
             spread_row *row = &s->rows[s->n];
             row->phase = r->impl;
             row->shape = r->shape;
+            row->separate = set_has_separate(set, n, r->impl, &r->shape);
             if (m && drift_reference(ratios, m, 0, &s->params, &row->ref) == 0) s->n++;
         }
     free(ratios);
@@ -98,7 +110,8 @@ int drift_spread_of(const gate_config *c, const run_data *set, size_t n, drift_s
         s->rows[i].pooled = drift_pooled(same, m);
     }
     free(same);
-    for (size_t i = 0; i < s->n; i++) drift_settle(&s->rows[i].ref, s->rows[i].pooled, &s->params);
+    for (size_t i = 0; i < s->n; i++)
+        drift_settle(&s->rows[i].ref, s->rows[i].pooled, s->rows[i].separate ? &c->drift : &s->params);
     return 0;
 }
 
@@ -128,6 +141,17 @@ const drift_params *drift_params_for_runs(const drift_spread *s, const gate_conf
 {
     if (s && a->ratio_rotation && (!b || b->ratio_rotation)) return &s->params;
     return &c->drift;
+}
+
+const drift_params *drift_params_for_results(const drift_spread *s, const gate_config *c, const run_data *a,
+                                             const run_result *ra, const run_data *b, const run_result *rb)
+{
+    const drift_params *p = drift_params_for_runs(s, c, a, b);
+    if (p == &c->drift) return p;
+    const spread_row *row = drift_spread_find(s, ra->impl, &ra->shape);
+    if ((row && row->separate) || !result_pairs_decide(a, ra) || (b && rb && !result_pairs_decide(b, rb)))
+        return &c->drift;
+    return p;
 }
 
 void drift_rule_text(char *buf, size_t len, const drift_params *p, size_t n_runs, int measured)

@@ -16,6 +16,8 @@ typedef struct {
     drift_ref ref;       /* k runs with a ratio here, their geometric mean and the sd of
                           * their logs; tol settled with the pooled spread */
     double pooled;       /* the spread pooled over the set's phases at this shape */
+    int separate;        /* some run of the set has this row's ratio from separate medians
+                          * (a slow rung outside the rotation): drift_params_for_results */
 } spread_row;
 
 typedef struct {
@@ -37,6 +39,14 @@ drift_params drift_params_for_set(const drift_params *p, const run_data *set, si
  * shapes, a difference of method, not of the code). */
 const drift_params *drift_params_for_runs(const drift_spread *s, const gate_config *c, const run_data *a,
                                           const run_data *b);
+
+/* The parameters for one row, ra of run a against the set s (b and rb NULL) or against
+ * rb of run b: drift_params_for_runs', except that a row whose ratio is of separate medians
+ * in a, in b or in any run of the set (result_pairs_decide false: a rung too slow for the
+ * rotation) takes the config's floor. Such a ratio carries the clock's wander between the
+ * two medians, which the rotation's floor was never measured against. */
+const drift_params *drift_params_for_results(const drift_spread *s, const gate_config *c, const run_data *a,
+                                             const run_result *ra, const run_data *b, const run_result *rb);
 
 /* Whether two runs are compared at shape s: every shape with regression.shapes "all",
  * else the headline and throughput shapes of the config (the drift gate's). */

@@ -86,8 +86,8 @@ static int settle(reg_row *w, const gate_config *c, const run_data *ref, const r
         gate_result_point_ratio(c, ref, w->ref, &centre) ||
         gate_result_ratio(c, now, w->now, &w->ratio, &w->ratio_lo, &w->ratio_hi))
         return 0;
-    drift_spread_ref(spread, drift_params_for_runs(spread, c, now, ref), w->impl, &w->shape, centre,
-                     &w->ref_drift);
+    drift_spread_ref(spread, drift_params_for_results(spread, c, now, w->now, ref, w->ref), w->impl, &w->shape,
+                     centre, &w->ref_drift);
     w->verdict = drift_decide(&w->ref_drift, w->ratio, w->ratio_lo, w->ratio_hi);
     w->judged = 1;
     return 0;

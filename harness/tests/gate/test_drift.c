@@ -132,6 +132,46 @@ static void a_paired_set_takes_its_own_floor(void **st)
     assert_true(drift_params_for_runs(NULL, &c, &paired, NULL)->floor == 0.20);
 }
 
+/* Inside a paired run, a rung more than slow_factor times slower than the baseline keeps
+ * the quotient of separate medians (its ratio carries the clock's wander, +4% between two
+ * H100s at 4x16x4096x128 where the paired rows moved by 1%): such a row takes the
+ * config's floor, whether its ratio is of separate medians in the judged run, in the
+ * compared run or in any run of the set; a row the rotation's pairs decide everywhere
+ * takes floor_paired. */
+static void a_row_of_separate_medians_takes_the_floor(void **st)
+{
+    (void)st;
+    drift_params p = { .k_sigma = 4.0, .floor = 0.20, .min_runs = 3, .floor_paired = 0.03 };
+    gate_config c;
+    memset(&c, 0, sizeof c);
+    c.drift = p;
+    attn_shape t = { 4, 16, 4096, 4096, 128, 0, 0 };
+    run_result pairs = { 0 }, medians = { 0 };
+    pairs.impl = medians.impl = "01_scalar";
+    pairs.shape = medians.shape = t;
+    pairs.timed = medians.timed = 1;
+    double q[1] = { 1.0 };
+    pairs.paired_impl = pairs.paired_base = q;
+    pairs.n_paired = 1;
+    pairs.paired_rotation = 1;
+    pairs.paired_baseline = "sdpa_cudnn";
+    run_data run = { 0 };
+    run.ratio_rotation = 1;
+    spread_row row = { "01_scalar", t, { 3, 62.5, 0.004, 0, 0 }, 0.003, 0 };
+    drift_spread sp = { &row, 1, 3, 1, drift_params_for_set(&p, &run, 1) };
+    assert_true(drift_params_for_results(&sp, &c, &run, &pairs, NULL, NULL)->floor == 0.03);
+    assert_true(drift_params_for_results(&sp, &c, &run, &pairs, &run, &pairs)->floor == 0.03);
+    assert_true(drift_params_for_results(&sp, &c, &run, &medians, NULL, NULL)->floor == 0.20);
+    assert_true(drift_params_for_results(&sp, &c, &run, &pairs, &run, &medians)->floor == 0.20);
+    row.separate = 1;
+    assert_true(drift_params_for_results(&sp, &c, &run, &pairs, NULL, NULL)->floor == 0.20);
+    row.separate = 0;
+    /* a run of separate medians: the config's floor for every row, as before */
+    run_data old = { 0 };
+    assert_true(drift_params_for_results(&sp, &c, &old, &pairs, NULL, NULL)->floor == 0.20);
+    assert_true(drift_params_for_results(NULL, &c, &run, &pairs, NULL, NULL)->floor == 0.20);
+}
+
 static int load(const char *drift, gate_config *c, char *err, size_t errlen)
 {
     char text[1024];
@@ -184,6 +224,7 @@ int main(void)
         cmocka_unit_test(bad_ratios_are_refused),
         cmocka_unit_test(config_section),
         cmocka_unit_test(a_paired_set_takes_its_own_floor),
+        cmocka_unit_test(a_row_of_separate_medians_takes_the_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

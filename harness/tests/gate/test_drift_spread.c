@@ -25,8 +25,8 @@ static void pair_rule_tolerance(void **st)
     attn_shape h = { 1, 8, 512, 512, 64, 0, 0 }, t = { 4, 16, 4096, 4096, 128, 0, 0 };
     attn_shape other = { 2, 8, 1000, 1000, 64, 0, 0 };
     spread_row rows[2] = {
-        { "06_tiling", h, { 5, 0.65, 0.004, 0, 0 }, 0.003 },
-        { "06_tiling", t, { 5, 1.30, 0.06, 0, 0 }, 0.05 },
+        { "06_tiling", h, { 5, 0.65, 0.004, 0, 0 }, 0.003, 0 },
+        { "06_tiling", t, { 5, 1.30, 0.06, 0, 0 }, 0.05, 0 },
     };
     drift_spread s = { rows, 2, 5, 1, p };
     drift_ref r;
