@@ -106,13 +106,16 @@ static json_t *impl_json(const loaded_impl *im, const char *arch)
     /* the loaded code's own attributes; the build's ptxas report alone where the driver
      * cannot say (no fatbinary in the object, an old driver) */
     char why[512];
+    kernel_resources res = { 0 };
     run_impl_record r = { .name = im->ph->name, .title = im->ph->title, .kind = impl_kind_name(im->kind),
-                          .path = im->path, .resources = resources_loaded(im->path, arch, why, sizeof why) };
-    if (!r.resources) {
-        r.resources = resources_for_object(im->path, arch);
+                          .path = im->path, .resources = &res };
+    if (resources_loaded(im->path, arch, &res, why, sizeof why)) {
         r.ptxas_why = why;
+        if (resources_for_object(im->path, arch, &res)) r.resources = NULL;
     }
-    return run_write_impl(&r);
+    json_t *o = run_write_impl(&r);
+    resources_free(&res);
+    return o;
 }
 
 /* Statistics of an imported mode object recomputed from its samples, so every number

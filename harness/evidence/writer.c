@@ -153,19 +153,65 @@ json_t *run_write_cost(run_cost *c)
     return o;
 }
 
+static json_t *resource_kernel(const kernel_resource *k, resources_source source)
+{
+    json_t *o = json_object();
+    if (!o) return NULL;
+    put(o, "name", json_string(k->name));
+    put(o, "registers", json_integer(k->registers));
+    put(o, "smem_static", json_integer(k->smem_static));
+    if (source == RESOURCES_PTXAS) {
+        put(o, "stack_bytes", json_integer(k->stack_bytes));
+    } else {
+        put(o, "local_bytes", json_integer(k->local_bytes));
+        put(o, "max_threads", json_integer(k->max_threads));
+        put(o, "binary_version", json_integer(k->binary_version));
+    }
+    if (k->has_spills) {
+        put(o, "spill_stores", json_integer(k->spill_stores));
+        put(o, "spill_loads", json_integer(k->spill_loads));
+    }
+    return o;
+}
+
+json_t *run_write_resources(const kernel_resources *r)
+{
+    json_t *o = json_object(), *kernels = json_array();
+    if (!o || !kernels) {
+        json_decref(o);
+        json_decref(kernels);
+        return NULL;
+    }
+    for (size_t i = 0; i < r->n_kernels; i++) json_array_append_new(kernels, resource_kernel(&r->kernels[i], r->source));
+    int loaded = r->source == RESOURCES_LOADED;
+    if (loaded) put(o, "source", json_string("loaded"));
+    put(o, "arch", json_string(r->arch));
+    put(o, "registers", json_integer(r->registers));
+    put(o, "smem_static", json_integer(r->smem_static));
+    put(o, "stack_bytes", json_integer(r->stack_bytes));
+    if (loaded) {   /* the totals after the kernels, and only where the report says */
+        put(o, "spills_from", str_or_null(r->spills_from));
+        put(o, "kernels", kernels);
+    }
+    if (r->has_spills) {
+        put(o, "spill_stores", json_integer(r->spill_stores));
+        put(o, "spill_loads", json_integer(r->spill_loads));
+    }
+    if (!loaded) put(o, "kernels", kernels);
+    return o;
+}
+
 json_t *run_write_impl(const run_impl_record *r)
 {
     json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "name", r->name, "title", r->title, "kind", r->kind,
                           "path", r->path);
-    if (r->resources && r->ptxas_why) {
-        put(r->resources, "source", json_string("ptxas report"));
-        put(r->resources, "loaded_why_not", json_string(r->ptxas_why));
+    if (!o) return NULL;
+    json_t *res = r->resources ? run_write_resources(r->resources) : json_null();
+    if (res && r->resources && r->ptxas_why) {
+        put(res, "source", json_string("ptxas report"));
+        put(res, "loaded_why_not", json_string(r->ptxas_why));
     }
-    if (!o) {
-        json_decref(r->resources);
-        return NULL;
-    }
-    put(o, "resources", r->resources ? r->resources : json_null());
+    put(o, "resources", res);
     return o;
 }
 

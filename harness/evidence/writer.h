@@ -11,6 +11,7 @@
 #include "evidence/reader.h"
 #include "measure/clock_watch.h"
 #include "measure/device_info.h"
+#include "measure/kernel_resources.h"
 #include "measure/point_record.h"
 #include "measure/step_clock.h"
 #include "measure/timing.h"
@@ -111,13 +112,21 @@ typedef struct {
 
 json_t *run_write_cost(run_cost *c);
 
-/* implementations[]: one implementation as `run` loaded it. Its resources are
- * measure/kernel_resources.c's object (stolen; NULL: written null): the loaded code's
- * own, or, where the driver could not say (ptxas_why), the build's ptxas report's, which
- * then says so (source "ptxas report", loaded_why_not). */
+/* implementations[].resources, from measure/kernel_resources.h's typed value. The ptxas
+ * report's: arch, registers, smem_static, stack_bytes, spill_stores, spill_loads, kernels
+ * (name, registers, smem_static, stack_bytes, spill_stores, spill_loads). The loaded
+ * code's: source "loaded", arch, registers, smem_static, stack_bytes, spills_from, kernels
+ * (name, registers, smem_static, local_bytes, max_threads, binary_version, then the spills
+ * where known), then the spill totals where known. */
+json_t *run_write_resources(const kernel_resources *r);
+
+/* implementations[]: one implementation as `run` loaded it. Its resources (borrowed;
+ * NULL: written null) are the loaded code's own, or, where the driver could not say
+ * (ptxas_why), the build's ptxas report's, which then says so (source "ptxas report",
+ * loaded_why_not). */
 typedef struct {
     const char *name, *title, *kind, *path;
-    json_t *resources;
+    const kernel_resources *resources;
     const char *ptxas_why;      /* NULL: the resources are the loaded code's */
 } run_impl_record;
 

@@ -21,10 +21,36 @@ static int line_int(const char *line, const char *after_word, long *v)
     return sscanf(p, "%ld", v) == 1;
 }
 
-json_t *resources_parse(const char *report, const char *arch)
+void resources_free(kernel_resources *r)
 {
-    json_t *kernels = json_array();
-    long max_regs = 0, max_smem = 0, max_stack = 0, spill_st = 0, spill_ld = 0;
+    for (size_t i = 0; i < r->n_kernels; i++) free(r->kernels[i].name);
+    free(r->kernels);
+    memset(r, 0, sizeof *r);
+}
+
+/* A new kernel at the end of r->kernels, its name copied; NULL out of memory. */
+static kernel_resource *kernel_add(kernel_resources *r, size_t *cap, const char *name)
+{
+    if (r->n_kernels == *cap) {
+        size_t n = *cap ? 2 * *cap : 8;
+        kernel_resource *k = realloc(r->kernels, n * sizeof *k);
+        if (!k) return NULL;
+        r->kernels = k;
+        *cap = n;
+    }
+    char *copy = strdup(name);
+    if (!copy) return NULL;
+    kernel_resource *k = &r->kernels[r->n_kernels++];
+    *k = (kernel_resource){ .name = copy, .stack_bytes = -1, .local_bytes = -1, .max_threads = -1,
+                            .binary_version = -1 };
+    return k;
+}
+
+int resources_parse(const char *report, const char *arch, kernel_resources *out)
+{
+    kernel_resources r = { .source = RESOURCES_PTXAS, .has_spills = 1 };
+    size_t cap = 0;
+    snprintf(r.arch, sizeof r.arch, "%s", arch);
     char name[512] = "";
     char want[32];
     snprintf(want, sizeof want, "for '%s'", arch);
@@ -61,53 +87,58 @@ json_t *resources_parse(const char *report, const char *arch)
         long regs = 0, smem = 0;
         if (strstr(line, "Used ") && line_int(line, "registers", &regs)) {
             line_int(line, "bytes smem", &smem);
-            json_array_append_new(kernels, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}",
-                "name", name, "registers", (json_int_t)regs, "smem_static", (json_int_t)smem,
-                "stack_bytes", (json_int_t)stack, "spill_stores", (json_int_t)st,
-                "spill_loads", (json_int_t)ld));
-            if (regs > max_regs) max_regs = regs;
-            if (smem > max_smem) max_smem = smem;
-            if (stack > max_stack) max_stack = stack;
-            spill_st += st;
-            spill_ld += ld;
+            kernel_resource *k = kernel_add(&r, &cap, name);
+            if (!k) {
+                resources_free(&r);
+                return -1;
+            }
+            k->registers = regs;
+            k->smem_static = smem;
+            k->stack_bytes = stack;
+            k->has_spills = 1;
+            k->spill_stores = st;
+            k->spill_loads = ld;
+            if (regs > r.registers) r.registers = regs;
+            if (smem > r.smem_static) r.smem_static = smem;
+            if (stack > r.stack_bytes) r.stack_bytes = stack;
+            r.spill_stores += st;
+            r.spill_loads += ld;
             in_arch = 0;
         }
     }
-    if (json_array_size(kernels) == 0) {
-        json_decref(kernels);
-        return NULL;
+    if (r.n_kernels == 0) {
+        resources_free(&r);
+        return -1;
     }
-    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o}", "arch", arch,
-                     "registers", (json_int_t)max_regs, "smem_static", (json_int_t)max_smem,
-                     "stack_bytes", (json_int_t)max_stack, "spill_stores", (json_int_t)spill_st,
-                     "spill_loads", (json_int_t)spill_ld, "kernels", kernels);
+    *out = r;
+    return 0;
 }
 
-json_t *resources_for_object(const char *so_path, const char *arch)
+int resources_for_object(const char *so_path, const char *arch, kernel_resources *out)
 {
     char path[1024];
     size_t n = strlen(so_path);
     if (n > 3 && strcmp(so_path + n - 3, ".so") == 0) n -= 3;
     snprintf(path, sizeof path, "%.*s.ptxas.txt", (int)n, so_path);
     FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    if (!f) return -1;
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
     fseek(f, 0, SEEK_SET);
     char *text = size > 0 ? malloc((size_t)size + 1) : NULL;
-    json_t *r = NULL;
+    int rc = -1;
     if (text && fread(text, 1, (size_t)size, f) == (size_t)size) {
         text[size] = '\0';
         /* an object with architecture-specific code for this GPU (sm_90a on sm_90) runs
          * that code, not its portable fallback: report the one that runs */
         char specific[32];
         snprintf(specific, sizeof specific, "%sa", arch);
-        r = resources_parse(text, specific);
-        if (!r) r = resources_parse(text, arch);
+        rc = resources_parse(text, specific, out);
+        if (rc) rc = resources_parse(text, arch, out);
     }
     free(text);
     fclose(f);
-    return r;
+    return rc;
 }
 
 /* ---- from the loaded code ------------------------------------------------------------- */
@@ -169,41 +200,111 @@ static int fatbin_section(const unsigned char *f, size_t n, size_t *off, size_t 
     return -1;
 }
 
-/* A ptxas report's kernel of that name for the report's target (resources_parse), or NULL. */
-static json_t *report_kernel(const json_t *report, const char *name)
+/* A ptxas report's kernel of that name (the first), or NULL. */
+static const kernel_resource *report_kernel(const kernel_resources *report, const char *name)
 {
-    size_t i;
-    json_t *k;
-    json_array_foreach(json_object_get(report, "kernels"), i, k)
-        if (!strcmp(json_string_value(json_object_get(k, "name")), name)) return k;
+    for (size_t i = 0; i < report->n_kernels; i++)
+        if (!strcmp(report->kernels[i].name, name)) return &report->kernels[i];
     return NULL;
 }
 
-/* Longer than a harness function should be: one walk over the object's fatbinaries, each
- * loaded, its kernels read and matched with the ptxas report, then the maxima and the
- * spills; the driver's library handle lives inside the walk. To be split when this object
- * is written as a typed value (issue 42). */
-json_t *resources_loaded(const char *so_path, const char *arch, char *why, size_t len)
+/* The kernels of one fatbinary the driver loads (those with code for this device),
+ * appended to r, its maxima raised. 0 (loaded counted when the driver loaded it), or -1
+ * out of memory. */
+static int library_kernels(const driver_fns *drv, int dev, const void *image, kernel_resources *r, size_t *cap,
+                           int *loaded)
+{
+    CUlibrary lib;
+    unsigned count = 0;
+    if (drv->load(&lib, image, NULL, NULL, 0, NULL, NULL, 0) != CUDA_SUCCESS) return 0;
+    (*loaded)++;
+    int rc = 0;
+    CUkernel *ks = NULL;
+    if (drv->count(&count, lib) == CUDA_SUCCESS && count && (ks = calloc(count, sizeof *ks)) &&
+        drv->enumerate(ks, count, lib) == CUDA_SUCCESS) {
+        for (unsigned i = 0; i < count; i++) {
+            const char *name = NULL;
+            int regs = 0, smem = 0, local = 0, threads = 0, bin = 0;
+            if (drv->name(&name, ks[i]) != CUDA_SUCCESS || !name ||
+                drv->attr(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, ks[i], dev) != CUDA_SUCCESS)
+                continue;   /* no code for this device in this unit */
+            drv->attr(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, ks[i], dev);
+            drv->attr(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, ks[i], dev);
+            drv->attr(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, ks[i], dev);
+            drv->attr(&bin, CU_FUNC_ATTRIBUTE_BINARY_VERSION, ks[i], dev);
+            kernel_resource *k = kernel_add(r, cap, name);
+            if (!k) {
+                rc = -1;
+                break;
+            }
+            k->registers = regs;
+            k->smem_static = smem;
+            k->local_bytes = local;
+            k->max_threads = threads;
+            k->binary_version = bin;
+            if (regs > r->registers) r->registers = regs;
+            if (smem > r->smem_static) r->smem_static = smem;
+            if (local > r->stack_bytes) r->stack_bytes = local;
+        }
+    }
+    free(ks);
+    drv->unload(lib);
+    return rc;
+}
+
+/* The ptxas report's spills (report NULL: none beside the object) on the loaded kernels,
+ * matched by name, and their sums; none when the report is stale (a kernel's registers
+ * differ from the loaded code's). r's arch becomes the report's target. */
+static void spills_from_report(kernel_resources *r, const kernel_resources *report)
+{
+    if (!report) {
+        r->spills_from = "none: no ptxas report beside the object";
+        return;
+    }
+    memcpy(r->arch, report->arch, sizeof r->arch);
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        const kernel_resource *rk = report_kernel(report, r->kernels[i].name);
+        if (rk && rk->registers != r->kernels[i].registers) {
+            r->spills_from = "none: the ptxas report beside the object is stale (its registers differ from the "
+                             "loaded code's)";
+            return;
+        }
+    }
+    for (size_t i = 0; i < r->n_kernels; i++) {
+        kernel_resource *k = &r->kernels[i];
+        const kernel_resource *rk = report_kernel(report, k->name);
+        if (!rk) continue;
+        k->has_spills = 1;
+        k->spill_stores = rk->spill_stores;
+        k->spill_loads = rk->spill_loads;
+        r->spill_stores += rk->spill_stores;
+        r->spill_loads += rk->spill_loads;
+    }
+    r->has_spills = 1;   /* absent, not zero, when no report says */
+    r->spills_from = "ptxas report";
+}
+
+int resources_loaded(const char *so_path, const char *arch, kernel_resources *out, char *why, size_t len)
 {
     driver_fns drv;
     int dev = 0;
     if (driver_get(&drv) || cudaGetDevice(&dev) != cudaSuccess) {
         snprintf(why, len, "the driver has no cuLibrary entry points");
-        return NULL;
+        return -1;
     }
     size_t n = 0, off = 0, size = 0;
     unsigned char *f = (unsigned char *)files_read(so_path, &n);
     if (!f || fatbin_section(f, n, &off, &size)) {
         snprintf(why, len, "%s: no .nv_fatbin section", so_path);
         free(f);
-        return NULL;
+        return -1;
     }
-    json_t *report = resources_for_object(so_path, arch);
-    json_t *kernels = json_array();
-    long max_regs = 0, max_smem = 0, max_local = 0, spill_st = 0, spill_ld = 0;
-    int stale = 0, loaded = 0;
+    kernel_resources r = { .source = RESOURCES_LOADED };
+    snprintf(r.arch, sizeof r.arch, "%s", arch);
+    size_t cap = 0;
+    int loaded = 0, rc = 0;
     /* one fatbinary per translation unit, each behind its 16-byte header, 8-byte aligned */
-    for (size_t p = off; p + 16 <= off + size;) {
+    for (size_t p = off; rc == 0 && p + 16 <= off + size;) {
         uint32_t magic;
         uint16_t hsize;
         uint64_t fsize;
@@ -215,74 +316,23 @@ json_t *resources_loaded(const char *so_path, const char *arch, char *why, size_
         memcpy(&hsize, f + p + 6, 2);
         memcpy(&fsize, f + p + 8, 8);
         if (fsize > off + size - p || hsize > off + size - p - fsize) break;
-        CUlibrary lib;
-        unsigned count = 0;
-        if (drv.load(&lib, f + p, NULL, NULL, 0, NULL, NULL, 0) == CUDA_SUCCESS) {
-            loaded++;
-            if (drv.count(&count, lib) == CUDA_SUCCESS && count) {
-                CUkernel *ks = calloc(count, sizeof *ks);
-                if (ks && drv.enumerate(ks, count, lib) == CUDA_SUCCESS) {
-                    for (unsigned i = 0; i < count; i++) {
-                        const char *name = NULL;
-                        int regs = 0, smem = 0, local = 0, threads = 0, bin = 0;
-                        if (drv.name(&name, ks[i]) != CUDA_SUCCESS || !name ||
-                            drv.attr(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, ks[i], dev) != CUDA_SUCCESS)
-                            continue;   /* no code for this device in this unit */
-                        drv.attr(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, ks[i], dev);
-                        drv.attr(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, ks[i], dev);
-                        drv.attr(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, ks[i], dev);
-                        drv.attr(&bin, CU_FUNC_ATTRIBUTE_BINARY_VERSION, ks[i], dev);
-                        json_t *k = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i}", "name", name, "registers", regs,
-                                              "smem_static", smem, "local_bytes", local, "max_threads", threads,
-                                              "binary_version", bin);
-                        json_t *rk = report ? report_kernel(report, name) : NULL;
-                        if (rk && json_integer_value(json_object_get(rk, "registers")) != regs) stale = 1;
-                        if (rk) {
-                            json_object_set(k, "spill_stores", json_object_get(rk, "spill_stores"));
-                            json_object_set(k, "spill_loads", json_object_get(rk, "spill_loads"));
-                            spill_st += (long)json_integer_value(json_object_get(rk, "spill_stores"));
-                            spill_ld += (long)json_integer_value(json_object_get(rk, "spill_loads"));
-                        }
-                        json_array_append_new(kernels, k);
-                        if (regs > max_regs) max_regs = regs;
-                        if (smem > max_smem) max_smem = smem;
-                        if (local > max_local) max_local = local;
-                    }
-                }
-                free(ks);
-            }
-            drv.unload(lib);
-        }
+        rc = library_kernels(&drv, dev, f + p, &r, &cap, &loaded);
         p += hsize + fsize;
         p = (p + 7) & ~(size_t)7;
     }
     free(f);
-    if (json_array_size(kernels) == 0) {
-        snprintf(why, len, "%s: the driver loaded %d fatbinar%s and found no kernel for this GPU", so_path,
-                 loaded, loaded == 1 ? "y" : "ies");
-        json_decref(kernels);
-        json_decref(report);
-        return NULL;
+    if (rc) snprintf(why, len, "%s: out of memory reading the loaded kernels", so_path);
+    else if (r.n_kernels == 0)
+        snprintf(why, len, "%s: the driver loaded %d fatbinar%s and found no kernel for this GPU", so_path, loaded,
+                 loaded == 1 ? "y" : "ies");
+    if (rc || r.n_kernels == 0) {
+        resources_free(&r);
+        return -1;
     }
-    const char *spills_from = !report ? "none: no ptxas report beside the object"
-                            : stale ? "none: the ptxas report beside the object is stale (its registers differ from the loaded code's)"
-                                    : "ptxas report";
-    if (stale) {
-        size_t i;
-        json_t *k;
-        json_array_foreach(kernels, i, k) {
-            json_object_del(k, "spill_stores");
-            json_object_del(k, "spill_loads");
-        }
-    }
-    json_t *r = json_pack("{s:s, s:s, s:I, s:I, s:I, s:s, s:o}", "source", "loaded",
-                          "arch", report ? json_string_value(json_object_get(report, "arch")) : arch,
-                          "registers", (json_int_t)max_regs, "smem_static", (json_int_t)max_smem,
-                          "stack_bytes", (json_int_t)max_local, "spills_from", spills_from, "kernels", kernels);
-    if (report && !stale) {   /* absent, not zero, when no report says */
-        json_object_set_new(r, "spill_stores", json_integer(spill_st));
-        json_object_set_new(r, "spill_loads", json_integer(spill_ld));
-    }
-    json_decref(report);
-    return r;
+    kernel_resources report = { 0 };
+    int have_report = resources_for_object(so_path, arch, &report) == 0;
+    spills_from_report(&r, have_report ? &report : NULL);
+    resources_free(&report);
+    *out = r;
+    return 0;
 }

@@ -489,9 +489,11 @@ static void process_context_ceilings_and_cost_are_written_as_committed(void **st
     json_decref(doc);
 }
 
+static int resources_read(const json_t *o, kernel_resources *r, const char **why);
+
 /* implementations[] as `run` writes them: every one the reference run loaded (path and
- * resources: the loaded code's) comes back byte for byte; resources from the ptxas
- * report say so, and none are written null. */
+ * resources: the loaded code's, read into measure/kernel_resources.h's typed value) comes
+ * back byte for byte; resources from the ptxas report say so, and none are written null. */
 static void implementations_are_written_as_committed(void **state)
 {
     (void)state;
@@ -501,23 +503,49 @@ static void implementations_are_written_as_committed(void **state)
     json_t *im;
     json_array_foreach(json_object_get(doc, "implementations"), i, im) {
         if (!json_object_get(im, "path")) continue;   /* external baselines: imported as written */
+        kernel_resources kr;
+        const char *why;
+        assert_int_equal(resources_read(json_object_get(im, "resources"), &kr, &why), 0);
+        assert_int_equal(kr.source, RESOURCES_LOADED);
+        assert_null(why);
         run_impl_record r = { .name = str_at(im, "name"), .title = str_at(im, "title"), .kind = str_at(im, "kind"),
-                              .path = str_at(im, "path"),
-                              .resources = json_deep_copy(json_object_get(im, "resources")) };
-        assert_string_equal(str_at(r.resources, "source"), "loaded");
+                              .path = str_at(im, "path"), .resources = &kr };
         json_t *w = run_write_impl(&r);
         same_text(w, im);
         json_decref(w);
+        free(kr.kernels);
         loaded++;
     }
     assert_true(loaded >= 10);
+    kernel_resource k = { .name = "_Z6kernAv", .registers = 40, .smem_static = 8, .stack_bytes = 16,
+                          .local_bytes = -1, .max_threads = -1, .binary_version = -1, .has_spills = 1,
+                          .spill_stores = 4, .spill_loads = 2 };
+    kernel_resources kr = { .source = RESOURCES_PTXAS, .arch = "sm_90a", .registers = 40, .smem_static = 8,
+                            .stack_bytes = 16, .has_spills = 1, .spill_stores = 4, .spill_loads = 2,
+                            .kernels = &k, .n_kernels = 1 };
     run_impl_record r = { .name = "01_scalar", .title = "t", .kind = "phase", .path = "build/phases/01_scalar.so",
-                          .resources = json_pack("{s:s, s:i}", "arch", "sm_90", "registers", 40),
-                          .ptxas_why = "no fatbinary in the object" };
+                          .resources = &kr, .ptxas_why = "no fatbinary in the object" };
     json_t *w = run_write_impl(&r);
-    json_t *want = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:i, s:s, s:s}}", "name", "01_scalar", "title", "t",
-                             "kind", "phase", "path", "build/phases/01_scalar.so", "resources", "arch", "sm_90",
-                             "registers", 40, "source", "ptxas report", "loaded_why_not", "no fatbinary in the object");
+    json_t *want = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:i, s:i, s:i, s:i, s:i, s:[{s:s, s:i, s:i, s:i, s:i, s:i}],"
+                             " s:s, s:s}}", "name", "01_scalar", "title", "t", "kind", "phase", "path",
+                             "build/phases/01_scalar.so", "resources", "arch", "sm_90a", "registers", 40,
+                             "smem_static", 8, "stack_bytes", 16, "spill_stores", 4, "spill_loads", 2, "kernels",
+                             "name", "_Z6kernAv", "registers", 40, "smem_static", 8, "stack_bytes", 16,
+                             "spill_stores", 4, "spill_loads", 2, "source", "ptxas report", "loaded_why_not",
+                             "no fatbinary in the object");
+    same_text(w, want);
+    json_decref(w);
+    json_decref(want);
+    /* the loaded code's, its report stale: no spills, the kernels before where the totals go */
+    k = (kernel_resource){ .name = "_Z6kernAv", .registers = 40, .smem_static = 8, .stack_bytes = -1,
+                           .local_bytes = 0, .max_threads = 1024, .binary_version = 90 };
+    kr = (kernel_resources){ .source = RESOURCES_LOADED, .arch = "sm_90a", .registers = 40, .smem_static = 8,
+                             .spills_from = "none: stale", .kernels = &k, .n_kernels = 1 };
+    w = run_write_resources(&kr);
+    want = json_pack("{s:s, s:s, s:i, s:i, s:i, s:s, s:[{s:s, s:i, s:i, s:i, s:i, s:i}]}", "source", "loaded",
+                     "arch", "sm_90a", "registers", 40, "smem_static", 8, "stack_bytes", 0, "spills_from",
+                     "none: stale", "kernels", "name", "_Z6kernAv", "registers", 40, "smem_static", 8,
+                     "local_bytes", 0, "max_threads", 1024, "binary_version", 90);
     same_text(w, want);
     json_decref(w);
     json_decref(want);
@@ -884,6 +912,62 @@ static int steps_read(const json_t *o, step_times *st)
     return 0;
 }
 
+/* An implementation's resources object as measure/kernel_resources.c fills it: the ptxas
+ * report's form, or the loaded code's (source "loaded"); one of the report's that says so
+ * (source "ptxas report") gives its loaded_why_not in why. The kernels' names are the
+ * object's (free r->kernels alone). 0 read, -1 not of either form. */
+static int resource_longs(const json_t *o, const char *const *keys, long *const *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        long long v;
+        if (long_of(o, keys[i], &v)) return -1;
+        *dst[i] = (long)v;
+    }
+    return 0;
+}
+
+static int resource_kernel_read(const json_t *o, resources_source source, kernel_resource *k)
+{
+    static const char *const common[] = { "registers", "smem_static" }, *const report[] = { "stack_bytes" },
+                             *const loaded[] = { "local_bytes", "max_threads", "binary_version" },
+                             *const spills[] = { "spill_stores", "spill_loads" };
+    *k = (kernel_resource){ .name = (char *)str_at(o, "name"), .stack_bytes = -1, .local_bytes = -1,
+                            .max_threads = -1, .binary_version = -1 };
+    k->has_spills = json_object_get(o, "spill_stores") != NULL;
+    if (!k->name || resource_longs(o, common, (long *const[]){ &k->registers, &k->smem_static }, 2) ||
+        (k->has_spills && resource_longs(o, spills, (long *const[]){ &k->spill_stores, &k->spill_loads }, 2)))
+        return -1;
+    if (source == RESOURCES_PTXAS) return resource_longs(o, report, (long *const[]){ &k->stack_bytes }, 1);
+    return resource_longs(o, loaded, (long *const[]){ &k->local_bytes, &k->max_threads, &k->binary_version }, 3);
+}
+
+static int resources_read(const json_t *o, kernel_resources *r, const char **why)
+{
+    static const char *const maxima[] = { "registers", "smem_static", "stack_bytes" },
+                             *const spills[] = { "spill_stores", "spill_loads" };
+    const char *source = str_at(o, "source"), *arch = str_at(o, "arch");
+    const json_t *kernels = json_object_get(o, "kernels");
+    *r = (kernel_resources){ .source = source && !strcmp(source, "loaded") ? RESOURCES_LOADED : RESOURCES_PTXAS,
+                             .spills_from = str_at(o, "spills_from"),
+                             .has_spills = json_object_get(o, "spill_stores") != NULL };
+    *why = source && !strcmp(source, "ptxas report") ? str_at(o, "loaded_why_not") : NULL;
+    if ((source && r->source == RESOURCES_PTXAS && !*why) || !arch || strlen(arch) >= sizeof r->arch ||
+        !json_is_array(kernels) || (r->source == RESOURCES_PTXAS && !r->has_spills) ||
+        resource_longs(o, maxima, (long *const[]){ &r->registers, &r->smem_static, &r->stack_bytes }, 3) ||
+        (r->has_spills && resource_longs(o, spills, (long *const[]){ &r->spill_stores, &r->spill_loads }, 2)))
+        return -1;
+    strcpy(r->arch, arch);
+    r->kernels = calloc(json_array_size(kernels) + 1, sizeof *r->kernels);
+    if (!r->kernels) return -1;
+    size_t i;
+    json_t *k;
+    json_array_foreach(kernels, i, k) {
+        if (resource_kernel_read(k, r->source, &r->kernels[i])) return -1;
+        r->n_kernels++;
+    }
+    return 0;
+}
+
 static void same_bytes(const json_t *written, const json_t *original, const char *what)
 {
     char *a = json_dumps(written, DUMP_FLAGS), *b = json_dumps(original, DUMP_FLAGS);
@@ -898,6 +982,7 @@ static void same_bytes(const json_t *written, const json_t *original, const char
  * others: not of the current form). */
 typedef struct {
     size_t results, checks, oracle_checks, points, older;
+    size_t resources;  /* implementations[].resources objects written back */
     size_t imported;   /* external results: written by their own tool, imported as they are */
 } typed_counts;
 
@@ -970,6 +1055,31 @@ static json_t *rows_from_typed_values(const json_t *doc, const char *path, typed
         json_array_set_new(json_object_get(json_object_get(copy, "cost"), "points"), i, w);
         n->points++;
     }
+    json_array_foreach(json_object_get(copy, "implementations"), i, x) {
+        if (!json_object_get(x, "path")) continue;   /* external baselines: imported as written */
+        json_t *res = json_object_get(x, "resources");
+        kernel_resources kr;
+        run_impl_record r = { .name = str_at(x, "name"), .title = str_at(x, "title"), .kind = str_at(x, "kind"),
+                              .path = str_at(x, "path") };
+        snprintf(what, sizeof what, "%s: implementations[%zu]", path, i);
+        if (json_is_object(res)) {
+            if (resources_read(res, &kr, &r.ptxas_why)) fail_msg("%s.resources: not of a form the writer writes", what);
+            r.resources = &kr;
+            json_t *want = json_deep_copy(res), *w = run_write_resources(&kr);
+            if (r.ptxas_why) {   /* said by run_write_impl */
+                json_object_del(want, "source");
+                json_object_del(want, "loaded_why_not");
+            }
+            same_bytes(w, want, what);
+            json_decref(w);
+            json_decref(want);
+            n->resources++;
+        }
+        json_t *w = run_write_impl(&r);
+        same_bytes(w, x, what);
+        json_array_set_new(json_object_get(copy, "implementations"), i, w);
+        if (r.resources) free(kr.kernels);
+    }
     return copy;
 }
 
@@ -1020,10 +1130,10 @@ static void rows_written_from_typed_values_are_the_committed_bytes(void **state)
     typed_rows_round_trip("harness/tests/data/evidence/nvidia-test-gpu/20260215T000000Z_ccccccc.partial.json", &n);
     /* the reference run, of the current build, is every row of the current form */
     assert_int_equal(typed_rows_round_trip(REFERENCE_RUN, &n), 0);
-    print_message("typed values: %zu files, %zu results, %zu input checks, %zu oracle checks, %zu points "
-                  "written back; %zu rows of older forms, %zu external results\n", files, n.results, n.checks,
-                  n.oracle_checks, n.points, n.older, n.imported);
-    assert_true(n.results > 1000 && n.checks > 100 && n.oracle_checks > 10 && n.points > 10);
+    print_message("typed values: %zu files, %zu results, %zu input checks, %zu oracle checks, %zu points, "
+                  "%zu resources written back; %zu rows of older forms, %zu external results\n", files, n.results,
+                  n.checks, n.oracle_checks, n.points, n.resources, n.older, n.imported);
+    assert_true(n.results > 1000 && n.checks > 100 && n.oracle_checks > 10 && n.points > 10 && n.resources > 100);
 }
 
 int main(void)

@@ -22,25 +22,33 @@ static const char PTXAS[] =
     "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
     "ptxas info    : Used 32 registers, used 0 barriers, 384 bytes cmem[0]\n";
 
-static long get(json_t *o, const char *k) { return (long)json_integer_value(json_object_get(o, k)); }
-
 static void ptxas_report_per_arch(void **st)
 {
     (void)st;
-    json_t *r = resources_parse(PTXAS, "sm_90");
-    assert_non_null(r);
-    assert_int_equal(get(r, "registers"), 128);
-    assert_int_equal(get(r, "smem_static"), 16384);
-    assert_int_equal(get(r, "spill_stores"), 8);
-    assert_int_equal(get(r, "spill_loads"), 12);
-    assert_int_equal(get(r, "stack_bytes"), 16);
-    assert_int_equal(json_array_size(json_object_get(r, "kernels")), 2);
-    json_decref(r);
-    r = resources_parse(PTXAS, "sm_80");
-    assert_int_equal(get(r, "registers"), 40);
-    assert_int_equal(get(r, "spill_stores"), 0);
-    json_decref(r);
-    assert_null(resources_parse(PTXAS, "sm_89"));
+    kernel_resources r;
+    assert_int_equal(resources_parse(PTXAS, "sm_90", &r), 0);
+    assert_int_equal(r.source, RESOURCES_PTXAS);
+    assert_string_equal(r.arch, "sm_90");
+    assert_int_equal(r.registers, 128);
+    assert_int_equal(r.smem_static, 16384);
+    assert_true(r.has_spills);
+    assert_int_equal(r.spill_stores, 8);
+    assert_int_equal(r.spill_loads, 12);
+    assert_int_equal(r.stack_bytes, 16);
+    assert_int_equal(r.n_kernels, 2);
+    assert_string_equal(r.kernels[0].name, "_Z6kernAv");
+    assert_int_equal(r.kernels[0].stack_bytes, 16);
+    assert_int_equal(r.kernels[0].spill_loads, 12);
+    assert_string_equal(r.kernels[1].name, "_Z6kernBv");
+    assert_int_equal(r.kernels[1].registers, 32);
+    assert_int_equal(r.kernels[1].smem_static, 0);
+    resources_free(&r);
+    assert_int_equal(resources_parse(PTXAS, "sm_80", &r), 0);
+    assert_int_equal(r.registers, 40);
+    assert_int_equal(r.spill_stores, 0);
+    assert_int_equal(r.n_kernels, 1);
+    resources_free(&r);
+    assert_int_equal(resources_parse(PTXAS, "sm_89", &r), -1);
 }
 
 static void csv_split_quotes(void **st)
