@@ -221,6 +221,9 @@ static int script_run(script *s, const report_ctx *c)
     }
     int status = 0;
     while (!started && waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    /* whether the disk is full is asked before the script and error files go: removing
+     * them frees the few blocks that would hide the cause of a truncated plot */
+    const int full = !started && files_disk_full(c->out);
     size_t elen = 0;
     char *etext = started ? NULL : files_read(err, &elen);
     int ok = !started && WIFEXITED(status) && WEXITSTATUS(status) == 0;
@@ -236,9 +239,8 @@ static int script_run(script *s, const report_ctx *c)
     char *text = files_read(svg, &len);
     if (!text || !len || !strstr(text, "</svg>")) {
         /* gnuplot says nothing of a write that failed: a full disk is the likely cause */
-        fprintf(stderr, "attnladder report: gnuplot wrote %s plots/%s%s%s\n", text && len ? "an incomplete" : "no",
-                s->name, files_disk_full(c->out) ? ": no space left on the file system holding " : "",
-                files_disk_full(c->out) ? c->out : "");
+        fprintf(stderr, "attnladder report: gnuplot wrote %s plots/%s%s%s%s\n", text && len ? "an incomplete" : "no",
+                s->name, full ? ": " : "", full ? strerror(ENOSPC) : "", full ? " (the file system holding it)" : "");
         free(text);
         goto done;
     }
