@@ -7,6 +7,7 @@ the repository's size see.
 
 usage: check_doc_sizes.py [--root DIR] [--self-test]   exit 0 within the limits, 1 otherwise
 (each file over its limit printed with its size and the limit), 2 on bad usage."""
+import argparse
 import glob
 import os
 import sys
@@ -52,14 +53,16 @@ def self_test():
 
 
 def main(argv):
-    args = list(argv)
-    if args == ["--self-test"]:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--root", default=".", help="the repository to check (default: .)")
+    ap.add_argument("--self-test", action="store_true", help="check the checker on planted files")
+    a = ap.parse_args(argv)  # bad usage: argparse prints the usage and exits 2
+    if a.self_test:
         return self_test()
-    root = "."
-    if args[:1] == ["--root"] and len(args) == 2:
-        root = args[1]
-    elif args:
-        print(__doc__.rsplit("usage: ", 1)[1], file=sys.stderr)
+    root = a.root
+    if not limits(root):  # a wrong root would otherwise pass on nothing
+        print(f"check_doc_sizes: {root}: no phases/*/README.md or ci/README.md there; "
+              "--root names the repository's top folder", file=sys.stderr)
         return 2
     bad = over(root)
     for rel, size, lim in bad:

@@ -12,6 +12,7 @@ ci/checks/test_names.sh plants duplicates in a scratch tree.
 
 usage: check_names.py [--root DIR] [--self-test]   exit 0 when no name is shared, 1
 otherwise (each shared name printed with its files), 2 on bad usage."""
+import argparse
 import os
 import subprocess
 import sys
@@ -56,15 +57,13 @@ def self_test():
 
 
 def main(argv):
-    root = "."
-    args = list(argv)
-    if "--self-test" in args:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--root", default=".", help="the repository to check (default: .)")
+    ap.add_argument("--self-test", action="store_true", help="check the checker on planted files")
+    a = ap.parse_args(argv)  # bad usage: argparse prints the usage and exits 2
+    if a.self_test:
         return self_test()
-    if args[:1] == ["--root"] and len(args) == 2:
-        root = args[1]
-    elif args:
-        print(__doc__.rsplit("usage: ", 1)[1], file=sys.stderr)
-        return 2
+    root = a.root
     paths = tracked(root)
     bad = clashes(paths)
     for base, ps in bad.items():
