@@ -77,7 +77,8 @@ static void print_row(FILE *f, const reg_row *w, const gate_config *cfg)
     }
     const reg_change *c = &w->change;
     /* a judged row shows B's ratio as the rule read it (gate/ratio.h, the run's own
-     * bootstrap); the change's CI comes from resampling all four sample sets */
+     * bootstrap); the change's CI comes from resampling both ratios' sample sets together
+     * (gate/decide.h) */
     double bn = w->judged ? w->ratio : c->now, blo = w->judged ? w->ratio_lo : c->now_lo,
            bhi = w->judged ? w->ratio_hi : c->now_hi;
     int bold = w->judged && w->verdict == DRIFT_SLOWER;
@@ -169,8 +170,9 @@ static void print_rule(FILE *f, const gate_config *c, const drift_spread *sp, co
     char rule[1024], path[600];
     drift_rule_text(rule, sizeof rule, p, sp->n_runs, sp->measured);
     cell(path, sizeof path, c->path);
-    fprintf(f, "Ratio = median latency / median latency of `%s` in the same run; change = ratio B / "
-            "ratio A (above 1: B is slower). Verdicts by %s. Judged (regression.shapes of %s): the "
+    fprintf(f, "Ratio = to `%s` in the same run: where the run timed the point's implementations in "
+            "rotation, the median of the per-round quotients, else median latency / median latency; "
+            "change = ratio B / ratio A (above 1: B is slower). Verdicts by %s. Judged (regression.shapes of %s): the "
             "phases at %s; the other rows are shown, not judged. `attnladder gate B --against A` and "
             "the report judge this pair by the same rule, row for row.\n\n", c->baseline, rule, path,
             c->reg.all_shapes ? "every shape both runs timed" : "the headline and throughput shapes");

@@ -362,10 +362,10 @@ int stats_median_ratio(const double *a, size_t na, const double *b, size_t nb, d
     return rc;
 }
 
-/* The quotients a[i] / b[i] (malloc'd), or NULL when a time is not finite and > 0 or out
- * of memory: the one place pairs become quotients. */
-static double *paired_quotients(const double *a, const double *b, size_t n)
+/* The one place pairs become quotients (stats.h). */
+double *stats_paired_quotients(const double *a, const double *b, size_t n)
 {
+    if (!a || !b || n == 0) return NULL;
     double *q = malloc(n * sizeof *q);
     if (!q) return NULL;
     for (size_t i = 0; i < n; i++) {
@@ -382,7 +382,7 @@ int stats_paired_ratio_ci(const double *a, const double *b, size_t n, size_t res
                           uint64_t seed, double conf, double *ratio, double *lo, double *hi)
 {
     if (!a || !b || bad_args(n, resamples, conf)) return -1;
-    double *q = paired_quotients(a, b, n);
+    double *q = stats_paired_quotients(a, b, n);
     if (!q) return -1;
     *ratio = stats_median(q, n);
     int rc = stats_bootstrap_median_ci(q, n, resamples, seed, conf, lo, hi);
@@ -393,7 +393,7 @@ int stats_paired_ratio_ci(const double *a, const double *b, size_t n, size_t res
 int stats_paired_median(const double *a, const double *b, size_t n, double *ratio)
 {
     if (!a || !b || n == 0) return -1;
-    double *q = paired_quotients(a, b, n);
+    double *q = stats_paired_quotients(a, b, n);
     if (!q) return -1;
     *ratio = stats_median(q, n);
     free(q);

@@ -47,6 +47,10 @@ int stats_median_ratio(const double *a, size_t na, const double *b, size_t nb, d
 int stats_paired_ratio_ci(const double *a, const double *b, size_t n, size_t resamples,
                           uint64_t seed, double conf, double *ratio, double *lo, double *hi);
 
+/* The quotients a[i] / b[i] of n pairs (malloc'd; the caller frees them), or NULL when n
+ * is 0, a time is not finite and > 0, or out of memory. */
+double *stats_paired_quotients(const double *a, const double *b, size_t n);
+
 /* The point of stats_paired_ratio_ci alone: the median of the quotients a[i] / b[i]. 0, or
  * -1 where stats_paired_ratio_ci refuses the same pairs for them. */
 int stats_paired_median(const double *a, const double *b, size_t n, double *ratio);

@@ -11,26 +11,51 @@ int gate_ladder_pass(double ratio_ci_hi, double ratio_max)
     return isfinite(ratio_ci_hi) && ratio_ci_hi < ratio_max;
 }
 
-/* The three values bootstrapped from one resample of the four sets, in reg_change's
- * order; the sets are (phase now, baseline now, phase ref, baseline ref). */
+/* The three values bootstrapped from one resample of the sets, in reg_change's order. */
 enum { CH_REF, CH_NOW, CH_CHANGE, CH_VALUES };
+
+/* Where each ratio's sets sit among the bootstrap's: a ratio of quotients is its one set's
+ * median, one of separate samples the quotient of its two sets' medians (den -1: none). */
+typedef struct {
+    int now_num, now_den, ref_num, ref_den;
+} change_layout;
+
+static double ratio_at(const double *m, int num, int den)
+{
+    return den < 0 ? m[num] : m[num] / m[den];
+}
 
 static void change_of_medians(const double *m, double *out, void *ctx)
 {
-    (void)ctx;
-    out[CH_NOW] = m[0] / m[1];
-    out[CH_REF] = m[2] / m[3];
+    const change_layout *l = ctx;
+    out[CH_NOW] = ratio_at(m, l->now_num, l->now_den);
+    out[CH_REF] = ratio_at(m, l->ref_num, l->ref_den);
     out[CH_CHANGE] = out[CH_NOW] / out[CH_REF];
 }
 
-int gate_change_ci(const double *p_now, size_t n_pn, const double *b_now, size_t n_bn,
-                   const double *p_ref, size_t n_pr, const double *b_ref, size_t n_br,
-                   size_t resamples, uint64_t seed, double conf, reg_change *out)
+/* Appends a ratio's sets to the bootstrap's; the set indices it took. */
+static void add_sets(const ratio_samples *r, const double **sets, size_t *n, size_t *k, int *num, int *den)
 {
-    if (resamples < 2) return -1;
-    const double *sets[4] = { p_now, b_now, p_ref, b_ref };
-    size_t n[4] = { n_pn, n_bn, n_pr, n_br };
-    stats_bootstrap_spec spec = { sets, n, 4, change_of_medians, CH_VALUES, NULL };
+    *num = (int)*k;
+    sets[*k] = r->num;
+    n[(*k)++] = r->n_num;
+    *den = -1;
+    if (!r->den) return;
+    *den = (int)*k;
+    sets[*k] = r->den;
+    n[(*k)++] = r->n_den;
+}
+
+int gate_change_ci(const ratio_samples *now, const ratio_samples *ref, size_t resamples, uint64_t seed,
+                   double conf, reg_change *out)
+{
+    if (resamples < 2 || !now || !ref) return -1;
+    const double *sets[4];
+    size_t n[4], k = 0;
+    change_layout l;
+    add_sets(now, sets, n, &k, &l.now_num, &l.now_den);
+    add_sets(ref, sets, n, &k, &l.ref_num, &l.ref_den);
+    stats_bootstrap_spec spec = { sets, n, k, change_of_medians, CH_VALUES, &l };
     double point[CH_VALUES], lo[CH_VALUES], hi[CH_VALUES];
     if (stats_bootstrap_medians(&spec, resamples, seed, conf, point, lo, hi)) return -1;
     *out = (reg_change){ point[CH_REF], lo[CH_REF], hi[CH_REF], point[CH_NOW], lo[CH_NOW],

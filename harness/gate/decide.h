@@ -12,17 +12,28 @@ int gate_ladder_pass(double ratio_ci_hi, double ratio_max);
 
 /* A phase's ratio to the baseline in two runs, and their quotient. */
 typedef struct {
-    double ref, ref_lo, ref_hi;        /* median(phase_ref) / median(base_ref), CI */
+    double ref, ref_lo, ref_hi;        /* the reference run's ratio, CI */
     double now, now_lo, now_hi;        /* the same in the run under test */
     double change, lo, hi;             /* now / ref and its bootstrap CI */
 } reg_change;
 
-/* Bootstraps the change: each resample draws the four sample sets (phase and baseline,
- * in each run) independently with replacement and takes the quotient of the ratios of
- * their medians; the CI is the percentile interval at `conf`. The two ratios' own CIs
- * come from the same resamples. 0, or -1 on empty input or allocation failure. */
-int gate_change_ci(const double *p_now, size_t n_pn, const double *b_now, size_t n_bn,
-                   const double *p_ref, size_t n_pr, const double *b_ref, size_t n_br,
-                   size_t resamples, uint64_t seed, double conf, reg_change *out);
+/* One run's ratio as its samples give it (evidence/result_ratio.h's rule): `num` the
+ * rotation's per-round quotients implementation / baseline and `den` NULL (the ratio is
+ * their median), or `num` the implementation's and `den` the baseline's separate samples
+ * (the ratio is the quotient of their medians). */
+typedef struct {
+    const double *num;
+    size_t n_num;
+    const double *den;
+    size_t n_den;
+} ratio_samples;
+
+/* Bootstraps the change: each resample draws every sample set of the two ratios (in the
+ * order now.num, now.den, ref.num, ref.den, those present) independently with replacement
+ * and takes the quotient of the two ratios; the CI is the percentile interval at `conf`.
+ * The two ratios' own CIs come from the same resamples. 0, or -1 on empty input or
+ * allocation failure. */
+int gate_change_ci(const ratio_samples *now, const ratio_samples *ref, size_t resamples, uint64_t seed,
+                   double conf, reg_change *out);
 
 #endif

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "core/stats.h"
+#include "evidence/result_ratio.h"
 #include "gate/ratio.h"
 
 typedef struct {
@@ -61,6 +63,36 @@ static int is_phase(const run_data *r, const char *name)
     return im && strcmp(im->kind, "phase") == 0;
 }
 
+/* A result's ratio samples by its run's rule (evidence/result_ratio.h): the rotation's
+ * quotients where its pairs decide (*owned: them, to be freed), else its and the
+ * baseline's separate samples. 0, or -1 out of memory or on a pair that is no time. */
+static int ratio_samples_of(const run_data *run, const run_result *res, const run_result *base,
+                            const char *baseline, ratio_samples *out, double **owned)
+{
+    *owned = NULL;
+    if (result_pairs_decide(run, res) && strcmp(res->paired_baseline, baseline) == 0) {
+        *owned = stats_paired_quotients(res->paired_impl, res->paired_base, res->n_paired);
+        *out = (ratio_samples){ *owned, res->n_paired, NULL, 0 };
+        return *owned ? 0 : -1;
+    }
+    *out = (ratio_samples){ res->samples, res->n_samples, base->samples, base->n_samples };
+    return 0;
+}
+
+/* A compared row's change, each run's ratio read by that run's own rule, so that the change
+ * shown is of the ratios the drift rule judges. 0, or -1 when the bootstrap failed. */
+static int row_change(reg_row *w, const gate_config *c, const run_data *ref, const run_data *now)
+{
+    ratio_samples rn, rr;
+    double *qn = NULL, *qr = NULL;
+    int rc = ratio_samples_of(now, w->now, w->base_now, c->baseline, &rn, &qn) ||
+             ratio_samples_of(ref, w->ref, w->base_ref, c->baseline, &rr, &qr) ||
+             gate_change_ci(&rn, &rr, c->reg.resamples, c->reg.seed, c->reg.ci_level, &w->change);
+    free(qn);
+    free(qr);
+    return rc ? -1 : 0;
+}
+
 /* The row's state, and for a comparable row its change and, where judged, its verdict.
  * 0, or -1 when the bootstrap failed. */
 static int settle(reg_row *w, const gate_config *c, const run_data *ref, const run_data *now,
@@ -74,11 +106,7 @@ static int settle(reg_row *w, const gate_config *c, const run_data *ref, const r
     else if (!timed(w->base_ref) || !timed(w->base_now)) w->state = REG_ROW_NO_BASELINE;
     else w->state = REG_ROW_COMPARED;
     if (w->state != REG_ROW_COMPARED) return 0;
-    if (gate_change_ci(w->now->samples, w->now->n_samples, w->base_now->samples,
-                       w->base_now->n_samples, w->ref->samples, w->ref->n_samples,
-                       w->base_ref->samples, w->base_ref->n_samples, c->reg.resamples,
-                       c->reg.seed, c->reg.ci_level, &w->change))
-        return -1;
+    if (row_change(w, c, ref, now)) return -1;
     /* the drift rule reads each run's ratio as the drift gate does, so a row judged here
      * and the same row of the drift gate see the same numbers */
     double centre;

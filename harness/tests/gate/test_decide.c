@@ -37,17 +37,18 @@ static void change_bootstrap(void **st)
         p2[i] = 1.2 * p[i];
     }
     reg_change c;
-    assert_int_equal(gate_change_ci(p, 41, b, 41, p, 41, b, 41, 1000, 7, 0.95, &c), 0);
+    const ratio_samples sep = { p, 41, b, 41 }, sep2 = { p2, 41, b, 41 };
+    assert_int_equal(gate_change_ci(&sep, &sep, 1000, 7, 0.95, &c), 0);
     assert_float_equal(c.change, 1.0, 1e-12);
     assert_true(c.lo < 1.0 && c.hi > 1.0 && c.hi - c.lo < 0.03);
-    assert_int_equal(gate_change_ci(p2, 41, b, 41, p, 41, b, 41, 1000, 7, 0.95, &c), 0);
+    assert_int_equal(gate_change_ci(&sep2, &sep, 1000, 7, 0.95, &c), 0);
     assert_float_equal(c.change, 1.2, 1e-12);
     assert_true(c.lo > 1.17 && c.hi < 1.23);
     /* the point ratios agree with stats.h's median */
     assert_float_equal(c.now, stats_median(p2, 41) / stats_median(b, 41), 1e-12);
     /* same seed, same interval */
     reg_change d;
-    assert_int_equal(gate_change_ci(p2, 41, b, 41, p, 41, b, 41, 1000, 7, 0.95, &d), 0);
+    assert_int_equal(gate_change_ci(&sep2, &sep, 1000, 7, 0.95, &d), 0);
     assert_memory_equal(&c, &d, sizeof c);
     /* to the bit, on odd and even sizes: the committed reports and the golden compare
      * tables are printed from these numbers, so a change to the resampling, the median or
@@ -56,13 +57,27 @@ static void change_bootstrap(void **st)
                              0x1.3333333333333p+1, 0x1.3287bd0e16d0ep+1, 0x1.33df1e5b5b4b5p+1,
                              0x1.3333333333333p+0, 0x1.324e8b3553e0ep+0, 0x1.342ba25f1a0ebp+0 };
     assert_memory_equal(&c, &odd, sizeof c);
-    assert_int_equal(gate_change_ci(p2, 40, b, 38, p, 39, b, 40, 500, 11, 0.9, &d), 0);
+    assert_int_equal(gate_change_ci(&(ratio_samples){ p2, 40, b, 38 }, &(ratio_samples){ p, 39, b, 40 }, 500, 11,
+                                    0.9, &d), 0);
     const reg_change even = { 0x1.fff0175dae67ep+0, 0x1.ff2184a5d7p+0, 0x1.00775ff692484p+1,
                               0x1.33201d39a6201p+1, 0x1.329a9aa0f585bp+1, 0x1.33b8fabca660cp+1,
                               0x1.3329a882576e6p+0, 0x1.326180cdafb47p+0, 0x1.33f2eb6005b02p+0 };
     assert_memory_equal(&d, &even, sizeof d);
-    assert_int_equal(gate_change_ci(p, 0, b, 41, p, 41, b, 41, 1000, 7, 0.95, &c), -1);
-    assert_int_equal(gate_change_ci(p, 41, b, 41, p, 41, b, 41, 1000, 7, 1.5, &c), -1);
+    /* a rotation's ratio is its quotients' median (den NULL), alone or beside one of
+     * separate medians; its CI narrows with the quotients' own spread */
+    const ratio_samples qs = { p, 41, NULL, 0 }, qs2 = { p2, 41, NULL, 0 };
+    assert_int_equal(gate_change_ci(&qs2, &qs, 1000, 7, 0.95, &d), 0);
+    assert_float_equal(d.now, stats_median(p2, 41), 1e-12);
+    assert_float_equal(d.ref, stats_median(p, 41), 1e-12);
+    assert_float_equal(d.change, 1.2, 1e-12);
+    assert_true(d.lo > 1.18 && d.hi < 1.22);
+    assert_int_equal(gate_change_ci(&qs, &sep, 1000, 7, 0.95, &d), 0);
+    assert_float_equal(d.now, stats_median(p, 41), 1e-12);
+    assert_float_equal(d.ref, stats_median(p, 41) / stats_median(b, 41), 1e-12);
+    assert_float_equal(d.change, stats_median(b, 41), 1e-12);
+    assert_int_equal(gate_change_ci(&(ratio_samples){ p, 0, NULL, 0 }, &qs, 1000, 7, 0.95, &c), -1);
+    assert_int_equal(gate_change_ci(&(ratio_samples){ p, 0, b, 41 }, &sep, 1000, 7, 0.95, &c), -1);
+    assert_int_equal(gate_change_ci(&sep, &sep, 1000, 7, 1.5, &c), -1);
 }
 
 /* The gate's median against a sort, on even and odd sizes with ties. */
@@ -80,7 +95,8 @@ static void median_matches_sort(void **st)
         qsort(y, n, sizeof *y, cmp);
         double want = n % 2 ? y[n / 2] : 0.5 * (y[n / 2 - 1] + y[n / 2]);
         reg_change c;
-        assert_int_equal(gate_change_ci(x, n, one, 1, one, 1, one, 1, 10, 1, 0.9, &c), 0);
+        assert_int_equal(gate_change_ci(&(ratio_samples){ x, n, one, 1 }, &(ratio_samples){ one, 1, one, 1 }, 10, 1, 0.9,
+                                        &c), 0);
         assert_float_equal(c.now, want, 1e-12);
     }
 }
