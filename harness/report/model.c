@@ -389,10 +389,13 @@ const run_result *report_previous_rung(const report_ctx *c, const run_data *r, c
  * dashed with open symbols, so they never read as a rung. */
 /* Sixteen colours that a reader tells apart (Tableau's ten, then six darker ones), so that
  * every rung of the ladder has its own; the baselines black and four greys, none of them a
- * rung's. */
+ * rung's. In ladder order (phases/ and the runs' names sorted: 07_hopper, a former rung seen
+ * only in its history plot, is the seventh), the dark red-brown sits on the former rung and
+ * Tableau's pink on 11_split_keys: beside 06_tiling's brown in the same plots, the top rung
+ * read as the same colour. */
 static const char *const PHASE_COLOURS[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                             "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79",
-                                             "#637939", "#843c39", "#7b4173", "#e6550d", "#3182bd",
+                                             "#8c564b", "#843c39", "#17becf", "#bcbd22", "#393b79",
+                                             "#637939", "#e377c2", "#7b4173", "#e6550d", "#3182bd",
                                              "#31a354" };
 static const char *const BASE_COLOURS[] = { "#000000", "#404040", "#6e6e6e", "#9a9a9a", "#c2c2c2" };
 #define N_BASE_COLOURS (sizeof BASE_COLOURS / sizeof BASE_COLOURS[0])
