@@ -74,20 +74,29 @@ static void choose_reference(const report_ctx *c, report_gpu *g)
     g->ref_rule = REFERENCE_FALLBACK_NEWEST;
 }
 
-/* The accepted set among the GPU's runs, ref left out (a run is never its own
- * reference), as shallow copies for the drift rule; *n of them. NULL when out of memory. */
-static run_data *accepted_runs(const report_ctx *c, report_gpu *g, size_t *n)
+/* The accepted set among the GPU's complete runs (g->set), those it names that are not
+ * among them counted (g->set_missing). An unreadable accepted.txt leaves the set empty:
+ * find_accepted has said why. */
+static void find_set(const report_ctx *c, report_gpu *g)
 {
     static accepted_set set;   /* large; the report is single-threaded */
     char err[1024];
-    *n = 0;
-    run_data *runs = malloc((ACCEPTED_MAX + 1) * sizeof *runs);
-    if (!runs || evidence_accepted_set(c->evidence_root, g->slug, &set, err, sizeof err) != 1) return runs;
+    if (evidence_accepted_set(c->evidence_root, g->slug, &set, err, sizeof err) != 1) return;
     for (size_t i = 0; i < set.n; i++) {
         const run_data *r = complete_run(g, set.name[i]);
         if (!r) g->set_missing++;
-        else if (r != g->ref) runs[(*n)++] = *r;
+        else g->set[g->n_set++] = r;
     }
+}
+
+/* The accepted set, ref left out (a run is never its own reference), as shallow copies for
+ * the drift rule; *n of them. NULL when out of memory. */
+static run_data *accepted_runs(const report_gpu *g, size_t *n)
+{
+    *n = 0;
+    run_data *runs = malloc((ACCEPTED_MAX + 1) * sizeof *runs);
+    for (size_t i = 0; runs && i < g->n_set; i++)
+        if (g->set[i] != g->ref) runs[(*n)++] = *g->set[i];
     return runs;
 }
 
@@ -96,7 +105,7 @@ static run_data *accepted_runs(const report_ctx *c, report_gpu *g, size_t *n)
 static void drift_of_reference(const report_ctx *c, report_gpu *g)
 {
     size_t n;
-    run_data *set = accepted_runs(c, g, &n);
+    run_data *set = accepted_runs(g, &n);
     if (!set) {
         g->reg_state = -1;
         snprintf(g->reg_err, sizeof g->reg_err, "out of memory");
@@ -125,6 +134,7 @@ static void evaluate_gpu(const report_ctx *c, report_gpu *g)
     if (!g->ref) return;
     g->gate_ok = gate_ladder(c->cfg, g->ref, &g->ladder, g->gate_err, sizeof g->gate_err) == 0;
     find_accepted(c->evidence_root, g);
+    if (g->accepted) find_set(c, g);
     if (g->accepted && g->gate_ok) drift_of_reference(c, g);
 }
 

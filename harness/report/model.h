@@ -14,6 +14,7 @@
 #include "gate/drift_gate.h"
 #include "gate/evaluate.h"
 #include "evidence/reader.h"
+#include "evidence/run_lists.h"
 
 typedef struct {
     const char *slug, *gpu_name;
@@ -43,6 +44,10 @@ typedef struct {
                                   * of the set evaluated, -1 bad input (reg_err), 0 not run */
     drift_outcome drift;
     char accepted_name[256];     /* what accepted.txt says first ("" when absent) */
+    const run_data *set[ACCEPTED_MAX];   /* accepted.txt's runs among the readable complete
+                                          * ones, in its order (the reference run among them
+                                          * where it is one) */
+    size_t n_set;
 } report_gpu;
 
 typedef struct {

@@ -258,6 +258,90 @@ static void ladder_table(FILE *f, const report_ctx *c, const report_gpu *g, cons
     fprintf(f, "\n");
 }
 
+/* The run's stamp (its file name up to the first '_'), for a table cell. */
+static void run_stamp(const run_data *r, char *buf, size_t len)
+{
+    const char *u = strchr(r->base, '_');
+    snprintf(buf, len, "%.*s", u ? (int)(u - r->base) : (int)strlen(r->base), r->base);
+}
+
+/* The GPUs the accepted runs ran on, told apart by their UUIDs; a run that recorded none
+ * counts as one more (its machine is unknown). */
+static size_t set_machines(const report_gpu *g)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->n_set; i++) {
+        const char *u = g->set[i]->ctx.uuid;
+        size_t k = 0;
+        while (u && k < i && !(g->set[k]->ctx.uuid && strcmp(g->set[k]->ctx.uuid, u) == 0)) k++;
+        n += !u || k == i;
+    }
+    return n;
+}
+
+/* One rung at one shape across the accepted runs: the lowest and highest ratio and the
+ * runs they came from. 0 when at least two runs timed it, else -1. */
+static int set_range(const report_ctx *c, const report_gpu *g, const char *ph, const attn_shape *s,
+                     double *lo, const run_data **rlo, double *hi, const run_data **rhi)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->n_set; i++) {
+        const run_result *x = run_find(g->set[i], ph, s);
+        double v;
+        if (!x || !x->timed || gate_result_point_ratio(c->cfg, g->set[i], x, &v)) continue;
+        if (!n || v < *lo) {
+            *lo = v;
+            *rlo = g->set[i];
+        }
+        if (!n || v > *hi) {
+            *hi = v;
+            *rhi = g->set[i];
+        }
+        n++;
+    }
+    return n >= 2 ? 0 : -1;
+}
+
+/* Each rung's ratio at the headline shapes across the GPU's accepted runs (separate
+ * sessions, perhaps other machines of the model): where a fresh run of the same build can
+ * be expected to read, and how far apart sessions read. The drift gate's tolerance comes
+ * from the same spread. Nothing with fewer than two accepted runs. */
+static void sessions_table(FILE *f, const report_ctx *c, const report_gpu *g)
+{
+    if (g->n_set < 2) return;
+    size_t machines = set_machines(g), paired = 0;
+    for (size_t i = 0; i < g->n_set; i++) paired += g->set[i]->ratio_rotation != 0;
+    char how[96];
+    if (paired == g->n_set) snprintf(how, sizeof how, "ratios paired in all %zu", g->n_set);
+    else if (!paired) snprintf(how, sizeof how, "ratios of separate medians in all %zu", g->n_set);
+    else snprintf(how, sizeof how, "ratios paired in %zu, of separate medians in %zu", paired, g->n_set - paired);
+    fprintf(f, "#### Between sessions\n\nEach rung's ratio to `%s` at the headline shapes in the %zu accepted "
+            "runs (`accepted.txt`; %s) on %zu GPU%s of this model: the lowest and the highest, with the run "
+            "each came from, and their quotient. That is how far separate sessions of the same code have read "
+            "apart, the spread to read a fresh run against; the drift gate's tolerance is drawn from it.\n\n",
+            c->cfg->baseline, g->n_set, how, machines, machines == 1 ? "" : "s");
+    fprintf(f, "| phase | shape | this run | lowest | highest | highest / lowest |\n"
+               "| --- | --- | ---: | ---: | ---: | ---: |\n");
+    for (size_t i = 0; i < c->n_phases; i++)
+        for (size_t h = 0; h < c->cfg->n_headline; h++) {
+            const char *ph = c->phases[i];
+            const attn_shape *s = &c->cfg->headline[h];
+            double lo = NAN, hi = NAN, now = NAN;
+            const run_data *rlo = NULL, *rhi = NULL;
+            if (set_range(c, g, ph, s, &lo, &rlo, &hi, &rhi)) continue;
+            const run_result *x = run_find(g->ref, ph, s);
+            if (x && x->timed) gate_result_point_ratio(c->cfg, g->ref, x, &now);
+            char text[96], a[32], b[32], d[32], e[32], sl[32], sh[32];
+            run_shape_text(s, text, sizeof text);
+            run_stamp(rlo, sl, sizeof sl);
+            run_stamp(rhi, sh, sizeof sh);
+            fprintf(f, "| [%s](phases/%s.md) | %s | %s | %s (`%s`) | %s (`%s`) | %s |\n", ph, ph, text,
+                    fmt_num(a, sizeof a, now), fmt_num(b, sizeof b, lo), sl, fmt_num(d, sizeof d, hi), sh,
+                    fmt_change(e, sizeof e, hi / lo));
+        }
+    fprintf(f, "\n");
+}
+
 /* Each rung against the rung below it in the run, at a fixed list of shapes
  * (report_step_shapes): the staircase a reader climbs, one idea per step. A shape the run
  * did not time for two rungs is named, not shown as a column of dashes. */
@@ -565,6 +649,7 @@ int report_write_readme(const report_ctx *c)
         context_paragraph(f, g);
         fprintf(f, "### Ladder\n\n");
         for (size_t h = 0; h < c->cfg->n_headline; h++) ladder_table(f, c, g, &c->cfg->headline[h]);
+        sessions_table(f, c, g);
         steps_table(f, c, g->ref);
         fprintf(f, "### Baselines and gates\n\n");
         baselines_table(f, c, g->ref);

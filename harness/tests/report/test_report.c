@@ -16,6 +16,8 @@
 #include "core/files.h"
 #include "core/numfmt.h"
 #include "core/shapes.h"
+#include "evidence/reader.h"
+#include "evidence/result_ratio.h"
 #include "report/complete.h"
 #include "report/model.h"
 #include "report/phase_doc.h"
@@ -1070,6 +1072,110 @@ static void every_implementation_its_own_colour(void **st)
             if (strcmp(seen[a], seen[b]) == 0) fail_msg("implementations %zu and %zu share %s", a, b, seen[a]);
 }
 
+/* Every time of impl's graph timing at the headline shape (causal or not) times f, as a
+ * slower session of the same code would read. */
+static void slow_down(json_t *doc, const char *impl, int causal, double f)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(doc, "results"), i, r) {
+        json_t *sh = json_object_get(r, "shape");
+        if (strcmp(json_string_value(json_object_get(r, "impl")), impl) ||
+            json_integer_value(json_object_get(sh, "seq_q")) != 512 ||
+            json_integer_value(json_object_get(sh, "causal")) != causal)
+            continue;
+        json_t *g = json_object_get(json_object_get(r, "timing"), "graph"), *v;
+        const char *key;
+        json_object_foreach(g, key, v) {
+            if (json_is_real(v) && strstr(key, "_us")) json_real_set(v, json_real_value(v) * f);
+            if (strcmp(key, "samples_us") == 0) {
+                size_t k;
+                json_t *x;
+                json_array_foreach(v, k, x) json_real_set(x, json_real_value(x) * f);
+            }
+        }
+        /* what the run derives from the median moves with it */
+        json_t *d = json_object_get(r, "derived"), *ratio = json_object_get(d, "ratio");
+        json_object_foreach(d, key, v)
+            if (json_is_real(v) && strcmp(key, "flops") && strcmp(key, "bytes"))
+                json_real_set(v, json_real_value(v) / f);
+        json_object_foreach(ratio, key, v)
+            if (json_is_real(v)) json_real_set(v, json_real_value(v) * f);
+    }
+}
+
+/* The ratio of one rung at one shape in a run of the copied evidence, by the report's rule. */
+static double ratio_in(const char *ev, const char *rel, const char *impl, const attn_shape *s)
+{
+    char path[1024], err[1024];
+    snprintf(path, sizeof path, "%s/%s", ev, rel);
+    run_data r;
+    assert_int_equal(run_open(&r, path, err, sizeof err), 0);
+    const run_result *x = run_find(&r, impl, s);
+    assert_non_null(x);
+    double v;
+    assert_int_equal(result_point_ratio(&r, x, "sdpa_cudnn", &v), 0);
+    run_close(&r);
+    return v;
+}
+
+/* The GPU's section shows, under its ladder, each rung's ratio at the headline shapes across
+ * the accepted runs (separate sessions, the machines counted by their GPUs' UUIDs): the
+ * lowest and highest with the run each came from, and their quotient. With one accepted
+ * run there is nothing to show. */
+static void ratios_between_sessions(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *tmp = temp_dir();
+    char ev[512], out[512], path[1024];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    copy_evidence(tmp);
+    const char *a = "nvidia-test-gpu/20260101T000000Z_aaaaaaa.json", *b = "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json";
+    const char *uuids[2] = { "GPU-aaaa0000", "GPU-bbbb1111" };
+    for (int k = 0; k < 2; k++) {
+        json_t *doc = load_run(ev, k ? b : a, path, sizeof path);
+        json_object_set_new(json_object_get(json_object_get(doc, "context"), "gpu"), "uuid", json_string(uuids[k]));
+        if (k) slow_down(doc, "03_wmma", 0, 1.05);   /* the second session reads 5% slower */
+        save_run(doc, path);
+    }
+    write_rel(ev, "nvidia-test-gpu/accepted.txt", "20260101T000000Z_aaaaaaa.json\n20260201T000000Z_bbbbbbb.json\n");
+    char *msg;
+    int rc = report_quiet(ev, out, tmp, &msg);
+    if (rc != EXIT_OK) fprintf(stderr, "%s", msg);
+    assert_int_equal(rc, EXIT_OK);
+    free(msg);
+    char *readme = read_rel(out, "README.md");
+    char *sec = gpu_section(readme, "NVIDIA Test GPU");
+    assert_non_null(strstr(sec, "#### Between sessions\n"));
+    assert_non_null(strstr(sec, "in the 2 accepted runs (`accepted.txt`; ratios of separate medians in all 2) on 2 GPUs of this model"));
+    const attn_shape h = { 1, 8, 512, 512, 64, 0, 0.125 };
+    double ra = ratio_in(ev, a, "03_wmma", &h), rb = ratio_in(ev, b, "03_wmma", &h);
+    assert_true(ra != rb);
+    char lo[32], hi[32], ch[32], now[32], want[512];
+    fmt_num(lo, sizeof lo, ra < rb ? ra : rb);
+    fmt_num(hi, sizeof hi, ra < rb ? rb : ra);
+    fmt_change(ch, sizeof ch, (ra < rb ? rb : ra) / (ra < rb ? ra : rb));
+    fmt_num(now, sizeof now, rb);   /* the reference run (reference.txt) is b */
+    snprintf(want, sizeof want, "| [03_wmma](phases/03_wmma.md) | 1x8x512x64 | %s | %s (`%s`) | %s (`%s`) | %s |\n",
+             now, lo, ra < rb ? "20260101T000000Z" : "20260201T000000Z", hi,
+             ra < rb ? "20260201T000000Z" : "20260101T000000Z", ch);
+    if (!strstr(sec, want)) fprintf(stderr, "want: %s\nin:\n%s\n", want, sec);
+    assert_non_null(strstr(sec, want));
+    free(sec);
+    free(readme);
+    /* one accepted run: no such section */
+    write_rel(ev, "nvidia-test-gpu/accepted.txt", "20260101T000000Z_aaaaaaa.json\n");
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    readme = read_rel(out, "README.md");
+    assert_null(strstr(readme, "#### Between sessions"));
+    free(readme);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1089,6 +1195,7 @@ int main(void)
         cmocka_unit_test(moved_rung_keeps_its_history),
         cmocka_unit_test(resources_of_the_kernel_that_ran),
         cmocka_unit_test(no_evidence_yet),
+        cmocka_unit_test(ratios_between_sessions),
         cmocka_unit_test(decode_plot_or_its_note),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
