@@ -180,6 +180,12 @@ static void resources_legend(FILE *f)
  * measured both in rotation, the quotient of their paired ratios to the baseline (each
  * timed in the same rounds as the baseline, so the clock's drift cancels); otherwise the
  * quotient of their own sustained medians. */
+/* A step between two rungs timed in the same rotation is within the method's noise when it
+ * is within this of x1.00: the same kernel measured twice in one run (rung 10 handing a
+ * shape to rung 09) read up to 0.9% apart (H100, paired), and the A/B gate's default
+ * tolerance is 1%. A step of separate medians carries the clock's drift and is not marked. */
+#define STEP_TIE 0.01
+
 static double step_speedup(const report_ctx *c, const run_data *r, const run_result *p, const run_result *x)
 {
     double rp, rx;
@@ -187,6 +193,19 @@ static double step_speedup(const report_ctx *c, const run_data *r, const run_res
         gate_result_point_ratio(c->cfg, r, x, &rx) == 0 && rx > 0)
         return rp / rx;
     return p->median_us / x->median_us;
+}
+
+/* The step of rung x over the rung below it, p: "x1.32", or "x1.00 tie" where both ratios
+ * are paired and the step is within STEP_TIE of x1.00. */
+static const char *fmt_step(char *buf, size_t len, const report_ctx *c, const run_data *r, const run_result *p,
+                            const run_result *x)
+{
+    double v = step_speedup(c, r, p, x);
+    char sp[32];
+    fmt_speedup(sp, sizeof sp, v);
+    int tie = result_pairs_decide(r, p) && result_pairs_decide(r, x) && fabs(v - 1) <= STEP_TIE;
+    snprintf(buf, len, "%s%s", sp, tie ? " tie" : "");
+    return buf;
 }
 
 /* The ladder table's header; with_gpu adds a first column naming the GPU (the first
@@ -213,7 +232,7 @@ static void ladder_rows(FILE *f, const report_ctx *c, const report_gpu *g, const
         const run_impl *im = run_find_impl(r, ph);
         if (!im || strcmp(im->kind, "phase") != 0) continue;
         const run_result *x = run_find(r, ph, s);
-        char verdict[256], vcell[260], med[32], ci[64], rat[32], rci[64], prev[32], sc[32], tf[32],
+        char verdict[256], vcell[260], med[32], ci[64], rat[32], rci[64], prev[48], sc[32], tf[32],
              fp[32], fd[32], regs[96], smem[96], spills[96], why[200];
         if (g->gate_ok) gate_phase_verdict(&g->ladder, ph, s, verdict, sizeof verdict);
         else snprintf(verdict, sizeof verdict, "-");
@@ -235,7 +254,7 @@ static void ladder_rows(FILE *f, const report_ctx *c, const report_gpu *g, const
                 gpu, ph, ph, now, fmt_num(med, sizeof med, x->median_us),
                 fmt_ci(ci, sizeof ci, x->ci_lo_us, x->ci_hi_us), fmt_num(rat, sizeof rat, ratio),
                 fmt_ci(rci, sizeof rci, lo, hi),
-                p ? fmt_speedup(prev, sizeof prev, step_speedup(c, r, p, x)) : "-",
+                p ? fmt_step(prev, sizeof prev, c, r, p, x) : "-",
                 first && first != x ? fmt_speedup(sc, sizeof sc, step_speedup(c, r, first, x)) : "-",
                 fmt_num(tf, sizeof tf, x->tflops), fmt_pct(fp, sizeof fp, x->frac_fp16_peak),
                 fmt_pct(fd, sizeof fd, x->frac_dram), regs, smem, spills, vcell);
@@ -368,7 +387,10 @@ static void steps_table(FILE *f, const report_ctx *c, const run_data *r)
     fprintf(f, "### Each rung against the rung below\n\n");
     fprintf(f, "The speedup of each rung over the rung below it (the next lower rung timed at that shape in "
             "this run; x1.40: 1.40 times as fast): the quotient of their paired ratios to %s where the run "
-            "timed them in rotation, else of their median latencies; and the rung's TFLOP/s.", c->cfg->baseline);
+            "timed them in rotation, else of their median latencies; and the rung's TFLOP/s. \"tie\": a paired "
+            "step within 1%% of x1.00, no larger than the same kernel measured twice in one run has read apart "
+            "(a step of separate medians also carries the clock's drift, up to several percent, and is not "
+            "marked).", c->cfg->baseline);
     if (missing[0]) fprintf(f, " Not timed for two rungs in this run: %s.", missing);
     fprintf(f, "\n\n");
     if (!n) return;
@@ -389,14 +411,13 @@ static void steps_table(FILE *f, const report_ctx *c, const run_data *r)
         for (size_t k = 0; k < n; k++) {
             const run_result *x = run_find(r, c->phases[i], &shown[k]);
             const run_result *p = x && x->timed ? report_previous_rung(c, r, c->phases[i], &shown[k]) : NULL;
-            char sp[32], tf[32];
+            char sp[48], tf[32];
             if (!x || !x->timed)
                 fprintf(f, " - |");
             else if (!p)
                 fprintf(f, " (%s TFLOP/s) |", fmt_num(tf, sizeof tf, x->tflops));
             else
-                fprintf(f, " %s (%s TFLOP/s) |", fmt_speedup(sp, sizeof sp, step_speedup(c, r, p, x)),
-                        fmt_num(tf, sizeof tf, x->tflops));
+                fprintf(f, " %s (%s TFLOP/s) |", fmt_step(sp, sizeof sp, c, r, p, x), fmt_num(tf, sizeof tf, x->tflops));
         }
         fprintf(f, "\n");
     }
@@ -702,7 +723,7 @@ static void measured_table(FILE *f, const report_ctx *c, const char *rung)
         for (size_t h = 0; h < c->cfg->n_headline; h++) {
             const attn_shape *s = &c->cfg->headline[h];
             const run_result *x = run_find(g->ref, phase, s);
-            char text[96], med[32], ci[64], rat[32], rci[64], prev[32], tf[32], v[256], vc[260];
+            char text[96], med[32], ci[64], rat[32], rci[64], prev[48], tf[32], v[256], vc[260];
             run_shape_text(s, text, sizeof text);
             if (g->gate_ok) gate_phase_verdict(&g->ladder, phase, s, v, sizeof v);
             else snprintf(v, sizeof v, "-");
@@ -718,7 +739,7 @@ static void measured_table(FILE *f, const report_ctx *c, const char *rung)
                     phase != rung ? " (as `" : "", phase != rung ? phase : "", phase != rung ? "`)" : "", text,
                     fmt_num(med, sizeof med, x->median_us), fmt_ci(ci, sizeof ci, x->ci_lo_us, x->ci_hi_us),
                     fmt_num(rat, sizeof rat, ratio), fmt_ci(rci, sizeof rci, lo, hi),
-                    p ? fmt_speedup(prev, sizeof prev, step_speedup(c, g->ref, p, x)) : "first rung",
+                    p ? fmt_step(prev, sizeof prev, c, g->ref, p, x) : "first rung",
                     fmt_num(tf, sizeof tf, x->tflops), cell(v, vc, sizeof vc));
         }
     }
