@@ -176,16 +176,16 @@ static void resources_legend(FILE *f)
             "(smem then static only).\n\n");
 }
 
-/* How many times as fast x is as p (a rung below it, or the first rung): where the run
- * measured both in rotation, the quotient of their paired ratios to the baseline (each
- * timed in the same rounds as the baseline, so the clock's drift cancels); otherwise the
- * quotient of their own sustained medians. */
 /* A step between two rungs timed in the same rotation is within the method's noise when it
  * is within this of x1.00: the same kernel measured twice in one run (rung 10 handing a
  * shape to rung 09) read up to 0.9% apart (H100, paired), and the A/B gate's default
  * tolerance is 1%. A step of separate medians carries the clock's drift and is not marked. */
 #define STEP_TIE 0.01
 
+/* How many times as fast x is as p (a rung below it, or the first rung): where the run
+ * measured both in rotation, the quotient of their paired ratios to the baseline (each
+ * timed in the same rounds as the baseline, so the clock's drift cancels); otherwise the
+ * quotient of their own sustained medians. */
 static double step_speedup(const report_ctx *c, const run_data *r, const run_result *p, const run_result *x)
 {
     double rp, rx;
@@ -322,9 +322,9 @@ static int set_range(const report_ctx *c, const report_gpu *g, const char *ph, c
 }
 
 /* Each rung's ratio at the headline shapes across the GPU's accepted runs (separate
- * sessions, perhaps other machines of the model): where a fresh run of the same build can
- * be expected to read, and how far apart sessions read. The drift gate's tolerance comes
- * from the same spread. Nothing with fewer than two accepted runs. */
+ * sessions, perhaps other machines of the model): how far apart sessions of the same code
+ * read, the spread to read a fresh run against. The drift gate's tolerance comes from the
+ * same spread. Nothing with fewer than two accepted runs. */
 static void sessions_table(FILE *f, const report_ctx *c, const report_gpu *g)
 {
     if (g->n_set < 2) return;
