@@ -277,13 +277,6 @@ static void ladder_table(FILE *f, const report_ctx *c, const report_gpu *g, cons
     fprintf(f, "\n");
 }
 
-/* The run's stamp (its file name up to the first '_'), for a table cell. */
-static void run_stamp(const run_data *r, char *buf, size_t len)
-{
-    const char *u = strchr(r->base, '_');
-    snprintf(buf, len, "%.*s", u ? (int)(u - r->base) : (int)strlen(r->base), r->base);
-}
-
 /* The GPUs the accepted runs ran on, told apart by their UUIDs; a run that recorded none
  * counts as one more (its machine is unknown). */
 static size_t set_machines(const report_gpu *g)
@@ -321,43 +314,75 @@ static int set_range(const report_ctx *c, const report_gpu *g, const char *ph, c
     return n >= 2 ? 0 : -1;
 }
 
-/* Each rung's ratio at the headline shapes across the GPU's accepted runs (separate
- * sessions, perhaps other machines of the model): how far apart sessions of the same code
- * read, the spread to read a fresh run against. The drift gate's tolerance comes from the
- * same spread. Nothing with fewer than two accepted runs. */
+/* The shapes the between-sessions table shows: the headline and throughput shapes (the
+ * regimes the method is read in: a launch of microseconds, and one of a millisecond), those
+ * at which some rung has a range; *n of them. */
+static void session_shapes(const report_ctx *c, const report_gpu *g, attn_shape *out, size_t *n)
+{
+    *n = 0;
+    for (size_t k = 0; k < c->cfg->n_headline + c->cfg->n_throughput; k++) {
+        const attn_shape *s = k < c->cfg->n_headline ? &c->cfg->headline[k]
+                                                     : &c->cfg->throughput[k - c->cfg->n_headline];
+        int any = 0;
+        for (size_t i = 0; i < c->n_phases && !any; i++) {
+            double lo, hi;
+            const run_data *rlo, *rhi;
+            any = set_range(c, g, c->phases[i], s, &lo, &rlo, &hi, &rhi) == 0;
+        }
+        if (any) out[(*n)++] = *s;
+    }
+}
+
+/* Each rung's ratio at the headline and throughput shapes across the GPU's accepted runs
+ * (separate sessions, perhaps other machines of the model): the lowest, the highest and
+ * their quotient, how far apart sessions of the same code read: the spread to read a
+ * fresh run against. The drift gate's tolerance comes from the same spread. Nothing with
+ * fewer than two accepted runs. */
 static void sessions_table(FILE *f, const report_ctx *c, const report_gpu *g)
 {
+    attn_shape shapes[2 * GATE_MAX_HEADLINE];
+    size_t n_shapes;
     if (g->n_set < 2) return;
+    session_shapes(c, g, shapes, &n_shapes);
+    if (!n_shapes) return;
     size_t machines = set_machines(g), paired = 0;
     for (size_t i = 0; i < g->n_set; i++) paired += g->set[i]->ratio_rotation != 0;
     char how[96];
     if (paired == g->n_set) snprintf(how, sizeof how, "ratios paired in all %zu", g->n_set);
     else if (!paired) snprintf(how, sizeof how, "ratios of separate medians in all %zu", g->n_set);
     else snprintf(how, sizeof how, "ratios paired in %zu, of separate medians in %zu", paired, g->n_set - paired);
-    fprintf(f, "#### Between sessions\n\nEach rung's ratio to `%s` at the headline shapes in the %zu accepted "
-            "runs (`accepted.txt`; %s) on %zu GPU%s of this model: the lowest and the highest, with the run "
-            "each came from, and their quotient. That is how far separate sessions of the same code have read "
-            "apart, the spread to read a fresh run against; the drift gate's tolerance is drawn from it.\n\n",
+    fprintf(f, "#### Between sessions\n\nEach rung's ratio to `%s` in the %zu accepted runs (`accepted.txt`; %s) "
+            "on %zu GPU%s of this model, at the headline and throughput shapes: the lowest and the highest, and "
+            "their quotient. That is how far separate sessions of the same code have read apart, the spread to "
+            "read a fresh run against; the drift gate's tolerance is drawn from it.\n\n| phase |",
             c->cfg->baseline, g->n_set, how, machines, machines == 1 ? "" : "s");
-    fprintf(f, "| phase | shape | this run | lowest | highest | highest / lowest |\n"
-               "| --- | --- | ---: | ---: | ---: | ---: |\n");
-    for (size_t i = 0; i < c->n_phases; i++)
-        for (size_t h = 0; h < c->cfg->n_headline; h++) {
-            const char *ph = c->phases[i];
-            const attn_shape *s = &c->cfg->headline[h];
-            double lo = NAN, hi = NAN, now = NAN;
-            const run_data *rlo = NULL, *rhi = NULL;
-            if (set_range(c, g, ph, s, &lo, &rlo, &hi, &rhi)) continue;
-            const run_result *x = run_find(g->ref, ph, s);
-            if (x && x->timed) gate_result_point_ratio(c->cfg, g->ref, x, &now);
-            char text[96], a[32], b[32], d[32], e[32], sl[32], sh[32];
-            run_shape_text(s, text, sizeof text);
-            run_stamp(rlo, sl, sizeof sl);
-            run_stamp(rhi, sh, sizeof sh);
-            fprintf(f, "| [%s](phases/%s.md) | %s | %s | %s (`%s`) | %s (`%s`) | %s |\n", ph, ph, text,
-                    fmt_num(a, sizeof a, now), fmt_num(b, sizeof b, lo), sl, fmt_num(d, sizeof d, hi), sh,
-                    fmt_change(e, sizeof e, hi / lo));
+    for (size_t k = 0; k < n_shapes; k++) {
+        char text[96];
+        run_shape_text(&shapes[k], text, sizeof text);
+        fprintf(f, " %s |", text);
+    }
+    fprintf(f, "\n| --- |");
+    for (size_t k = 0; k < n_shapes; k++) fprintf(f, " ---: |");
+    fprintf(f, "\n");
+    for (size_t i = 0; i < c->n_phases; i++) {
+        const char *ph = c->phases[i];
+        char row[2048];
+        size_t len = (size_t)snprintf(row, sizeof row, "| [%s](phases/%s.md) |", ph, ph);
+        int any = 0;
+        for (size_t k = 0; k < n_shapes && len < sizeof row; k++) {
+            double lo, hi;
+            const run_data *rlo, *rhi;
+            char a[32], b[32], e[32];
+            if (set_range(c, g, ph, &shapes[k], &lo, &rlo, &hi, &rhi)) {
+                len += (size_t)snprintf(row + len, sizeof row - len, " - |");
+                continue;
+            }
+            any = 1;
+            len += (size_t)snprintf(row + len, sizeof row - len, " %s-%s (%s) |", fmt_num(a, sizeof a, lo),
+                                    fmt_num(b, sizeof b, hi), fmt_change(e, sizeof e, hi / lo));
         }
+        if (any) fprintf(f, "%s\n", row);
+    }
     fprintf(f, "\n");
 }
 
