@@ -6,8 +6,10 @@
  * median of its per-round quotients with a bootstrap CI over rounds (results[].paired,
  * design "rotation"; derived.ratio method "paired"). A much slower one (the scalar and early
  * rungs at long shapes) would make each round mostly its own low-power replay and move the
- * others' clocks; it keeps the quotient of its own and the baseline's separate medians
- * (method "independent"). Paired with the baseline alone instead, as builds up to 1ded564
+ * others' clocks (with rungs 01 and 02 in the rotation at 4x16x4096x128, every other rung's
+ * ratio moved by 1.3-6.8%:
+ * evidence/nvidia-h100-80gb-hbm3/studies/rotation/slow_rungs_in_rotation_20261128T030133Z.json);
+ * it keeps the quotient of its own and the baseline's separate medians (method "independent"). Paired with the baseline alone instead, as builds up to 1ded564
  * did (design "pair"), its ratio moved by up to 29% between H100 machines where the
  * separate medians moved by at most 6.6% (evidence/STUDIES.md), and the pairs cost about
  * 36 s of a sweep. The implementation's own timing stays in results[].timing (the
