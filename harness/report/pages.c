@@ -277,6 +277,19 @@ static void ladder_table(FILE *f, const report_ctx *c, const report_gpu *g, cons
     fprintf(f, "\n");
 }
 
+/* The rest of a table's head after its first cell: a column a shape, numbers right-aligned. */
+static void shape_columns_head(FILE *f, const attn_shape *shapes, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        char text[96];
+        run_shape_text(&shapes[k], text, sizeof text);
+        fprintf(f, " %s |", text);
+    }
+    fprintf(f, "\n| --- |");
+    for (size_t k = 0; k < n; k++) fprintf(f, " ---: |");
+    fprintf(f, "\n");
+}
+
 /* The GPUs the accepted runs ran on, told apart by their UUIDs; a run that recorded none
  * counts as one more (its machine is unknown). */
 static size_t set_machines(const report_gpu *g)
@@ -356,14 +369,7 @@ static void sessions_table(FILE *f, const report_ctx *c, const report_gpu *g)
             "their quotient. That is how far separate sessions of the same code have read apart, the spread to "
             "read a fresh run against; the drift gate's tolerance is drawn from it.\n\n| phase |",
             c->cfg->baseline, g->n_set, how, machines, machines == 1 ? "" : "s");
-    for (size_t k = 0; k < n_shapes; k++) {
-        char text[96];
-        run_shape_text(&shapes[k], text, sizeof text);
-        fprintf(f, " %s |", text);
-    }
-    fprintf(f, "\n| --- |");
-    for (size_t k = 0; k < n_shapes; k++) fprintf(f, " ---: |");
-    fprintf(f, "\n");
+    shape_columns_head(f, shapes, n_shapes);
     for (size_t i = 0; i < c->n_phases; i++) {
         const char *ph = c->phases[i];
         char row[2048];
@@ -420,14 +426,7 @@ static void steps_table(FILE *f, const report_ctx *c, const run_data *r)
     fprintf(f, "\n\n");
     if (!n) return;
     fprintf(f, "| rung |");
-    for (size_t k = 0; k < n; k++) {
-        char text[96];
-        run_shape_text(&shown[k], text, sizeof text);
-        fprintf(f, " %s |", text);
-    }
-    fprintf(f, "\n| --- |");
-    for (size_t k = 0; k < n; k++) fprintf(f, " ---: |");
-    fprintf(f, "\n");
+    shape_columns_head(f, shown, n);
     for (size_t i = 0; i < c->n_phases; i++) {
         const run_impl *im = run_find_impl(r, c->phases[i]);
         if (!im || strcmp(im->kind, "phase") != 0) continue;
