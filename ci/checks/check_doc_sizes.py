@@ -7,10 +7,11 @@ the repository's size see.
 
 usage: check_doc_sizes.py [--root DIR] [--self-test]   exit 0 within the limits, 1 otherwise
 (each file over its limit printed with its size and the limit), 2 on bad usage."""
-import argparse
 import glob
 import os
 import sys
+
+import check_args
 
 RUNG_README_MAX = 15000
 CI_README_MAX = 12000
@@ -53,13 +54,9 @@ def self_test():
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--root", default=".", help="the repository to check (default: .)")
-    ap.add_argument("--self-test", action="store_true", help="check the checker on planted files")
-    a = ap.parse_args(argv)  # bad usage: argparse prints the usage and exits 2
-    if a.self_test:
+    root, self_testing = check_args.parse(argv, __doc__)   # bad usage: exit 2
+    if self_testing:
         return self_test()
-    root = a.root
     if not limits(root):  # a wrong root would otherwise pass on nothing
         print(f"check_doc_sizes: {root}: no phases/*/README.md or ci/README.md there; "
               "--root names the repository's top folder", file=sys.stderr)

@@ -12,10 +12,11 @@ ci/checks/test_names.sh plants duplicates in a scratch tree.
 
 usage: check_names.py [--root DIR] [--self-test]   exit 0 when no name is shared, 1
 otherwise (each shared name printed with its files), 2 on bad usage."""
-import argparse
 import os
 import subprocess
 import sys
+
+import check_args
 
 NOT_READ = ("harness/tests/data/",)
 
@@ -57,13 +58,9 @@ def self_test():
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--root", default=".", help="the repository to check (default: .)")
-    ap.add_argument("--self-test", action="store_true", help="check the checker on planted files")
-    a = ap.parse_args(argv)  # bad usage: argparse prints the usage and exits 2
-    if a.self_test:
+    root, self_testing = check_args.parse(argv, __doc__)   # bad usage: exit 2
+    if self_testing:
         return self_test()
-    root = a.root
     paths = tracked(root)
     bad = clashes(paths)
     for base, ps in bad.items():

@@ -105,6 +105,18 @@ json_t *run_write_env_overrides(const run_env_override *env, size_t n)
     return o;
 }
 
+/* A new object and a new array for a writer that fills both; 0, or -1 (neither kept) when
+ * either cannot be made. */
+static int object_and_array(json_t **o, json_t **a)
+{
+    *o = json_object();
+    *a = json_array();
+    if (*o && *a) return 0;
+    json_decref(*o);
+    json_decref(*a);
+    return -1;
+}
+
 static json_t *clocks_or_null(const clock_reading *c)
 {
     return c ? run_write_clocks(c) : json_null();
@@ -112,12 +124,8 @@ static json_t *clocks_or_null(const clock_reading *c)
 
 json_t *run_write_context(const run_process_context *c)
 {
-    json_t *o = json_object(), *argv = json_array();
-    if (!o || !argv) {
-        json_decref(o);
-        json_decref(argv);
-        return NULL;
-    }
+    json_t *o, *argv;
+    if (object_and_array(&o, &argv)) return NULL;
     for (size_t i = 0; i < c->argc; i++) json_array_append_new(argv, json_string(c->argv[i]));
     put(o, "gpu", run_write_gpu(c->gpu));
     put(o, "versions", run_write_versions(c->versions));
@@ -176,12 +184,8 @@ static json_t *resource_kernel(const kernel_resource *k, resources_source source
 
 json_t *run_write_resources(const kernel_resources *r)
 {
-    json_t *o = json_object(), *kernels = json_array();
-    if (!o || !kernels) {
-        json_decref(o);
-        json_decref(kernels);
-        return NULL;
-    }
+    json_t *o, *kernels;
+    if (object_and_array(&o, &kernels)) return NULL;
     for (size_t i = 0; i < r->n_kernels; i++) json_array_append_new(kernels, resource_kernel(&r->kernels[i], r->source));
     int loaded = r->source == RESOURCES_LOADED;
     if (loaded) put(o, "source", json_string("loaded"));
