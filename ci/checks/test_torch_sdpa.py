@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import math
+import statistics
 import os
 import random
 import subprocess
@@ -370,6 +371,45 @@ check("line: a separate measurement says so", "separate, no paired ratio: sdpa_c
 table = ts.ratio_table(["torch_flash", "torch_cudnn"], [(s, {"torch_cudnn": ratio})])
 check("table: each backend / sdpa_cudnn", "/ sdpa_cudnn" in table[0] and "torch_cudnn" in table[0]
       and f"{ratio[0]:.3f}" in table[1] and "4x16x4096x4096x128 causal" in table[1], table)
+
+# ---- check_bridge.py: a run's bridged rows read back from its evidence ---------------------
+
+import check_bridge  # noqa: E402
+
+
+def bridged_run(median_scale=1.0, with_bridge_row=True, paired_with="10_latency"):
+    shape = {"batch": 4, "heads": 32, "seq_q": 4096, "seq_kv": 4096, "head_dim": 64, "causal": 0}
+    ext = {"impl_us": [110.0, 111.0, 109.0], "baseline_us": [90.0, 90.5, 89.0]}
+    br = {"impl_us": [90.0, 89.0, 91.0], "baseline_us": [95.0, 94.0, 96.0]}
+    want = statistics.median(a / b for a, b in zip(ext["impl_us"], ext["baseline_us"])) * \
+        statistics.median(a / b for a, b in zip(br["impl_us"], br["baseline_us"]))
+    results = [{"impl": "torch_cudnn", "shape": shape, "paired": dict(ext, baseline=paired_with),
+                "derived": {"ratio": {"baseline": "sdpa_cudnn", "method": "bridged", "bridge": "10_latency",
+                                      "median": want * median_scale}}}]
+    if with_bridge_row:
+        results.append({"impl": "10_latency", "shape": shape, "paired": dict(br, baseline="sdpa_cudnn")})
+    return {"method": {"baseline": "sdpa_cudnn"}, "context": {"versions": {"cudnn": 91400}},
+            "implementations": [{"name": "10_latency", "kind": "phase"}, {"name": "sdpa_cudnn", "kind": "baseline"},
+                                {"name": "torch_cudnn", "kind": "external"}], "results": results}
+
+
+def check_bridge_exit(doc):
+    path = os.path.join(tmp, "bridged.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        rc = check_bridge.main([path])
+    return rc, out.getvalue()
+
+
+rc, out = check_bridge_exit(bridged_run())
+check("check_bridge: a bridged run passes and prints the product", rc == 0 and "torch_cudnn 1.158" in out, out)
+rc, out = check_bridge_exit(bridged_run(median_scale=1.01))
+check("check_bridge: a derived ratio off the pairs fails", rc == 1 and "disagrees" in out, out)
+rc, out = check_bridge_exit(bridged_run(with_bridge_row=False))
+check("check_bridge: the bridge not timed in the run fails", rc == 1 and "not timed in the run" in out, out)
+rc, out = check_bridge_exit(bridged_run(paired_with="sdpa_cudnn"))
+check("check_bridge: the old method fails", rc == 1 and "old method" in out, out)
 
 subprocess.run(["rm", "-rf", tmp])
 if fails:
