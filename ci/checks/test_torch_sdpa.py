@@ -403,7 +403,7 @@ def check_bridge_exit(doc):
 
 
 rc, out = check_bridge_exit(bridged_run())
-check("check_bridge: a bridged run passes and prints the product", rc == 0 and "torch_cudnn 1.158" in out, out)
+check("check_bridge: a bridged run passes and prints the product", rc == 0 and "torch_cudnn 1.160" in out, out)
 rc, out = check_bridge_exit(bridged_run(median_scale=1.01))
 check("check_bridge: a derived ratio off the pairs fails", rc == 1 and "disagrees" in out, out)
 rc, out = check_bridge_exit(bridged_run(with_bridge_row=False))
