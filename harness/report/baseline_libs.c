@@ -73,7 +73,7 @@ static size_t difference_lines(FILE *f, const run_data *r, size_t *n_differ)
         char text[96];
         run_shape_text(&x->shape, text, sizeof text);
         if (!(*n_differ)++)
-            fprintf(f, "\n| shape | PyTorch's cuDNN / the machine's [95%% CI] | difference |\n| --- | ---: | ---: |\n");
+            fprintf(f, "\n\n| shape | PyTorch's cuDNN / the machine's [95%% CI] | difference |\n| --- | ---: | ---: |\n");
         fprintf(f, "| %s | %.3f [%.3f, %.3f] | %+.1f%% |\n", text, q, lo, hi, 100 * (q - 1));
     }
     return n;
