@@ -6,8 +6,11 @@ quotients with its bootstrap CI; the rotation's stop rule; each round's order is
 permutation drawn from the seed; and the rotation, driven by a fake replay whose GPU clock
 swings by +-30%, recovers planted ratios and writes `timing.graph` / `paired` blocks of the
 schema (evidence/SCHEMA.md, results[].paired)."""
+import contextlib
+import io
 import json
 import math
+import statistics
 import os
 import random
 import subprocess
@@ -297,6 +300,59 @@ try:
 except ValueError:
     check("rotation: without the baseline refused", True)
 
+# ---- the bridge: a rung timed here and in the run ------------------------------------------
+
+MAPS = "\n".join([
+    "7f00-7f01 r-xp 00000000 08:01 1 /opt/torch/lib/libcudnn_graph.so.9.19.0",
+    "7f01-7f02 r--p 00000000 08:01 2 /opt/torch/lib/libcudnn_engines_precompiled.so.9",
+    "7f02-7f03 r-xp 00000000 08:01 3 /opt/venv/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+    "7f03-7f04 rw-p 00000000 00:00 0 ",
+    "7f04-7f05 r-xp 00000000 08:01 4 /lib/x86_64-linux-gnu/libcudnn.so.9"])
+check("cudnn_library: the first libcudnn.so mapped, not the graph or engine libraries",
+      ts.cudnn_library(MAPS) == "/opt/venv/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+      ts.cudnn_library(MAPS))
+check("cudnn_library: none mapped", ts.cudnn_library(MAPS.split("\n")[0]) is None)
+check("cudnn_text", ts.cudnn_text(91900) == "9.19.0" and ts.cudnn_text(91400) == "9.14.0"
+      and ts.cudnn_text(None) == "unavailable")
+a = ts.parse_args(["--abi", SO, "--bridge", "10_latency"])
+check("--bridge: the rotation's denominator", a.denominator == "10_latency" and a.bridge == "10_latency")
+check("no --bridge: the baseline is the denominator", ts.parse_args([]).denominator == "sdpa_cudnn")
+for bad in ("sdpa_cudnn", ""):
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            ts.parse_args(["--bridge", bad])
+        check(f"--bridge {bad!r} refused", False)
+    except SystemExit as e:
+        check(f"--bridge {bad!r} refused", e.code == 2, e.code)
+
+# In PyTorch's process: the bridge (a rung), PyTorch's cuDNN backend and the C baseline on
+# PyTorch's cuDNN. Planted per-call times: the run's own baseline (the machine's cuDNN) would
+# be 95 us where the bridge is 90, so torch_cudnn's ratio to the run's baseline is 110/95.
+BNAMES = ["10_latency", "torch_cudnn", "sdpa_cudnn"]
+BPER = {"10_latency": 90.0, "torch_cudnn": 110.0, "sdpa_cudnn": 100.0}
+BINNER = {x: 20 for x in BNAMES}
+bgpu = FakeGPU(BPER, BINNER, noise=0.003, seed=5)
+brot = ts.rotate(BNAMES, BINNER, bgpu.replay, "10_latency", RULE, seed=11, warm_rounds=2,
+                 clock=bgpu.clock)
+for name, want in (("torch_cudnn", 110 / 90), ("sdpa_cudnn", 100 / 90)):
+    m, lo, hi = ts.paired_ratio(brot["samples"][name], brot["samples"]["10_latency"], 11)
+    check(f"bridge: {name} / the bridge planted at {want:.4f}: within 1%", abs(m / want - 1) < 0.01, m)
+    timing, paired = ts.rotation_timing(brot, name, "10_latency")
+    check(f"bridge: {name}'s paired block names the bridge", paired["baseline"] == "10_latency"
+          and paired["baseline_us"] == brot["samples"]["10_latency"], paired["baseline"])
+# the run's side: the bridge against the machine's cuDNN, 90 against 95 us
+rgpu = FakeGPU({"10_latency": 90.0, "sdpa_cudnn": 95.0}, {"10_latency": 20, "sdpa_cudnn": 20},
+               noise=0.003, seed=6)
+rrot = ts.rotate(["10_latency", "sdpa_cudnn"], {"10_latency": 20, "sdpa_cudnn": 20}, rgpu.replay,
+                 "sdpa_cudnn", RULE, seed=12, clock=rgpu.clock)
+m1 = ts.paired_ratio(brot["samples"]["torch_cudnn"], brot["samples"]["10_latency"], 11)[0]
+m2 = ts.paired_ratio(rrot["samples"]["10_latency"], rrot["samples"]["sdpa_cudnn"], 12)[0]
+check("bridge: the product of the two paired ratios is torch_cudnn / the run's baseline",
+      abs(m1 * m2 / (110 / 95) - 1) < 0.01, m1 * m2)
+table = ts.ratio_table(["torch_cudnn", "sdpa_cudnn"], [(ts.parse_shape("1,8,512,512,64,0"),
+                       {"torch_cudnn": (m1, m1, m1, 30)})], "10_latency")
+check("table: ratios to the bridge say so", "/ 10_latency" in table[0], table[0])
+
 # ---- the printed line and table ------------------------------------------------------------
 
 s = ts.parse_shape("4,16,4096,4096,128,1")
@@ -315,6 +371,45 @@ check("line: a separate measurement says so", "separate, no paired ratio: sdpa_c
 table = ts.ratio_table(["torch_flash", "torch_cudnn"], [(s, {"torch_cudnn": ratio})])
 check("table: each backend / sdpa_cudnn", "/ sdpa_cudnn" in table[0] and "torch_cudnn" in table[0]
       and f"{ratio[0]:.3f}" in table[1] and "4x16x4096x4096x128 causal" in table[1], table)
+
+# ---- check_bridge.py: a run's bridged rows read back from its evidence ---------------------
+
+import check_bridge  # noqa: E402
+
+
+def bridged_run(median_scale=1.0, with_bridge_row=True, paired_with="10_latency"):
+    shape = {"batch": 4, "heads": 32, "seq_q": 4096, "seq_kv": 4096, "head_dim": 64, "causal": 0}
+    ext = {"impl_us": [110.0, 111.0, 109.0], "baseline_us": [90.0, 90.5, 89.0]}
+    br = {"impl_us": [90.0, 89.0, 91.0], "baseline_us": [95.0, 94.0, 96.0]}
+    want = statistics.median(a / b for a, b in zip(ext["impl_us"], ext["baseline_us"])) * \
+        statistics.median(a / b for a, b in zip(br["impl_us"], br["baseline_us"]))
+    results = [{"impl": "torch_cudnn", "shape": shape, "paired": dict(ext, baseline=paired_with),
+                "derived": {"ratio": {"baseline": "sdpa_cudnn", "method": "bridged", "bridge": "10_latency",
+                                      "median": want * median_scale}}}]
+    if with_bridge_row:
+        results.append({"impl": "10_latency", "shape": shape, "paired": dict(br, baseline="sdpa_cudnn")})
+    return {"method": {"baseline": "sdpa_cudnn"}, "context": {"versions": {"cudnn": 91400}},
+            "implementations": [{"name": "10_latency", "kind": "phase"}, {"name": "sdpa_cudnn", "kind": "baseline"},
+                                {"name": "torch_cudnn", "kind": "external"}], "results": results}
+
+
+def check_bridge_exit(doc):
+    path = os.path.join(tmp, "bridged.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        rc = check_bridge.main([path])
+    return rc, out.getvalue()
+
+
+rc, out = check_bridge_exit(bridged_run())
+check("check_bridge: a bridged run passes and prints the product", rc == 0 and "torch_cudnn 1.160" in out, out)
+rc, out = check_bridge_exit(bridged_run(median_scale=1.01))
+check("check_bridge: a derived ratio off the pairs fails", rc == 1 and "disagrees" in out, out)
+rc, out = check_bridge_exit(bridged_run(with_bridge_row=False))
+check("check_bridge: the bridge not timed in the run fails", rc == 1 and "not timed in the run" in out, out)
+rc, out = check_bridge_exit(bridged_run(paired_with="sdpa_cudnn"))
+check("check_bridge: the old method fails", rc == 1 and "old method" in out, out)
 
 subprocess.run(["rm", "-rf", tmp])
 if fails:

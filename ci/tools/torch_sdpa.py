@@ -4,7 +4,8 @@ C baseline (sdpa_cudnn) in one process, written in the JSON that `attnladder run
 FILE` imports.
 
 usage: python3 ci/tools/torch_sdpa.py --shapes B,H,Sq,Skv,D,causal ... --out FILE
-         [--abi build/kernels/sdpa_cudnn.so ...] [--backends flash,efficient,cudnn,math]
+         [--abi build/kernels/sdpa_cudnn.so build/phases/10_latency.so ...] [--bridge NAME]
+         [--backends flash,efficient,cudnn,math]
          [--inner N] [--min-rounds a] [--max-rounds b] [--max-seconds t]
          [--rel-ci-target r] [--min-gpu-seconds g] [--seed s]
 
@@ -13,6 +14,18 @@ CUDNN_ATTENTION, MATH) runs on fp16 BHSD inputs drawn uniformly from [-1, 1) and
 is checked once per shape against float64 math (all rows, or a sample of rows on large
 shapes). --abi loads ABI v1 shared objects through ci/abi_check.py's ctypes types; they are
 checked the same way.
+
+The bridge (--bridge NAME, one of the --abi objects: a rung, whose machine code does not
+depend on cuDNN). In this process sdpa_cudnn binds to the cuDNN PyTorch loaded first
+(PyTorch's own, 9.19 with PyTorch 2.11), not the machine's that the harness's run loads
+(9.14 on the GPU machines): a ratio to it here is a ratio to another library than the
+run's baseline. With --bridge every ratio here is to the bridge, which the run also times
+in rotation with its baseline; `attnladder run --external` multiplies the two paired
+ratios (harness/core/stats.h, stats_bridged_ratio_ci: both processes' rounds
+bootstrapped). sdpa_cudnn is then written as one more external result,
+`sdpa_cudnn_torch` (the C baseline on PyTorch's cuDNN), so the run shows both cuDNNs
+against its own baseline. Without --bridge the denominator is sdpa_cudnn on PyTorch's
+cuDNN, as before.
 
 Timing (the rotation): at each shape every implementation that passed its check gets one
 CUDA graph of its own `inner` calls (two synchronised calls estimate a call's time, inner =
@@ -35,7 +48,10 @@ printed line says so.
 Output: results[] of the PyTorch backends only (the harness measures the ABI objects
 itself), each timed one with timing.graph = {inner, samples_us, stop, regime: "rotation" |
 "separate", gpu_s, wall_s} and, in rotation, paired = {baseline, design, inner, n, stop,
-gpu_s, wall_s, impl_us, baseline_us, impl_first} (evidence/SCHEMA.md, results[].paired).
+gpu_s, wall_s, impl_us, baseline_us, impl_first} (evidence/SCHEMA.md, results[].paired);
+paired.baseline is the bridge when there is one. context.cudnn and context.cudnn_path name
+the cuDNN loaded in this process (read from /proc/self/maps once it is loaded), and each
+implementation that runs on it carries library = {name, version, path, of}.
 
 PyTorch's is_causal is top-left aligned and the ABI's causal mask bottom-right, so causal
 shapes with Sq != Skv are recorded as unsupported with that reason.
@@ -52,7 +68,8 @@ if CI_DIR not in sys.path:
 
 BACKENDS = [("flash", "FLASH_ATTENTION"), ("efficient", "EFFICIENT_ATTENTION"),
             ("cudnn", "CUDNN_ATTENTION"), ("math", "MATH")]
-BASELINE = "sdpa_cudnn"     # the C baseline: the ratios' denominator
+BASELINE = "sdpa_cudnn"     # the C baseline: the ratios' denominator when there is no bridge
+ON_TORCH_CUDNN = "sdpa_cudnn_torch"   # the C baseline's result here, on PyTorch's cuDNN
 GRAPH_TARGET_US = 2000.0    # harness/measure/run_options.c: graph_target_us
 CHECK_EVERY = 5             # rounds between two looks at the ratios' CIs
 RESAMPLES = 2000            # bootstrap resamples of a ratio's CI
@@ -80,6 +97,21 @@ def parse_shape(text):
 def shape_text(s):
     return "{batch}x{heads}x{seq_q}x{seq_kv}x{head_dim}{c}".format(
         c=" causal" if s["causal"] else "", **s)
+
+
+def cudnn_library(maps_text):
+    """The path of the cuDNN library mapped into a process, from its /proc/<pid>/maps text
+    (libcudnn.so.N itself, not libcudnn_graph or the engine libraries), or None."""
+    for row in maps_text.splitlines():
+        path = row.split(None, 5)[5].strip() if len(row.split(None, 5)) == 6 else ""
+        if os.path.basename(path).startswith("libcudnn.so"):
+            return path
+    return None
+
+
+def cudnn_text(v):
+    """cuDNN's version number (91900) as text (9.19.0)."""
+    return f"{v // 10000}.{v % 10000 // 100}.{v % 100}" if v else "unavailable"
 
 
 def abi_types():
@@ -470,28 +502,30 @@ def abi_prepare(torch, lib, s, q, k, v, ref, rows, ref_kind, args, types, cleanu
 
 
 def measure_shape(torch, caps, results, baseline_why, args, seed):
-    """Times the captured graphs of one shape: in rotation when the baseline has a graph and
-    something else does too, else each alone. Fills results[name]["timing"] (and
-    ["paired"]); returns the rotation's ratios {name: (median, lo, hi, n)}."""
+    """Times the captured graphs of one shape: in rotation when the denominator (the bridge,
+    else the baseline) has a graph and something else does too, else each alone. Fills
+    results[name]["timing"] (and ["paired"]); returns the rotation's ratios {name: (median,
+    lo, hi, n)}."""
     ratios = {}
-    if BASELINE in caps and len(caps) > 1:
+    den = args.denominator
+    if den in caps and len(caps) > 1:
         names = list(caps)
         try:
             rot = rotate(names, {x: caps[x]["inner"] for x in names}, event_replay(torch, caps),
-                         BASELINE, args.rot_rule, seed, warm_rounds=warm_round_count(caps))
+                         den, args.rot_rule, seed, warm_rounds=warm_round_count(caps))
         except RuntimeError as e:
             for x in names:
                 timing_failed(results[x], e)
             return ratios
         for x in names:
-            if x == BASELINE:
+            if x == den:
                 results[x]["timing"] = {"graph": {
                     "inner": rot["inner"][x], "samples_us": rot["samples"][x],
                     "stop": rot["stop"], "regime": "rotation", "gpu_s": rot["gpu_s"][x],
                     "wall_s": rot["wall_s"]}}
                 continue
-            results[x]["timing"], results[x]["paired"] = rotation_timing(rot, x, BASELINE)
-            m, lo, hi = paired_ratio(rot["samples"][x], rot["samples"][BASELINE], seed)
+            results[x]["timing"], results[x]["paired"] = rotation_timing(rot, x, den)
+            m, lo, hi = paired_ratio(rot["samples"][x], rot["samples"][den], seed)
             ratios[x] = (m, lo, hi, rot["n"])
         return ratios
     for x, cap in caps.items():
@@ -500,7 +534,7 @@ def measure_shape(torch, caps, results, baseline_why, args, seed):
         except RuntimeError as e:
             timing_failed(results[x], e)
             continue
-        if x != BASELINE:
+        if x != den:
             results[x]["separate_why"] = baseline_why
     return ratios
 
@@ -513,9 +547,9 @@ def summary(graph, seed):
     return median(xs), lo, hi, len(xs)
 
 
-def line(name, s, res, seed, ratio=None):
+def line(name, s, res, seed, ratio=None, den=BASELINE):
     """The printed line of one implementation at one shape; ratio: (median, lo, hi, n) of
-    its paired ratio to the baseline."""
+    its paired ratio to den (the bridge, else the baseline)."""
     if not res["supported"]:
         return f"{name:16s} {shape_text(s):28s} unsupported: {res['reason']}"
     c = res["correctness"]
@@ -531,20 +565,21 @@ def line(name, s, res, seed, ratio=None):
                  f"  {flops / m / 1e6:7.1f} TFLOP/s")
         if ratio:
             r, rlo, rhi, rn = ratio
-            text += f"  / {BASELINE} {r:.3f} [{rlo:.3f}, {rhi:.3f}] n={rn} (rotation)"
-        elif name != BASELINE:
+            text += f"  / {den} {r:.3f} [{rlo:.3f}, {rhi:.3f}] n={rn} (rotation)"
+        elif name != den:
             text += f"  separate, no paired ratio: {res.get('separate_why') or 'no baseline'}"
     return text
 
 
-def ratio_table(names, compared):
-    """The end-of-run table: each implementation / the baseline at each shape, from the
-    rotation's paired ratios; compared: [(shape, {name: (median, lo, hi, n)})]."""
+def ratio_table(names, compared, den=BASELINE):
+    """The end-of-run table: each implementation / den (the bridge, else the baseline) at
+    each shape, from the rotation's paired ratios; compared: [(shape, {name: (median, lo,
+    hi, n)})]."""
     shown = [x for x in names if any(x in r for _, r in compared)]
     if not shown:
-        return [f"torch_sdpa: no paired ratio to {BASELINE} (no rotation ran)"]
+        return [f"torch_sdpa: no paired ratio to {den} (no rotation ran)"]
     w = 26
-    out = [f"{'paired ratio / ' + BASELINE:28s} " + " ".join(f"{x:>{w}s}" for x in shown)]
+    out = [f"{'paired ratio / ' + den:28s} " + " ".join(f"{x:>{w}s}" for x in shown)]
     for s, r in compared:
         cells = []
         for x in shown:
@@ -582,6 +617,9 @@ def parse_args(argv=None):
                     help="comma-separated subset of flash,efficient,cudnn,math (or none)")
     ap.add_argument("--abi", nargs="*", default=[],
                     help=f"ABI v1 .so files timed in the rotation ({BASELINE} is the baseline)")
+    ap.add_argument("--bridge", default=None,
+                    help="name of an --abi object (a rung) every ratio here is taken to; the run "
+                         "times it against its own baseline")
     ap.add_argument("--out", help="JSON file to write")
     args = ap.parse_args(argv)
     args.shape_list = [parse_shape(t) for t in args.shapes]
@@ -596,6 +634,9 @@ def parse_args(argv=None):
     for p in args.abi:
         if not os.path.isfile(p):
             ap.error(f"--abi {p}: no such file (build it first: make kernels)")
+    if args.bridge is not None and (not args.bridge or args.bridge == BASELINE):
+        ap.error(f"--bridge must name a rung among the --abi objects, not {args.bridge!r}")
+    args.denominator = args.bridge or BASELINE
     args.rot_rule = {"min_rounds": args.min_rounds, "max_rounds": args.max_rounds,
                      "max_seconds": args.max_seconds, "min_gpu_s": args.min_gpu_seconds,
                      "rel_ci_target": args.rel_ci_target, "check_every": CHECK_EVERY}
@@ -630,32 +671,52 @@ def main(argv=None):
     abi_names = [lib.ph.name.decode() for lib in libs]
     if len(set(abi_names)) != len(abi_names):
         raise SystemExit(f"torch_sdpa: --abi names an implementation twice: {abi_names}")
-    has_base = BASELINE in abi_names
+    den = args.denominator
+    if args.bridge and args.bridge not in abi_names:
+        raise SystemExit(f"torch_sdpa: --bridge {args.bridge}: not among the --abi objects {abi_names}")
+    has_base = den in abi_names
+    bridged = bool(args.bridge) and BASELINE in abi_names
 
     try:   # torch refuses a cuDNN other than its own (e.g. one put first by LD_PRELOAD)
         cudnn_v = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
-        cudnn_text = (f"{cudnn_v // 10000}.{cudnn_v % 10000 // 100}.{cudnn_v % 100}"
-                      if cudnn_v else "unavailable")
+        cudnn_t = cudnn_text(cudnn_v)
     except RuntimeError as e:
-        cudnn_v, cudnn_text = None, "unusable: " + " ".join(str(e).split())[:200]
+        cudnn_v, cudnn_t = None, "unusable: " + " ".join(str(e).split())[:200]
+    # the library this process loaded (torch's version call above loads it), by its mapping
+    try:
+        with open("/proc/self/maps") as f:
+            cudnn_path = cudnn_library(f.read())
+    except OSError:
+        cudnn_path = None
+    torch_short = torch.__version__.split("+")[0]
+    library = {"name": "cuDNN", "version": cudnn_v, "path": cudnn_path,
+               "of": f"PyTorch {torch_short}'s"}
     context = {"torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": cudnn_v,
+               "cudnn_path": cudnn_path,
                "device": torch.cuda.get_device_name(), "argv": sys.argv,
                "method": {"design": "rotation" if has_base else "separate",
-                          "baseline": BASELINE if has_base else None,
+                          "baseline": BASELINE if BASELINE in abi_names else None,
+                          "bridge": args.bridge if has_base and args.bridge else None,
                           "abi": [{"name": nm, "path": lib.path} for nm, lib in zip(abi_names, libs)],
                           "inner": args.inner, "graph_target_us": GRAPH_TARGET_US,
                           **args.rot_rule, "bootstrap_resamples": RESAMPLES, "conf": CONF,
                           "seed": args.seed, "bounds": BOUNDS}}
-    print(f"torch_sdpa: torch {torch.__version__}, CUDA {torch.version.cuda}, cuDNN {cudnn_text},"
-          f" {context['device']}; "
-          + (f"in rotation with {BASELINE}" if has_base else f"separate (no --abi {BASELINE})"),
+    print(f"torch_sdpa: torch {torch.__version__}, CUDA {torch.version.cuda}, cuDNN {cudnn_t}"
+          f" ({cudnn_path or 'path not found'}), {context['device']}; "
+          + (f"in rotation with {den}" if has_base else f"separate (no --abi {den})"),
           flush=True)
     impls = []
     for name, _ in BACKENDS:
         if name in args.chosen:
-            extra = f", cuDNN {cudnn_text}" if name == "cudnn" else ""
-            impls.append({"name": f"torch_{name}", "kind": "external",
-                          "title": f"PyTorch SDPA {name} backend (torch {torch.__version__}{extra})"})
+            extra = f", cuDNN {cudnn_t}" if name == "cudnn" else ""
+            impl = {"name": f"torch_{name}", "kind": "external",
+                    "title": f"PyTorch SDPA {name} backend (torch {torch.__version__}{extra})"}
+            if name == "cudnn":
+                impl["library"] = library
+            impls.append(impl)
+    if bridged:
+        impls.append({"name": ON_TORCH_CUDNN, "kind": "external", "library": library,
+                      "title": f"the C baseline on cuDNN {cudnn_t} (PyTorch {torch_short}'s)"})
     out_results, compared = [], []
     order = [f"torch_{n}" for n, _ in BACKENDS if n in args.chosen] + abi_names
     for si, s in enumerate(args.shape_list):
@@ -679,11 +740,11 @@ def main(argv=None):
             if cap:
                 caps[nm] = cap
         if not has_base:
-            why = f"no --abi {BASELINE}"
-        elif BASELINE not in caps:
-            b = results[BASELINE]
-            why = (f"{BASELINE} unsupported here: {b['reason']}" if not b["supported"] else
-                   f"{BASELINE} failed its check")
+            why = f"no --abi {den}"
+        elif den not in caps:
+            b = results[den]
+            why = (f"{den} unsupported here: {b['reason']}" if not b["supported"] else
+                   f"{den} failed its check")
         else:
             why = None
         ratios = measure_shape(torch, caps, results, why, args, seed)
@@ -692,17 +753,17 @@ def main(argv=None):
             f()
         for nm in order:
             res = results[nm]
-            print(line(nm, s, res, args.seed, ratios.get(nm)), flush=True)
+            print(line(nm, s, res, args.seed, ratios.get(nm), den), flush=True)
             if res.get("init_note"):
                 print(f"{'':16s} init_note: {res['init_note']}", flush=True)
-            if nm.startswith("torch_"):
+            if nm.startswith("torch_") or (bridged and nm == BASELINE):
                 res.pop("separate_why", None)
-                out_results.append({"impl": nm, "shape": s, **res})
+                out_results.append({"impl": ON_TORCH_CUDNN if nm == BASELINE else nm, "shape": s, **res})
         compared.append((s, ratios))
         del q, k, v, ref, rows
         torch.cuda.empty_cache()
 
-    for text in ratio_table([x for x in order if x != BASELINE], compared):
+    for text in ratio_table([x for x in order if x != den], compared, den):
         print(text)
     if args.out:
         write_atomic(args.out, {"implementations": impls, "results": out_results,

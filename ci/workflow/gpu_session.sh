@@ -36,13 +36,20 @@ ev_args=(); [ -n "$out" ] && ev_args=(--evidence "$out/ev")
 if [[ " $steps " == *" ladder "* ]]; then
   ext=()
   t=$(now_ms)
-  # PyTorch's backends in rotation with the C baseline in this one process, so their ratios
-  # are paired as the harness's are; the math backend (about 100 ms a call at the long
-  # shapes) is left out: a round would be mostly its low-power replay
-  if python3 ci/tools/torch_sdpa.py --abi "$build/kernels/sdpa_cudnn.so" --backends flash,efficient,cudnn \
+  # PyTorch's backends in rotation, in this one process, with a bridge: rung 10, whose
+  # machine code does not depend on cuDNN, which the run times against its own baseline
+  # too. Here the C baseline binds to PyTorch's cuDNN (9.19 with PyTorch 2.11), not the
+  # machine's (9.14) that the run's baseline loads, so it joins the rotation as one more
+  # external (sdpa_cudnn_torch) and the run takes every ratio to its baseline through the
+  # bridge (harness/core/stats.h, stats_bridged_ratio_ci). The math backend (about 100 ms
+  # a call at the long shapes) is left out: a round would be mostly its low-power replay.
+  # 4x32x4096x64 and 16x32x1024x64: the D=64 throughput shapes, where the two cuDNNs
+  # differ most (5-12%, issue 51).
+  if python3 ci/tools/torch_sdpa.py --abi "$build/kernels/sdpa_cudnn.so" "$build/phases/10_latency.so" \
+       --bridge 10_latency --backends flash,efficient,cudnn \
        --out "$build/torch_sdpa.json" --shapes 1,8,512,512,64,0 \
        1,8,512,512,64,1 4,16,4096,4096,128,0 4,16,4096,4096,128,1 1,16,16384,16384,128,0 \
-       1,16,16384,16384,128,1 >&2; then
+       1,16,16384,16384,128,1 4,32,4096,4096,64,0 16,32,1024,1024,64,0 >&2; then
     [ -s "$build/torch_sdpa.json" ] && ext=(--external "$build/torch_sdpa.json")
   fi
   step_done torch_sdpa "$t"

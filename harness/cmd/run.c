@@ -19,6 +19,7 @@
 #include "cmd/commands.h"
 #include "measure/device_info.h"
 #include "evidence/evidence_file.h"
+#include "evidence/external_bridge.h"
 #include "measure/loader.h"
 #include "measure/timing.h"
 #include "measure/inputs.h"
@@ -178,9 +179,41 @@ bad:
     return -1;
 }
 
+/* The paired block's partner when it is not the run's baseline: a rung the external was
+ * paired with in its own process (a bridge), or NULL. */
+static const char *external_bridge_name(const json_t *res, const char *baseline)
+{
+    const char *with = json_string_value(json_object_get(json_object_get(res, "paired"), "baseline"));
+    return with && baseline && strcmp(with, baseline) ? with : NULL;
+}
+
+/* An external paired with a bridge: its ratio to the run's baseline through the rung's
+ * pairs in this run (evidence/external_bridge.h), method "bridged"; none where the run did
+ * not time the rung at that shape. 0, or -1 malformed (printed). */
+static int external_bridged(json_t *res, result_derived *d, const measure_ctx *mc, const json_t *impls,
+                            const json_t *results, const char *path, size_t i)
+{
+    const time_config *tc = &mc->tc;
+    bridge_bootstrap bs = { tc->resamples, tc->seed, tc->ci_level };
+    char err[256];
+    double r, lo, hi;
+    int got = external_bridged_ratio(res, impls, results, mc->baseline, &bs, &r, &lo, &hi, err, sizeof err);
+    if (got < 0) {
+        fprintf(stderr, "attnladder run: --external %s: results[%zu]: %s\n", path, i, err);
+        return -1;
+    }
+    d->has_ratio = got;
+    if (got)
+        d->ratio = (derived_ratio){ .baseline = mc->baseline, .method = "bridged", .median = r, .ci_lo = lo,
+                                    .ci_hi = hi };
+    return 0;
+}
+
 /* An external result's derived figures, from its own (input) samples and shape; its ratio
- * from its pairs with the C baseline when it has them. */
-static int external_derive(json_t *res, json_t *graph, const measure_ctx *mc)
+ * from its pairs with the C baseline when it has them, or through the rung it was paired
+ * with (a bridge) when that is what its pairs name. */
+static int external_derive(json_t *res, json_t *graph, const measure_ctx *mc, const json_t *impls,
+                           const json_t *results, const char *path, size_t i)
 {
     json_t *arr = json_object_get(graph, "samples_us");
     attn_shape s;
@@ -188,9 +221,10 @@ static int external_derive(json_t *res, json_t *graph, const measure_ctx *mc)
     char err[256];
     if (run_read_shape(json_object_get(res, "shape"), &s) >= 0 || !n || shape_validate(&s, err, sizeof err))
         return -1;
-    double *pa, *pb;
-    size_t np;
-    if (external_pairs(res, mc->baseline, &pa, &pb, &np) < 0) return -1;
+    double *pa = NULL, *pb = NULL;
+    size_t np = 0;
+    const char *bridge = external_bridge_name(res, mc->baseline);
+    if (!bridge && external_pairs(res, mc->baseline, &pa, &pb, &np) < 0) return -1;
     double *x = malloc(n * sizeof *x);
     if (!x) {
         free(pa);
@@ -199,11 +233,17 @@ static int external_derive(json_t *res, json_t *graph, const measure_ctx *mc)
     }
     for (size_t i = 0; i < n; i++) x[i] = json_number_value(json_array_get(arr, i));
     result_derived d = measure_derived(mc, &s, x, n, json_number_value(json_object_get(graph, "median_us")), pa, pb, np);
-    json_object_set_new(res, "derived", run_write_derived(&d));
+    int rc = bridge ? external_bridged(res, &d, mc, impls, results, path, i) : 0;
+    if (!rc) {
+        json_t *jd = run_write_derived(&d);
+        /* which rung carried the ratio across the two processes */
+        if (bridge && d.has_ratio) json_object_set_new(json_object_get(jd, "ratio"), "bridge", json_string(bridge));
+        json_object_set_new(res, "derived", jd);
+    }
     free(x);
     free(pa);
     free(pb);
-    return 0;
+    return rc;
 }
 
 static int import_external(const char *path, json_t *impls, json_t *results, const measure_ctx *mc)
@@ -235,7 +275,7 @@ static int import_external(const char *path, json_t *impls, json_t *results, con
             return -1;
         }
         json_object_set_new(v, "tag", json_string("external"));
-        if (graph && external_derive(v, graph, mc)) {
+        if (graph && external_derive(v, graph, mc, impls, results, path, i)) {
             fprintf(stderr, "attnladder run: --external %s: results[%zu]: bad shape, samples or paired block "
                     "(paired needs the run's baseline, impl_us and baseline_us of one length, times "
                     "finite and > 0)\n", path, i);

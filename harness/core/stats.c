@@ -400,6 +400,33 @@ int stats_paired_median(const double *a, const double *b, size_t n, double *rati
     return 0;
 }
 
+/* The statistic of a bridged ratio: the product of the two sets' medians. */
+static void product_of_medians(const double *medians, double *out, void *ctx)
+{
+    (void)ctx;
+    out[0] = medians[0] * medians[1];
+}
+
+int stats_bridged_ratio_ci(const double *a1, const double *b1, size_t n1, const double *a2,
+                           const double *b2, size_t n2, size_t resamples, uint64_t seed,
+                           double conf, double *ratio, double *lo, double *hi)
+{
+    if (!a1 || !b1 || !a2 || !b2 || !ratio || bad_args(n1, resamples, conf) || bad_args(n2, resamples, conf))
+        return -1;
+    double *q1 = stats_paired_quotients(a1, b1, n1), *q2 = stats_paired_quotients(a2, b2, n2);
+    int rc = -1;
+    if (q1 && q2) {
+        const double *sets[2] = { q1, q2 };
+        const size_t n[2] = { n1, n2 };
+        stats_bootstrap_spec spec = { .sets = sets, .n = n, .k = 2, .statistic = product_of_medians,
+                                      .n_values = 1, .ctx = NULL };
+        rc = stats_bootstrap_medians(&spec, resamples, seed, conf, ratio, lo, hi);
+    }
+    free(q1);
+    free(q2);
+    return rc;
+}
+
 stop_reason stats_should_stop(const double *x, size_t n, double elapsed_s,
                               const stop_rule *rule, uint64_t seed)
 {

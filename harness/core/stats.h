@@ -55,6 +55,16 @@ double *stats_paired_quotients(const double *a, const double *b, size_t n);
  * -1 where stats_paired_ratio_ci refuses the same pairs for them. */
 int stats_paired_median(const double *a, const double *b, size_t n, double *ratio);
 
+/* A ratio through a bridge: an implementation timed in two processes. (a1[i], b1[i]): an
+ * implementation and the bridge in one process's rounds, n1 of them; (a2[i], b2[i]): the
+ * bridge and the baseline in the other's, n2. ratio = median(a1/b1) x median(a2/b2); its
+ * percentile-bootstrap CI resamples both sets of rounds (the processes are independent)
+ * and takes the product of the resampled medians. 0, or -1 where stats_paired_ratio_ci
+ * refuses either set of pairs. */
+int stats_bridged_ratio_ci(const double *a1, const double *b1, size_t n1, const double *a2,
+                           const double *b2, size_t n2, size_t resamples, uint64_t seed,
+                           double conf, double *ratio, double *lo, double *hi);
+
 /* A statistic of the medians of several sample sets (medians[j]: set j's), writing its
  * values to out. */
 typedef void (*stats_of_medians)(const double *medians, double *out, void *ctx);

@@ -442,12 +442,59 @@ static double median_of_quotients(const json_t *paired)
     return m;
 }
 
-static void check_ratio(cstate *c, const json_t *res, const json_t *ratio, const char *path, const row_ref *rows,
-                        size_t n_rows, int paired_run)
+/* Whether `name` is a phase (a rung) among the run's implementations. */
+static int is_rung(const json_t *doc, const char *name)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(get(doc, "implementations"), i, v) {
+        const char *nm = str(v, "name"), *kind = str(v, "kind");
+        if (nm && name && !strcmp(nm, name)) return kind && !strcmp(kind, "phase");
+    }
+    return 0;
+}
+
+/* The row of `impl` at res's shape among rows, or NULL. */
+static const json_t *row_at(const row_ref *rows, size_t n_rows, const char *impl, const json_t *res)
+{
+    row_ref key = { impl, NULL };
+    row_ref *hit = impl ? bsearch(&key, rows, n_rows, sizeof *rows, cmp_row_ref) : NULL;
+    if (!hit) return NULL;
+    while (hit > rows && !strcmp(hit[-1].impl, impl)) hit--;
+    for (; hit < rows + n_rows && !strcmp(hit->impl, impl); hit++)
+        if (same_shape(get(hit->row, "shape"), get(res, "shape"))) return hit->row;
+    return NULL;
+}
+
+/* A ratio through a bridge (evidence/external_bridge.h): the product of the medians of
+ * this row's pairs with the rung and of the rung's pairs with the ratio's baseline. */
+static void check_bridged(cstate *c, const json_t *doc, const json_t *res, const json_t *ratio, const char *path,
+                          const row_ref *rows, size_t n_rows)
+{
+    const char *bridge = str(get(res, "paired"), "baseline"), *base = str(ratio, "baseline");
+    const json_t *b = is_rung(doc, bridge) ? row_at(rows, n_rows, bridge, res) : NULL;
+    const char *b_with = str(get(b, "paired"), "baseline");
+    if (!b || !b_with || !base || strcmp(b_with, base)) {
+        cfail(c, "%s: bridged through %s, which is not a rung of the run timed at this shape in rotation with %s",
+              path, bridge ? bridge : "(no paired.baseline)", base ? base : "(no baseline)");
+        return;
+    }
+    double written = num(ratio, "median"), m = median_of_quotients(get(res, "paired")) * median_of_quotients(get(b, "paired"));
+    if (!near_rel(written, m, 1e-6))
+        cfail(c, "%s.median: %.6g, but its pairs with %s and %s's with the baseline give %.6g", path, written, bridge,
+              bridge, m);
+}
+
+static void check_ratio(cstate *c, const json_t *doc, const json_t *res, const json_t *ratio, const char *path,
+                        const row_ref *rows, size_t n_rows, int paired_run)
 {
     if (c->failed || !json_is_object(ratio)) return;
     double written = num(ratio, "median");
     const char *method = str(ratio, "method");
+    if (method && !strcmp(method, "bridged")) {
+        check_bridged(c, doc, res, ratio, path, rows, n_rows);
+        return;
+    }
     if ((method && !strcmp(method, "paired")) || (!method && paired_run)) {
         if (!get(res, "paired")) return;   /* the baseline's own row: no pairs */
         double m = median_of_quotients(get(res, "paired"));
@@ -505,9 +552,9 @@ static void check_derived(cstate *c, const json_t *doc, const json_t *res, const
     const char *method = str(get(doc, "method"), "ratio");
     char q[160];
     snprintf(q, sizeof q, "%s.ratio", p);
-    check_ratio(c, res, get(d, "ratio"), q, rows, n_rows, method && !strcmp(method, "paired"));
+    check_ratio(c, doc, res, get(d, "ratio"), q, rows, n_rows, method && !strcmp(method, "paired"));
     snprintf(q, sizeof q, "%s.paired_ratio", p);
-    check_ratio(c, res, get(d, "paired_ratio"), q, rows, n_rows, 1);
+    check_ratio(c, doc, res, get(d, "paired_ratio"), q, rows, n_rows, 1);
 }
 
 static void check_results(cstate *c, const json_t *doc)

@@ -239,6 +239,7 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
                     shape_keys[bad]);
     o->supported = json_is_true(json_object_get(v, "supported"));
     o->reason = str_or(json_object_get(v, "reason"), NULL);
+    o->init_note = str_or(json_object_get(v, "init_note"), NULL);
     o->rel_l2 = o->max_abs = NAN;
     json_t *c = json_object_get(v, "correctness");
     if (json_is_object(c)) {
@@ -315,6 +316,7 @@ static void read_context(run_data *r, json_t *ctx)
         .cudnn = int_or(json_object_get(ver, "cudnn"), -1),
         .driver = str_or(json_object_get(ver, "driver"), NULL),
         .nvcc = str_or(json_object_get(ver, "nvcc"), NULL),
+        .cudnn_path = str_or(json_object_get(ver, "cudnn_path"), NULL),
     };
 }
 

@@ -32,6 +32,7 @@ typedef struct {
     attn_shape shape;              /* scale is ignored when matching shapes */
     int supported;
     const char *reason;            /* why unsupported, or NULL */
+    const char *init_note;         /* what init chose (the kernel, its tiles), or NULL */
     int checked, correct;          /* checked: a correctness verdict is present */
     double rel_l2, max_abs;        /* NAN when absent */
     int timed;                     /* a graph-mode timing with samples is present */
@@ -110,6 +111,7 @@ typedef struct {
     long sm_count, cc_major, cc_minor;
     long cuda_runtime, cuda_driver, cublas, cudnn;
     const char *driver, *nvcc;
+    const char *cudnn_path;        /* the cuDNN the run's process loaded (NULL when absent) */
 } run_context;
 
 /* What the run's clocks say of its numbers (run_data.clocks, derived when read):

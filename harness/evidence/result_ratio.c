@@ -19,12 +19,28 @@ static int bootstrap_ok(const run_data *run)
     return run->resamples > 0 && run->ci_level > 0 && run->ci_level < 1;
 }
 
+const run_result *result_bridge(const run_data *run, const run_result *res, const char *baseline)
+{
+    if (!result_pairs_decide(run, res) || !strcmp(res->paired_baseline, baseline)) return NULL;
+    /* a rung: its machine code does not depend on which cuDNN either process loaded */
+    const run_impl *im = run_find_impl(run, res->paired_baseline);
+    if (!im || !im->kind || strcmp(im->kind, "phase")) return NULL;
+    const run_result *b = run_find(run, res->paired_baseline, &res->shape);
+    if (!b || !b->timed || !result_pairs_decide(run, b) || strcmp(b->paired_baseline, baseline)) return NULL;
+    return b;
+}
+
 int result_ratio(const run_data *run, const run_result *res, const char *baseline, double *ratio, double *lo,
                  double *hi)
 {
     /* Recomputed from the samples, never read from derived.ratio: for a file the harness
      * wrote the two agree exactly, and an edited file is judged on its samples. */
     if (!res->timed) return -1;
+    const run_result *bridge = result_bridge(run, res, baseline);
+    if (bridge)
+        return stats_bridged_ratio_ci(res->paired_impl, res->paired_base, res->n_paired, bridge->paired_impl,
+                                      bridge->paired_base, bridge->n_paired, run->resamples, run->stats_seed,
+                                      run->ci_level, ratio, lo, hi);
     if (result_pairs_decide(run, res)) {
         if (strcmp(res->paired_baseline, baseline)) return -1;
         return stats_paired_ratio_ci(res->paired_impl, res->paired_base, res->n_paired, run->resamples,
@@ -39,6 +55,15 @@ int result_ratio(const run_data *run, const run_result *res, const char *baselin
 int result_point_ratio(const run_data *run, const run_result *res, const char *baseline, double *ratio)
 {
     if (!res->timed) return -1;
+    const run_result *bridge = result_bridge(run, res, baseline);
+    double to_bridge, bridge_ratio;
+    if (bridge) {
+        if (!bootstrap_ok(run) || stats_paired_median(res->paired_impl, res->paired_base, res->n_paired, &to_bridge) ||
+            stats_paired_median(bridge->paired_impl, bridge->paired_base, bridge->n_paired, &bridge_ratio))
+            return -1;
+        *ratio = to_bridge * bridge_ratio;
+        return 0;
+    }
     if (result_pairs_decide(run, res)) {
         if (strcmp(res->paired_baseline, baseline) || !bootstrap_ok(run)) return -1;
         return stats_paired_median(res->paired_impl, res->paired_base, res->n_paired, ratio);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/pages.h"
+#include "report/baseline_libs.h"
+#include "report/targets.h"
 #include "evidence/result_ratio.h"
 #include "evidence/run_lists.h"
 #include "core/files.h"
@@ -448,6 +450,25 @@ static void steps_table(FILE *f, const report_ctx *c, const run_data *r)
     fprintf(f, "\n");
 }
 
+/* An external baseline's row: its time and TFLOP/s are the run baseline's time times its
+ * paired ratio (baseline_libs.h), never its own process's clock; the "what" cell says how
+ * the ratio was taken. */
+static void external_row(FILE *f, const run_data *r, const run_result *x, const char *name, const char *text,
+                         double ratio, double lo, double hi, const char *title)
+{
+    char med[32], rat[32], rci[64], tf[32], fp[32];
+    double us = NAN;
+    report_external_time(r, x, &us);
+    double tflops = isfinite(us) ? x->flops / (us * 1e-6) / 1e12 : NAN;
+    external_source src = report_external_source(r, x);
+    fprintf(f, "| %s | external | %s | %s (%s) | %s %s | %s | %s | %s%s |\n", name, text,
+            fmt_num(med, sizeof med, us), src == EXTERNAL_OLD_METHOD ? "old method" : "paired", fmt_num(rat, sizeof rat, ratio), fmt_ci(rci, sizeof rci, lo, hi),
+            fmt_num(tf, sizeof tf, tflops),
+            fmt_pct(fp, sizeof fp, r->fp16_tflops > 0 ? tflops / r->fp16_tflops : NAN), title,
+            src == EXTERNAL_OLD_METHOD ? "; old method: ratio to the C baseline on PyTorch's cuDNN"
+            : src == EXTERNAL_NO_RATIO ? "; no paired ratio" : "; through the bridge");
+}
+
 static void baselines_table(FILE *f, const report_ctx *c, const run_data *r)
 {
     fprintf(f, "#### Baselines at the headline shapes\n\n");
@@ -475,6 +496,10 @@ static void baselines_table(FILE *f, const report_ctx *c, const run_data *r)
                 }
                 double ratio = NAN, lo = NAN, hi = NAN;
                 gate_result_ratio(c->cfg, r, x, &ratio, &lo, &hi);
+                if (is_ext) {
+                    external_row(f, r, x, im->name, text, ratio, lo, hi, title);
+                    continue;
+                }
                 fprintf(f, "| %s | %s | %s | %s %s | %s %s | %s | %s | %s |\n", im->name, im->kind, text,
                         fmt_num(med, sizeof med, x->median_us), fmt_ci(ci, sizeof ci, x->ci_lo_us, x->ci_hi_us),
                         fmt_num(rat, sizeof rat, ratio), fmt_ci(rci, sizeof rci, lo, hi),
@@ -695,8 +720,10 @@ int report_write_readme(const report_ctx *c)
         fprintf(f, "### Ladder\n\n");
         for (size_t h = 0; h < c->cfg->n_headline; h++) ladder_table(f, c, g, &c->cfg->headline[h]);
         sessions_table(f, c, g);
+        report_targets_paragraph(f, c, g);
         steps_table(f, c, g->ref);
         fprintf(f, "### Baselines and gates\n\n");
+        report_libraries_paragraph(f, c, g->ref);
         baselines_table(f, c, g->ref);
         gate_section(f, c, g);
         fprintf(f, "### Plots\n\n");
@@ -887,8 +914,11 @@ static void sweep_tables(FILE *f, const report_ctx *c, const char *rung)
         for (size_t k = 0; k < r->n_results; k++)
             if (strcmp(r->results[k].impl, phase) == 0) rows[n++] = &r->results[k];
         qsort_r(rows, n, sizeof *rows, cmp_results, (void *)c);
-        fprintf(f, "### %s\n\nReference run `%s`%s%s%s:\n\n", g->gpu_name, r->base, phase != rung ? " (as `" : "",
-                phase != rung ? phase : "", phase != rung ? "`)" : "");
+        char lib[96];
+        report_baseline_library(lib, sizeof lib, r);
+        fprintf(f, "### %s\n\nReference run `%s`%s%s%s; `%s` is %s:\n\n", g->gpu_name, r->base,
+                phase != rung ? " (as `" : "", phase != rung ? phase : "", phase != rung ? "`)" : "", c->cfg->baseline,
+                lib);
         fprintf(f, "| shape | tag | median us [95%% CI] | ratio to %s [95%% CI] | TFLOP/s | %% of fp16 ceiling | "
                 "rel L2 error | max abs error | status |\n", c->cfg->baseline);
         fprintf(f, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "report/plots.h"
+#include "report/baseline_libs.h"
 #include "core/files.h"
 #include "core/shapes.h"
 #include "core/text_safe.h"
@@ -79,6 +80,36 @@ static void gq(FILE *f, const char *fmt, ...)
     va_end(ap);
     text_put(f, t ? t : "", TEXT_GNUPLOT);
     free(t);
+}
+
+/* The time a row is drawn at: its own graph median, or for an external baseline (timed
+ * in PyTorch's process) the run baseline's median times its paired ratio, never that
+ * process's own clock (NAN where it has no ratio: not drawn). */
+static double shown_us(const run_data *r, const run_result *x)
+{
+    const run_impl *im = run_find_impl(r, x->impl);
+    if (!im || strcmp(im->kind, "external")) return x->median_us;
+    double us;
+    return report_external_time(r, x, &us) ? NAN : us;
+}
+
+static double shown_tflops(const run_data *r, const run_result *x)
+{
+    double us = shown_us(r, x);
+    return us == x->median_us ? x->tflops : x->flops / (us * 1e-6) / 1e12;
+}
+
+/* A series' legend: an external says how its figures were taken. */
+static void series_title(FILE *f, const run_data *r, const run_impl *im)
+{
+    if (strcmp(im->kind, "external")) {
+        gq(f, "%s", im->name);
+        return;
+    }
+    int old = 0;
+    for (size_t k = 0; k < r->n_results && !old; k++)
+        old = !strcmp(r->results[k].impl, im->name) && report_external_source(r, &r->results[k]) == EXTERNAL_OLD_METHOD;
+    gq(f, "%s (%s)", im->name, old ? "old method" : "paired");
 }
 
 /* A plot command's list of series, grown as needed: item() adds ", \\\n     " between. */
@@ -493,13 +524,14 @@ static int plot_roofline(const report_ctx *c, const report_gpu *g)
             int any = 0;
             for (size_t k = 0; k < r->n_results; k++) {
                 const run_result *x = &r->results[k];
-                if (strcmp(x->impl, im->name) != 0 || !x->timed || !(x->bytes > 0)) continue;
+                double tf = shown_tflops(r, x);
+                if (strcmp(x->impl, im->name) != 0 || !x->timed || !(x->bytes > 0) || !isfinite(tf)) continue;
                 double ai = x->flops / x->bytes;
-                fprintf(f, "%.6g %.6g\n", ai, x->tflops);
+                fprintf(f, "%.6g %.6g\n", ai, tf);
                 points++;
                 amin = fmin(amin, ai);
                 amax = fmax(amax, ai);
-                tmax = fmax(tmax, x->tflops);
+                tmax = fmax(tmax, tf);
                 any = 1;
             }
             fprintf(f, "EOD\n");
@@ -507,7 +539,7 @@ static int plot_roofline(const report_ctx *c, const report_gpu *g)
             const char *col = is_phase ? report_impl_colour(c, im->name, im->kind) : report_baseline_colour(c, r, im->name);
             fprintf(item(&pl), "$r%d using 1:2 with points pt %d ps 1.1 lc rgb \"%s\" title ", series,
                     is_phase ? 7 : 6 + 2 * (report_baseline_index(r, im->name) % 4), col);
-            gq(pl.f, "%s", im->name);
+            series_title(pl.f, r, im);
             series++;
         }
     int roof = r->fp16_tflops > 0 && r->dram_gbps > 0;
@@ -552,6 +584,22 @@ static int is_sweep_point(const attn_shape *s, int d, int causal)
            s->batch * s->seq_q == 16384 && s->heads * s->head_dim == 2048;
 }
 
+/* One series' data block of a sequence-length panel: S, the figure, its CI. */
+static void seq_block(FILE *f, const run_data *r, const run_result *const *pts, size_t n, int tflops, int block)
+{
+    fprintf(f, "$s%d << EOD\n", block);
+    for (size_t k = 0; k < n; k++) {
+        fprintf(f, "%d", pts[k]->shape.seq_q);
+        /* an external's time is the baseline's times its ratio: no CI of its own */
+        int own = shown_us(r, pts[k]) == pts[k]->median_us;
+        num(f, tflops ? shown_tflops(r, pts[k]) : shown_us(r, pts[k]));
+        num(f, tflops || !own ? NAN : pts[k]->ci_lo_us);
+        num(f, tflops || !own ? NAN : pts[k]->ci_hi_us);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "EOD\n");
+}
+
 static int seq_panel(script *sc, const report_ctx *c, const run_data *r, int d, int causal, int tflops,
                      int *block)
 {
@@ -575,7 +623,8 @@ static int seq_panel(script *sc, const report_ctx *c, const run_data *r, int d, 
             size_t n = 0;
             for (size_t k = 0; k < r->n_results; k++) {
                 const run_result *x = &r->results[k];
-                if (strcmp(x->impl, im->name) == 0 && x->timed && is_sweep_point(&x->shape, d, causal))
+                if (strcmp(x->impl, im->name) == 0 && x->timed && is_sweep_point(&x->shape, d, causal) &&
+                    isfinite(shown_us(r, x)))
                     pts[n++] = x;
             }
             /* in order of S (insertion sort: a handful of points) */
@@ -589,20 +638,12 @@ static int seq_panel(script *sc, const report_ctx *c, const run_data *r, int d, 
             /* every rung and the gate's baseline, at least one point each */
             if (!n && (is_phase || strcmp(im->kind, "baseline") == 0)) add_item(absent, sizeof absent, im->name);
             if (n) {
-                fprintf(f, "$s%d << EOD\n", *block);
-                for (size_t k = 0; k < n; k++) {
-                    fprintf(f, "%d", pts[k]->shape.seq_q);
-                    num(f, tflops ? pts[k]->tflops : pts[k]->median_us);
-                    num(f, tflops ? NAN : pts[k]->ci_lo_us);
-                    num(f, tflops ? NAN : pts[k]->ci_hi_us);
-                    fprintf(f, "\n");
-                }
-                fprintf(f, "EOD\n");
+                seq_block(f, r, pts, n, tflops, *block);
                 const char *col = is_phase ? report_impl_colour(c, im->name, im->kind) : report_baseline_colour(c, r, im->name);
                 fprintf(item(&pl), "$s%d using 1:2 with linespoints lw 2 pt %d ps 1.0 dt %d lc rgb \"%s\" title ",
                         *block, is_phase ? 7 : 6 + 2 * (report_baseline_index(r, im->name) % 4),
                         is_phase ? 1 : 2, col);
-                gq(pl.f, "%s", im->name);
+                series_title(pl.f, r, im);
                 (*block)++;
             }
             free(pts);
@@ -676,8 +717,10 @@ static int plot_seq(const report_ctx *c, const report_gpu *g, int d, int tflops)
  * copy ceiling, not its FLOP/s. */
 #define DECODE_MAX_SHAPES 64
 
-static double result_gbps(const run_result *x)
+static double result_gbps(const run_data *r, const run_result *x)
 {
+    double us = shown_us(r, x);
+    if (us != x->median_us) return shape_bytes(&x->shape) / (us * 1e3);
     if (isfinite(x->gbps)) return x->gbps;
     return shape_bytes(&x->shape) / (x->median_us * 1e3);
 }
@@ -730,7 +773,7 @@ static long decode_series(script *sc, plot_list *pl, const report_ctx *c, const 
     if (n) {
         fprintf(sc->f, "$d%d << EOD\n", block);
         for (size_t k = 0; k < n; k++) {
-            double gbps = result_gbps(pts[k]);
+            double gbps = result_gbps(r, pts[k]);
             fprintf(sc->f, "%d", pts[k]->shape.seq_kv);
             num(sc->f, gbps);
             fprintf(sc->f, "\n");
@@ -742,7 +785,7 @@ static long decode_series(script *sc, plot_list *pl, const report_ctx *c, const 
         /* points, not lines: shapes of one seq_kv differ in heads, queries or D */
         fprintf(item(pl), "$d%d using 1:2 with points pt %d ps 1.3 lc rgb \"%s\" title ", block,
                 is_phase ? 7 : 6 + 2 * (report_baseline_index(r, im->name) % 4), col);
-        gq(pl->f, "%s", im->name);
+        series_title(pl->f, r, im);
     }
     free(pts);
     return (long)n;

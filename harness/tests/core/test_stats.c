@@ -405,6 +405,55 @@ static void stop_rule_decisions(void **st)
     assert_string_equal(stop_reason_name(STOP_MAX_TIME), "max_time");
 }
 
+/* A ratio through a bridge: impl/bridge paired in one process (a1, b1), bridge/baseline
+ * paired in another (a2, b2). The point is the product of the two medians of quotients;
+ * the CI resamples both sets of rounds, so it holds the product of the two point values,
+ * is wider than either factor's relative CI alone, and equals, for a bridge exactly 1.0
+ * in the run, the first rotation's own paired CI. */
+static void bridged_ratio_is_the_product_of_two_paired_ratios(void **st)
+{
+    (void)st;
+    enum { N1 = 41, N2 = 57 };
+    double a1[N1], b1[N1], a2[N2], b2[N2];
+    rng_state seed;
+    rng_seed(&seed, 7);
+    for (int i = 0; i < N1; i++) {
+        b1[i] = 100.0 + (double)(rng_next(&seed) % 1000) / 100.0;      /* the bridge, PyTorch's process */
+        a1[i] = b1[i] * (0.90 + (double)(rng_next(&seed) % 100) / 5000.0);
+    }
+    for (int i = 0; i < N2; i++) {
+        b2[i] = 95.0 + (double)(rng_next(&seed) % 1000) / 100.0;       /* the run's baseline */
+        a2[i] = b2[i] * (1.10 + (double)(rng_next(&seed) % 100) / 5000.0);
+    }
+    double r, lo, hi, r1, lo1, hi1, r2, lo2, hi2;
+    assert_int_equal(stats_bridged_ratio_ci(a1, b1, N1, a2, b2, N2, 2000, 3, 0.95, &r, &lo, &hi), 0);
+    assert_int_equal(stats_paired_ratio_ci(a1, b1, N1, 2000, 3, 0.95, &r1, &lo1, &hi1), 0);
+    assert_int_equal(stats_paired_ratio_ci(a2, b2, N2, 2000, 3, 0.95, &r2, &lo2, &hi2), 0);
+    assert_true(fabs((r) - (r1 * r2)) <= 1e-12);
+    assert_true(lo <= r && r <= hi);
+    assert_true((hi - lo) / r > (hi1 - lo1) / r1);
+    assert_true((hi - lo) / r > (hi2 - lo2) / r2);
+    assert_true(lo > lo1 * lo2 * 0.999 && hi < hi1 * hi2 * 1.001);
+    /* a bridge that reads exactly 1.0 in the run leaves the first ratio as it is */
+    double ones[N2];
+    for (int i = 0; i < N2; i++) ones[i] = b2[i];
+    assert_int_equal(stats_bridged_ratio_ci(a1, b1, N1, ones, b2, N2, 2000, 3, 0.95, &r, &lo, &hi), 0);
+    assert_true(fabs((r) - (r1)) <= 1e-12);
+    assert_true(lo >= lo1 * 0.995 && hi <= hi1 * 1.005 && lo <= r1 && r1 <= hi);
+    /* the same inputs and seed: the same interval */
+    double lo_again, hi_again, r_again;
+    assert_int_equal(stats_bridged_ratio_ci(a1, b1, N1, ones, b2, N2, 2000, 3, 0.95, &r_again, &lo_again, &hi_again), 0);
+    assert_true(fabs((lo_again) - (lo)) <= 0);
+    assert_true(fabs((hi_again) - (hi)) <= 0);
+    /* refused: an empty side, a time not > 0, bad bootstrap arguments */
+    assert_int_equal(stats_bridged_ratio_ci(a1, b1, 0, a2, b2, N2, 2000, 3, 0.95, &r, &lo, &hi), -1);
+    assert_int_equal(stats_bridged_ratio_ci(a1, b1, N1, a2, b2, 0, 2000, 3, 0.95, &r, &lo, &hi), -1);
+    b2[3] = 0;
+    assert_int_equal(stats_bridged_ratio_ci(a1, b1, N1, a2, b2, N2, 2000, 3, 0.95, &r, &lo, &hi), -1);
+    b2[3] = 100;
+    assert_int_equal(stats_bridged_ratio_ci(a1, b1, N1, a2, b2, N2, 0, 3, 0.95, &r, &lo, &hi), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,6 +471,7 @@ int main(void)
         cmocka_unit_test(stop_rule_decisions),
         cmocka_unit_test(bootstrap_of_medians_resamples_as_given),
         cmocka_unit_test(bootstrap_of_medians_refuses_bad_arguments),
+        cmocka_unit_test(bridged_ratio_is_the_product_of_two_paired_ratios),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

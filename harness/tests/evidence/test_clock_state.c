@@ -16,8 +16,8 @@
 
 #define FIXTURE "harness/tests/data/evidence/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json"
 #define H100_REF "evidence/nvidia-h100-80gb-hbm3/20261127T230115Z_49b36b5.json.gz"
-#define H200_REF "evidence/nvidia-h200/20261124T165345Z_0accd3c.json.gz"
-#define H200_CAPPED "evidence/nvidia-h200/20261123T110541Z_df279de.json.gz"
+#define H200_REF "evidence/nvidia-h200/20261201T212315Z_64ae353.json.gz"
+#define H100_UNMARKED "evidence/nvidia-h100-80gb-hbm3/20261123T082246Z_27d5592.json.gz"
 
 /* The fixture run (no result throttled) with context.throttled and the snapshots' throttle
  * lists set: throttled < 0 leaves the flag out; a list NULL leaves its snapshot's list
@@ -159,16 +159,16 @@ static void a_resumed_run_is_believed(void **st)
     assert_int_equal(state_of(doc), RUN_CLOCKS_THROTTLED);
 }
 
-/* The committed runs that raised this: the H100 reference run and an H200 run, marked
- * throttled for sw_power_cap at their end, no result throttled; the H200 reference run,
- * not marked. */
+/* The committed runs that raised this: the H100 and H200 reference runs, marked
+ * throttled for sw_power_cap at their end, no result throttled; an older H100 run, not
+ * marked. */
 static void committed_runs(void **st)
 {
     (void)st;
     static const struct { const char *path; int flag; run_clock_state want; } runs[] = {
         { H100_REF, 1, RUN_CLOCKS_POWER_CAP },
-        { H200_CAPPED, 1, RUN_CLOCKS_POWER_CAP },
-        { H200_REF, 0, RUN_CLOCKS_NOT_THROTTLED },
+        { H200_REF, 1, RUN_CLOCKS_POWER_CAP },
+        { H100_UNMARKED, 0, RUN_CLOCKS_NOT_THROTTLED },
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         char err[1024];

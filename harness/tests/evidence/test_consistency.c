@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/stats.h"
 #include "core/text_safe.h"
 #include "evidence/run_lists.h"
 #include "evidence/consistency.h"
@@ -156,6 +157,63 @@ static void derived_against_timing(void **st)
     expect_refused(d, "derived.gbps");
 }
 
+/* The index of impl's row at 4x16x4096x128 non-causal in doc. */
+static size_t throughput_row(json_t *doc, const char *impl)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(doc, "results"), i, r) {
+        json_t *sh = json_object_get(r, "shape");
+        if (!strcmp(json_string_value(json_object_get(r, "impl")), impl) &&
+            json_integer_value(json_object_get(sh, "batch")) == 4 && json_integer_value(json_object_get(sh, "seq_q")) == 4096 &&
+            json_integer_value(json_object_get(sh, "head_dim")) == 128 && !json_integer_value(json_object_get(sh, "causal")))
+            return i;
+    }
+    fail_msg("no %s row at 4x16x4096x128", impl);
+    return 0;
+}
+
+static double pairs_median(json_t *paired)
+{
+    json_t *a = json_object_get(paired, "impl_us"), *b = json_object_get(paired, "baseline_us");
+    size_t n = json_array_size(a);
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), m = NAN;
+    for (size_t i = 0; x && y && i < n; i++) {
+        x[i] = json_number_value(json_array_get(a, i));
+        y[i] = json_number_value(json_array_get(b, i));
+    }
+    if (!x || !y || stats_paired_median(x, y, n, &m)) fail_msg("pairs");
+    free(x);
+    free(y);
+    return m;
+}
+
+/* An external paired with a rung in its own process (a bridge): its ratio is the product
+ * of its pairs' median and the rung's pairs' median in this run. */
+static void a_bridged_ratio_against_both_pairs(void **st)
+{
+    (void)st;
+    json_t *d = json_deep_copy(g_run);
+    json_t *results = json_object_get(d, "results");
+    json_t *ext = json_array_get(results, throughput_row(d, "torch_cudnn"));
+    json_t *bridge = json_array_get(results, throughput_row(d, "10_latency"));
+    json_object_set_new(json_object_get(ext, "paired"), "baseline", json_string("10_latency"));
+    double want = pairs_median(json_object_get(ext, "paired")) * pairs_median(json_object_get(bridge, "paired"));
+    json_t *ratio = json_object_get(json_object_get(ext, "derived"), "ratio");
+    json_object_set_new(ratio, "median", json_real(want));
+    json_object_set_new(ratio, "ci_lo", json_real(want * 0.99));
+    json_object_set_new(ratio, "ci_hi", json_real(want * 1.01));
+    json_object_set_new(ratio, "method", json_string("bridged"));
+    json_object_set_new(ratio, "bridge", json_string("10_latency"));
+    json_t *copy = json_deep_copy(d);
+    assert_string_equal(verdict(copy), "");
+    json_object_set_new(ratio, "median", json_real(want * 1.005));
+    expect_refused(json_deep_copy(d), "but its pairs with 10_latency and 10_latency's with the baseline give");
+    json_object_set_new(ratio, "median", json_real(want));
+    json_object_set_new(json_object_get(ext, "paired"), "baseline", json_string("torch_flash"));
+    expect_refused(d, "is not a rung of the run timed at this shape");
+}
+
 static void method_in_range(void **st)
 {
     (void)st;
@@ -240,6 +298,7 @@ int main(void)
         cmocka_unit_test(verdict_against_bounds),
         cmocka_unit_test(summaries_against_samples),
         cmocka_unit_test(derived_against_timing),
+        cmocka_unit_test(a_bridged_ratio_against_both_pairs),
         cmocka_unit_test(method_in_range),
         cmocka_unit_test(printed_fields_have_their_form),
         cmocka_unit_test(limits),

@@ -140,7 +140,9 @@ static void every_committed_run_round_trips(void **state)
 {
     (void)state;
     size_t n = round_trip_root("evidence") + round_trip_root("harness/tests/data/history");
-    assert_true(n >= 20);   /* the full runs and the headline-only runs of both GPUs */
+    /* both GPUs' accepted sets (three complete sessions each), the H100's two older runs
+     * the unit tests read, and the history fixture: a store that lost them fails here */
+    assert_true(n >= 9);
 }
 
 static void studies_in_the_run_format_round_trip(void **state)

@@ -1,0 +1,152 @@
+/* test_baseline_libs.c: the report names each baseline's library and draws an external
+ * baseline at the run baseline's time times its paired ratio (report/baseline_libs.h), and
+ * quotes the paired method's targets from the accepted runs (report/targets.h). Read from
+ * the committed H200 reference run (build 64ae353: PyTorch's rows of the method before
+ * the bridge), then with its rows re-pointed at rung 10 as a bridged run writes them. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "evidence/result_ratio.h"
+#include "report/baseline_libs.h"
+#include "report/targets.h"
+
+#define H200_REF "evidence/nvidia-h200/20261201T212315Z_64ae353.json.gz"
+#define H200_SECOND "evidence/nvidia-h200/20261201T213302Z_64ae353.json.gz"
+
+static run_data g_run;
+static const attn_shape THROUGHPUT = { 4, 16, 4096, 4096, 128, 0, 0 };
+
+static int open_run(void **st)
+{
+    (void)st;
+    char err[1024];
+    if (run_open(&g_run, H200_REF, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int close_run(void **st)
+{
+    (void)st;
+    run_close(&g_run);
+    return 0;
+}
+
+static char *paragraph(void)
+{
+    gate_config cfg = { 0 };
+    cfg.baseline = "sdpa_cudnn";
+    report_ctx c = { .cfg = &cfg };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    report_libraries_paragraph(f, &c, &g_run);
+    fclose(f);
+    return text;
+}
+
+static void has(const char *text, const char *words)
+{
+    if (!strstr(text, words)) fail_msg("'%s' does not say '%s'", text, words);
+}
+
+static void the_old_method_is_named_and_both_libraries_too(void **st)
+{
+    (void)st;
+    char lib[96];
+    report_baseline_library(lib, sizeof lib, &g_run);
+    assert_string_equal(lib, "cuDNN 9.14.0 (the machine's)");
+    run_result *x = (run_result *)run_find(&g_run, "torch_cudnn", &THROUGHPUT);
+    assert_non_null(x);
+    assert_int_equal(report_external_source(&g_run, x), EXTERNAL_OLD_METHOD);
+    char *text = paragraph();
+    has(text, "`sdpa_cudnn` is cuDNN 9.14.0 (the machine's), loaded from `/lib/x86_64-linux-gnu/libcudnn.so.9`");
+    has(text, "PyTorch's backends run on cuDNN 9.19.0 (PyTorch 2.11.0's)");
+    has(text, "This run predates the bridge");
+    has(text, "the gate judges every rung against it");
+    free(text);
+}
+
+/* An external's time is the baseline's median times its ratio, not its own clock. */
+static void an_external_is_drawn_at_the_baseline_time_times_its_ratio(void **st)
+{
+    (void)st;
+    const run_result *x = run_find(&g_run, "torch_cudnn", &THROUGHPUT), *b = run_find(&g_run, "sdpa_cudnn", &THROUGHPUT);
+    double us, q;
+    assert_int_equal(report_external_time(&g_run, x, &us), 0);
+    assert_int_equal(result_point_ratio(&g_run, x, "sdpa_cudnn", &q), 0);
+    assert_true(fabs(us - b->median_us * q) <= 1e-9 * us);
+    /* the H200 runs drew PyTorch's cuDNN at its own clock, several percent off the pairs */
+    assert_true(fabs(us / x->median_us - 1) > 1e-3);
+}
+
+/* Re-pointed at rung 10 as a bridged run writes it, with the C baseline on PyTorch's cuDNN
+ * among the externals: the paragraph says where the two cuDNNs differ past 2%. */
+static void a_bridged_run_shows_where_the_two_cudnns_differ(void **st)
+{
+    (void)st;
+    const char **was = calloc(g_run.n_results, sizeof *was);
+    assert_non_null(was);
+    for (size_t k = 0; k < g_run.n_results; k++) {
+        was[k] = g_run.results[k].paired_baseline;
+        if (!strncmp(g_run.results[k].impl, "torch_", 6) && g_run.results[k].n_paired)
+            g_run.results[k].paired_baseline = "10_latency";
+    }
+    run_result *x = (run_result *)run_find(&g_run, "torch_cudnn", &THROUGHPUT);
+    const char *impl = x->impl;
+    assert_int_equal(report_external_source(&g_run, x), EXTERNAL_PAIRED);
+    x->impl = REPORT_ON_TORCH_CUDNN;
+    double q, lo, hi;
+    assert_int_equal(result_ratio(&g_run, x, "sdpa_cudnn", &q, &lo, &hi), 0);
+    char *text = paragraph();
+    has(text, "beside a rung timed in both processes (the bridge)");
+    if (fabs(q - 1) > 0.02) {
+        has(text, "| 4x16x4096x128 |");
+        has(text, "The two cuDNNs differ by more than 2% at 1 of the 1 shapes");
+    } else {
+        has(text, "The two cuDNNs agree within 2% at all 1 shapes");
+    }
+    free(text);
+    x->impl = impl;
+    for (size_t k = 0; k < g_run.n_results; k++) g_run.results[k].paired_baseline = was[k];
+    free(was);
+}
+
+static void targets_from_the_accepted_runs(void **st)
+{
+    (void)st;
+    const run_data *runs[1] = { &g_run };
+    size_t n;
+    double lo, hi;
+    assert_int_equal(report_same_kernel_spread(runs, 1, &n, &lo, &hi), 0);
+    /* rung 10 against 09 and 11 against 10 where their init notes agree: within 1% */
+    assert_true(n >= 90 && lo < 0 && hi > 0 && lo > -0.01 && hi < 0.01);
+    size_t rows, within;
+    report_reproduction(&g_run, &g_run, 0.02, &rows, &within);
+    assert_true(rows > 500 && within == rows);
+    run_data second;
+    char err[1024];
+    if (run_open(&second, H200_SECOND, err, sizeof err)) fail_msg("%s", err);
+    report_reproduction(&g_run, &second, 0.02, &rows, &within);
+    assert_true(within < rows && within > rows * 9 / 10);
+    run_close(&second);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_old_method_is_named_and_both_libraries_too),
+        cmocka_unit_test(an_external_is_drawn_at_the_baseline_time_times_its_ratio),
+        cmocka_unit_test(a_bridged_run_shows_where_the_two_cudnns_differ),
+        cmocka_unit_test(targets_from_the_accepted_runs),
+    };
+    return cmocka_run_group_tests(tests, open_run, close_run);
+}
