@@ -31,46 +31,43 @@ slug=nvidia-h100-80gb-hbm3
 first=$(grep -v '^#' "evidence/$slug/accepted.txt" | grep . | head -1 | tr -d ' ')
 mkdir -p "$tmp/ev/$slug"
 cp evidence/$slug/accepted.txt evidence/$slug/2*.json* "$tmp/ev/$slug/"
-plant() {   # plant FACTOR OUT: the first accepted run, 06_tiling's headline samples x FACTOR
-  python3 - "evidence/$slug/$first" "$1" "$2" <<'PY'
-import gzip, json, sys
-src, f, dst = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-d = json.load(gzip.open(src, "rt") if src.endswith(".gz") else open(src))
-for r in d["results"]:
-    s = r["shape"]
-    if r["impl"] == "06_tiling" and (s["batch"], s["heads"], s["seq_q"], s["head_dim"]) == (1, 8, 512, 64) and "timing" in r:
-        g = r["timing"]["graph"]
-        g["samples_us"] = [round(x * f, 4) for x in g["samples_us"]]
-        for k in ("median_us", "ci_lo_us", "ci_hi_us", "mean_us", "min_us", "max_us", "p10_us", "p90_us"):
-            if k in g: g[k] = round(g[k] * f, 4)
-        # and what is derived from the times, as a run that slow would have written it
-        dv = r.get("derived") or {}
-        for k in ("tflops", "gbps", "frac_fp16_peak", "frac_dram"):
-            if isinstance(dv.get(k), float): dv[k] /= f
-        for k in ("median", "ci_lo", "ci_hi"):
-            if isinstance(dv.get("ratio"), dict): dv["ratio"][k] *= f
-        # a run whose ratios come from the rotation: its rounds were that slow too
-        pb = r.get("paired")
-        if isinstance(pb, dict):
-            pb["impl_us"] = [round(x * f, 4) for x in pb["impl_us"]]
-            if isinstance(dv.get("ratio"), dict):   # its median from the rounded pairs, as written
-                q = sorted(a / b for a, b in zip(pb["impl_us"], pb["baseline_us"]))
-                m = len(q) // 2
-                dv["ratio"]["median"] = q[m] if len(q) % 2 else (q[m - 1] + q[m]) / 2
-json.dump(d, open(dst, "w"))
-PY
+plant() {   # plant IMPL SHAPE FACTOR: the first accepted run with one row FACTOR times slower
+  python3 ci/checks/plant_row.py "evidence/$slug/$first" "$1" "$2" "$3" "$planted"
 }
 # the edited copy gets a name of its own: a member of the set is never its own reference
-plant 1.30 "$tmp/ev/$slug/20991231T000000Z_0000000.json"
+planted=$tmp/ev/$slug/20991231T000000Z_0000000.json
+plant 06_tiling 1x8x512x64 1.30
 n=$((n + 1))
-"$bin" gate "$tmp/ev/$slug/20991231T000000Z_0000000.json" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 if [ "$rc" != 1 ] || ! grep -qE "06_tiling +1x8x512x64 +slower" "$tmp/p.txt" || ! grep -q "drift gate: FAIL" "$tmp/p.txt"; then
   note "06_tiling +30% at the headline: expected exit 1 and a 'slower' row, got exit $rc"; sed -n '/drift gate/,$p' "$tmp/p.txt" | head -8 >&2
 fi
-plant 1.01 "$tmp/ev/$slug/20991231T000000Z_0000000.json"
+plant 06_tiling 1x8x512x64 1.01
 n=$((n + 1))
-"$bin" gate "$tmp/ev/$slug/20991231T000000Z_0000000.json" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 grep -q "drift gate: PASS" "$tmp/p.txt" || note "06_tiling +1%: expected the drift gate to pass (exit $rc)"
+
+# every paired row is judged, not only the headline and throughput shapes: rung 11 made
+# 36% slower at the sweep's short decode point (what one changed constant of its shape
+# rule did, timed by `ab`) must fail the drift gate there, and the ladder gate by that
+# point's decode bound
+plant 11_split_keys 1x8x1x1024x128 1.36
+n=$((n + 1))
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+if [ "$rc" != 1 ] || ! grep -qE "^  11_split_keys +1x8x1:1024x128 +slower" "$tmp/p.txt" || ! grep -q "drift gate: FAIL" "$tmp/p.txt" ||
+   ! grep -qE "11_split_keys +1x8x1:1024x128 +FAIL +ratio .*NOT under bound" "$tmp/p.txt"; then
+  note "11_split_keys +36% at 1x8x1x1024x128: expected exit 1, a 'slower' drift row and a failed decode bound, got exit $rc"
+  grep -E "11_split_keys +1x8x1:1024|gate:" "$tmp/p.txt" | head -6 >&2
+fi
+# the drift gate judges every phase row of a complete run that the set has too
+judged=$(sed -n 's/^drift gate: [A-Z ]* (\([0-9]*\) of \([0-9]*\) rows.*/\2/p' "$tmp/p.txt")
+rows=$(python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+kinds = {i['name']: i['kind'] for i in d['implementations']}
+print(len({(r['impl'], tuple(sorted(r['shape'].items()))) for r in d['results'] if kinds.get(r['impl']) == 'phase' and 'graph' in (r.get('timing') or {})}))" "$planted")
+n=$((n + 1))
+[ -n "$judged" ] && [ "$judged" = "$rows" ] || note "the drift gate judged ${judged:-no} rows of the $rows timed phase rows of a complete run"
 
 # accepted.txt with several runs
 mkdir -p "$tmp/acc/g1" "$tmp/acc/g2" "$tmp/acc/g3"
