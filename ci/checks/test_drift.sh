@@ -59,6 +59,21 @@ if [ "$rc" != 1 ] || ! grep -qE "^  11_split_keys +1x8x1:1024x128 +slower" "$tmp
   note "11_split_keys +36% at 1x8x1x1024x128: expected exit 1, a 'slower' drift row and a failed decode bound, got exit $rc"
   grep -E "11_split_keys +1x8x1:1024|gate:" "$tmp/p.txt" | head -6 >&2
 fi
+# a run on another baseline library than the set's is "baseline changed", never drift: the
+# same 36% slower run with cuDNN 9.19 recorded says so, with both versions, and no row of
+# it counts as slower (the ladder gate still fails it by the decode bound)
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['context']['versions']['cudnn'] = 91900; json.dump(d, open(sys.argv[1], 'w'))" "$planted"
+n=$((n + 1))
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" --json "$tmp/lib.json" > "$tmp/lib.txt" 2>&1; rc=$?
+if ! grep -q "drift gate: BASELINE CHANGED (0 of" "$tmp/lib.txt" ||
+   ! grep -q "baseline changed: cuDNN 9.19.0 in this run, cuDNN 9.14.0 in" "$tmp/lib.txt" ||
+   [ "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['drift']['baseline_library'])" "$tmp/lib.json")" != changed ]; then
+  note "a run of cuDNN 9.19 against a set of 9.14: expected 'baseline changed', got exit $rc"
+  grep -E "drift gate|baseline" "$tmp/lib.txt" | head -4 >&2
+fi
+plant 11_split_keys 1x8x1x1024x128 1.36   # the run as recorded again, for the count below
 # the drift gate judges every phase row of a complete run that the set has too
 judged=$(sed -n 's/^drift gate: [A-Z ]* (\([0-9]*\) of \([0-9]*\) rows.*/\2/p' "$tmp/p.txt")
 rows=$(python3 -c "
