@@ -73,6 +73,16 @@ if ! grep -q "drift gate: BASELINE CHANGED (0 of" "$tmp/lib.txt" ||
   note "a run of cuDNN 9.19 against a set of 9.14: expected 'baseline changed', got exit $rc"
   grep -E "drift gate|baseline" "$tmp/lib.txt" | head -4 >&2
 fi
+# the same pair by `gate --against REF` and `compare`: the same verdict, no row judged
+n=$((n + 2))
+"$bin" gate "$planted" --against "evidence/$slug/$first" --evidence "$tmp/ev" --brief --json "$tmp/lib2.json" > "$tmp/lib2.txt" 2>&1
+if ! grep -q "^  baseline changed: cuDNN 9.19.0 in this run, cuDNN 9.14.0 in" "$tmp/lib2.txt" ||
+   [ "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['baseline_changed'], sum(1 for k in d['regression'] if not k['pass']))" "$tmp/lib2.json")" != "True 0" ]; then
+  note "gate --against REF of another cuDNN: expected 'baseline changed' and no failed row"; grep -E "baseline|slower" "$tmp/lib2.txt" | head -3 >&2
+fi
+"$bin" compare "evidence/$slug/$first" "$planted" --evidence "$tmp/ev" > "$tmp/lib3.md" 2>&1
+grep -q "baseline changed: cuDNN 9.19.0 in this run" "$tmp/lib3.md" && grep -q "^\*\*0 slower, 0 faster, 0 unsure, 0 within" "$tmp/lib3.md" ||
+  note "compare of another cuDNN: expected 'baseline changed' and no row judged: $(grep -m1 slower "$tmp/lib3.md")"
 plant 11_split_keys 1x8x1x1024x128 1.36   # the run as recorded again, for the count below
 # the drift gate judges every phase row of a complete run that the set has too
 judged=$(sed -n 's/^drift gate: [A-Z ]* (\([0-9]*\) of \([0-9]*\) rows.*/\2/p' "$tmp/p.txt")
