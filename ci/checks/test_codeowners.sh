@@ -36,7 +36,8 @@ python3 ci/workflow/protected_paths.py --codeowners "$tmp/none" </dev/null 2>/de
 # line): a space, a quote, a backquote with markup, a newline, non-ASCII, a byte that is
 # not UTF-8; each matched whole and unquoted, the ordinary ones beside them not flagged
 odd=("ci/workflow/a b.sh" '.github/workflows/a"b.yml' 'ci/workflow/étape.sh' $'ci/workflow/x\ny.sh'
-     'ci/workflow/`<img src=x onerror=alert(1)>`.sh' $'ci/frozen/\xff.sha256' "harness/gate/ sp .c")
+     'ci/workflow/`<img src=x onerror=alert(1)>`.sh' $'ci/frozen/\xff.sha256' "harness/gate/ sp .c"
+     $'ci/workflow/a\tb.sh')
 plain=("phases/a b/x.cu" $'README\n.md' "docs/ci/workflow/a b.sh")
 printf '%s\0' "${odd[@]}" "${plain[@]}" | python3 ci/workflow/protected_paths.py -z --json > "$tmp/z.json" \
   || note "-z --json failed"
@@ -55,6 +56,30 @@ import json, sys
 got = [p["path"] for p in json.load(open(sys.argv[1]))]
 if got != sys.argv[2:]:
     print(f"  got  {got!r}\n  want {sys.argv[2:]!r}", file=sys.stderr)
+    sys.exit(1)
+PY
+# the judge's own reading of git (judge.sh, step 5), on a repository: a protected file
+# removed, renamed out of its folder, copied, modified, and added under a name with a tab;
+# every protected path named, by both names where renamed
+repo=$tmp/repo; mkdir -p "$repo/ci/workflow" "$repo/ci/frozen" "$repo/tools"
+gitr() { git -C "$repo" -c user.name=t -c user.email=t@t -c commit.gpgsign=false "$@" >/dev/null; }
+printf '/ci/workflow/ @m\n/ci/frozen/ @m\n' > "$repo/CODEOWNERS"
+for f in judge.sh gone.sh edit.sh; do echo "$f" > "$repo/ci/workflow/$f"; done
+echo base > "$repo/ci/frozen/a.sha256"
+gitr init -q && gitr add -A && gitr commit -qm base
+gitr mv ci/workflow/judge.sh tools/judge.sh && gitr rm -q ci/workflow/gone.sh
+echo more >> "$repo/ci/workflow/edit.sh"; cp "$repo/ci/frozen/a.sha256" "$repo/ci/frozen/copy.sha256"
+echo new > "$repo/ci/workflow/"$'tab\there.sh'
+gitr add -A && gitr commit -qm change
+git -C "$repo" -c core.quotePath=false diff --no-renames --name-only -z HEAD~1 HEAD \
+  | python3 ci/workflow/protected_paths.py -z --json --codeowners "$repo/CODEOWNERS" > "$tmp/g.json" || note "the judge's pipeline failed"
+python3 - "$tmp/g.json" <<'PY' || note "the judge's reading of git: a protected path is not named (above)"
+import json, sys
+got = sorted(p["path"] for p in json.load(open(sys.argv[1])))
+want = sorted(["ci/workflow/judge.sh", "ci/workflow/gone.sh", "ci/workflow/edit.sh", "ci/frozen/copy.sha256",
+               "ci/workflow/tab\there.sh"])
+if got != want:
+    print(f"  got  {got!r}\n  want {want!r}", file=sys.stderr)
     sys.exit(1)
 PY
 [ $fail = 0 ] && echo "test_codeowners: ${#must[@]} paths that judge covered, ${#not[@]} others not"

@@ -31,46 +31,76 @@ slug=nvidia-h100-80gb-hbm3
 first=$(grep -v '^#' "evidence/$slug/accepted.txt" | grep . | head -1 | tr -d ' ')
 mkdir -p "$tmp/ev/$slug"
 cp evidence/$slug/accepted.txt evidence/$slug/2*.json* "$tmp/ev/$slug/"
-plant() {   # plant FACTOR OUT: the first accepted run, 06_tiling's headline samples x FACTOR
-  python3 - "evidence/$slug/$first" "$1" "$2" <<'PY'
-import gzip, json, sys
-src, f, dst = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-d = json.load(gzip.open(src, "rt") if src.endswith(".gz") else open(src))
-for r in d["results"]:
-    s = r["shape"]
-    if r["impl"] == "06_tiling" and (s["batch"], s["heads"], s["seq_q"], s["head_dim"]) == (1, 8, 512, 64) and "timing" in r:
-        g = r["timing"]["graph"]
-        g["samples_us"] = [round(x * f, 4) for x in g["samples_us"]]
-        for k in ("median_us", "ci_lo_us", "ci_hi_us", "mean_us", "min_us", "max_us", "p10_us", "p90_us"):
-            if k in g: g[k] = round(g[k] * f, 4)
-        # and what is derived from the times, as a run that slow would have written it
-        dv = r.get("derived") or {}
-        for k in ("tflops", "gbps", "frac_fp16_peak", "frac_dram"):
-            if isinstance(dv.get(k), float): dv[k] /= f
-        for k in ("median", "ci_lo", "ci_hi"):
-            if isinstance(dv.get("ratio"), dict): dv["ratio"][k] *= f
-        # a run whose ratios come from the rotation: its rounds were that slow too
-        pb = r.get("paired")
-        if isinstance(pb, dict):
-            pb["impl_us"] = [round(x * f, 4) for x in pb["impl_us"]]
-            if isinstance(dv.get("ratio"), dict):   # its median from the rounded pairs, as written
-                q = sorted(a / b for a, b in zip(pb["impl_us"], pb["baseline_us"]))
-                m = len(q) // 2
-                dv["ratio"]["median"] = q[m] if len(q) % 2 else (q[m - 1] + q[m]) / 2
-json.dump(d, open(dst, "w"))
-PY
+plant() {   # plant IMPL SHAPE FACTOR: the first accepted run with one row FACTOR times slower
+  python3 ci/checks/plant_row.py "evidence/$slug/$first" "$1" "$2" "$3" "$planted"
 }
 # the edited copy gets a name of its own: a member of the set is never its own reference
-plant 1.30 "$tmp/ev/$slug/20991231T000000Z_0000000.json"
+planted=$tmp/ev/$slug/20991231T000000Z_0000000.json
+plant 06_tiling 1x8x512x64 1.30
 n=$((n + 1))
-"$bin" gate "$tmp/ev/$slug/20991231T000000Z_0000000.json" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 if [ "$rc" != 1 ] || ! grep -qE "06_tiling +1x8x512x64 +slower" "$tmp/p.txt" || ! grep -q "drift gate: FAIL" "$tmp/p.txt"; then
   note "06_tiling +30% at the headline: expected exit 1 and a 'slower' row, got exit $rc"; sed -n '/drift gate/,$p' "$tmp/p.txt" | head -8 >&2
 fi
-plant 1.01 "$tmp/ev/$slug/20991231T000000Z_0000000.json"
+plant 06_tiling 1x8x512x64 1.01
 n=$((n + 1))
-"$bin" gate "$tmp/ev/$slug/20991231T000000Z_0000000.json" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 grep -q "drift gate: PASS" "$tmp/p.txt" || note "06_tiling +1%: expected the drift gate to pass (exit $rc)"
+
+# every paired row is judged, not only the headline and throughput shapes: rung 11 made
+# 36% slower at the sweep's short decode point (what one changed constant of its shape
+# rule did, timed by `ab`) must fail the drift gate there, and the ladder gate by that
+# point's decode bound
+plant 11_split_keys 1x8x1x1024x128 1.36
+n=$((n + 1))
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+if [ "$rc" != 1 ] || ! grep -qE "^  11_split_keys +1x8x1:1024x128 +slower" "$tmp/p.txt" || ! grep -q "drift gate: FAIL" "$tmp/p.txt" ||
+   ! grep -qE "11_split_keys +1x8x1:1024x128 +FAIL +ratio .*NOT under bound" "$tmp/p.txt"; then
+  note "11_split_keys +36% at 1x8x1x1024x128: expected exit 1, a 'slower' drift row and a failed decode bound, got exit $rc"
+  grep -E "11_split_keys +1x8x1:1024|gate:" "$tmp/p.txt" | head -6 >&2
+fi
+# a small slowdown where the set is tight: rung 11 5% slower at 4x16x4096x128 causal, a row
+# whose tolerance is the 3% floor (its rounds in rotation in every run of the set), fails
+plant 11_split_keys 4x16x4096x128c 1.05
+n=$((n + 1))
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+{ [ "$rc" = 1 ] && grep -qE "^  11_split_keys +4x16x4096x128 causal +slower .*tol \+3\.0%" "$tmp/p.txt"; } ||
+  note "11_split_keys +5% at 4x16x4096x128 causal (tolerance 3%): expected a 'slower' row, got exit $rc"
+plant 11_split_keys 1x8x1x1024x128 1.36
+# a run on another baseline library than the set's is "baseline changed", never drift: the
+# same 36% slower run with cuDNN 9.19 recorded says so, with both versions, and no row of
+# it counts as slower (the ladder gate still fails it by the decode bound)
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['context']['versions']['cudnn'] = 91900; json.dump(d, open(sys.argv[1], 'w'))" "$planted"
+n=$((n + 1))
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" --json "$tmp/lib.json" > "$tmp/lib.txt" 2>&1; rc=$?
+if ! grep -q "drift gate: BASELINE CHANGED (0 of" "$tmp/lib.txt" ||
+   ! grep -q "baseline changed: cuDNN 9.19.0 in this run, cuDNN 9.14.0 in" "$tmp/lib.txt" ||
+   [ "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['drift']['baseline_library'])" "$tmp/lib.json")" != changed ]; then
+  note "a run of cuDNN 9.19 against a set of 9.14: expected 'baseline changed', got exit $rc"
+  grep -E "drift gate|baseline" "$tmp/lib.txt" | head -4 >&2
+fi
+# the same pair by `gate --against REF` and `compare`: the same verdict, no row judged
+n=$((n + 2))
+"$bin" gate "$planted" --against "evidence/$slug/$first" --evidence "$tmp/ev" --brief --json "$tmp/lib2.json" > "$tmp/lib2.txt" 2>&1
+if ! grep -q "^  baseline changed: cuDNN 9.19.0 in this run, cuDNN 9.14.0 in" "$tmp/lib2.txt" ||
+   [ "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['baseline_changed'], sum(1 for k in d['regression'] if not k['pass']))" "$tmp/lib2.json")" != "True 0" ]; then
+  note "gate --against REF of another cuDNN: expected 'baseline changed' and no failed row"; grep -E "baseline|slower" "$tmp/lib2.txt" | head -3 >&2
+fi
+"$bin" compare "evidence/$slug/$first" "$planted" --evidence "$tmp/ev" > "$tmp/lib3.md" 2>&1
+grep -q "baseline changed: cuDNN 9.19.0 in this run" "$tmp/lib3.md" && grep -q "^\*\*0 slower, 0 faster, 0 unsure, 0 within" "$tmp/lib3.md" ||
+  note "compare of another cuDNN: expected 'baseline changed' and no row judged: $(grep -m1 slower "$tmp/lib3.md")"
+plant 11_split_keys 1x8x1x1024x128 1.36   # the run as recorded again, for the count below
+# the drift gate judges every phase row of a complete run that the set has too
+judged=$(sed -n 's/^drift gate: [A-Z ]* (\([0-9]*\) of \([0-9]*\) rows.*/\2/p' "$tmp/p.txt")
+rows=$(python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+kinds = {i['name']: i['kind'] for i in d['implementations']}
+print(len({(r['impl'], tuple(sorted(r['shape'].items()))) for r in d['results'] if kinds.get(r['impl']) == 'phase' and 'graph' in (r.get('timing') or {})}))" "$planted")
+n=$((n + 1))
+[ -n "$judged" ] && [ "$judged" = "$rows" ] || note "the drift gate judged ${judged:-no} rows of the $rows timed phase rows of a complete run"
 
 # accepted.txt with several runs
 mkdir -p "$tmp/acc/g1" "$tmp/acc/g2" "$tmp/acc/g3"

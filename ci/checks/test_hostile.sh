@@ -339,6 +339,20 @@ expect 2 "--evidence '': give a directory" -- show --evidence ''
 expect 2 "--evidence '': give a directory" -- gate --evidence ''
 mkdir -p "$tmp/gone/$gpu"; echo "20990101T000000Z_0000000.json" > "$tmp/gone/$gpu/accepted.txt"
 expect 2 "'20990101T000000Z_0000000\.json' names no run file" -- accepted "$gpu" --evidence "$tmp/gone"
+# the lists of runs are refused, file and line named, whatever beside them is valid: an
+# accepted.txt line that is not a run file's name in its folder beside a valid reference.txt,
+# and a reference.txt that is a link to nothing (not taken for an absent one)
+mkdir -p "$tmp/lists/$gpu"; cp "$small" "$tmp/lists/$gpu/"; echo "$name" > "$tmp/lists/$gpu/reference.txt"
+printf '%s\n../x.json\n' "$name" > "$tmp/lists/$gpu/accepted.txt"
+expect 2 "accepted\.txt:2: each line must hold" -- report --evidence "$tmp/lists" --gnuplot "$tmp/gp" --out "$tmp/rep-l"
+printf '%s\nsub/%s\n' "$name" "$name" > "$tmp/lists/$gpu/accepted.txt"
+expect 2 "accepted\.txt:2: each line must hold" -- report --evidence "$tmp/lists" --gnuplot "$tmp/gp" --out "$tmp/rep-l"
+mkdir -p "$tmp/dang/$gpu"; cp "$small" "$tmp/dang/$gpu/"; ln -s "$tmp/nowhere.txt" "$tmp/dang/$gpu/reference.txt"
+expect 2 "reference\.txt: .*link to nothing" -- show --evidence "$tmp/dang"
+expect 2 "reference\.txt: .*link to nothing" -- report --evidence "$tmp/dang" --gnuplot "$tmp/gp" --out "$tmp/rep-d"
+rm "$tmp/dang/$gpu/reference.txt"; ln -s "$tmp/nowhere.txt" "$tmp/dang/$gpu/accepted.txt"
+expect 2 "accepted\.txt: .*link to nothing" -- show --evidence "$tmp/dang"
+expect 2 "accepted\.txt: .*link to nothing" -- accepted "$gpu" --evidence "$tmp/dang"
 if [ -d build/phases ]; then
   cp "$small" "$tmp/into.json"
   expect 2 "--ncu '/nonexistent/ncu': cannot run it" -- profile --into "$tmp/into.json" --ncu /nonexistent/ncu --impl 06_tiling

@@ -202,27 +202,46 @@ def drift_results(binary, drift_dir):
                 yield os.path.basename(os.path.dirname(acc)), doc
 
 
+def drift_kind(s):
+    """The column of a drift row: the headline, the throughput shape, or the rest of the sweep."""
+    if (s["batch"], s["heads"], s["seq_q"], s["seq_kv"]) == (1, 8, 512, 512):
+        return "headline"
+    if (s["batch"], s["heads"], s["seq_q"], s["seq_kv"], s["head_dim"]) == (4, 16, 4096, 4096, 128):
+        return "throughput"
+    return "sweep"
+
+
 def drift_section(out, binary, drift_dir=None):
     rows = {}
-    verdicts = {}
-    runs = 0
+    verdicts = {}      # judged runs: the gate's verdicts
+    unjudged = {}      # runs whose set is smaller than drift.min_runs: what the rule would say
+    runs = runs_unjudged = 0
     for gpu, doc in drift_results(binary, drift_dir):
         d = doc.get("drift") or {}
         runs += 1
+        judged = bool(d.get("judged"))
+        runs_unjudged += not judged
+        count = verdicts if judged else unjudged
         for r in d.get("rows", []):
-            verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
-            s = r["shape"]
-            key = (gpu, r["phase"], "headline" if s["seq_q"] == 512 else "throughput")
+            count[r["verdict"]] = count.get(r["verdict"], 0) + 1
+            if not judged:
+                continue
+            key = (gpu, r["phase"], drift_kind(r["shape"]))
             rows.setdefault(key, []).append((r["tolerance"], math.expm1(d.get("k_sigma", 4) * r["spread"])))
-    n = sum(verdicts.values())
+    n, m = sum(verdicts.values()), sum(unjudged.values())
+
+    def listed(v):
+        return ", ".join(f"{c} {k}" for k, c in sorted(v.items())) or "none"
     out.append(f"**Drift** (`attnladder gate RUN --against accepted` on each of the {runs} committed complete runs, "
-               f"a member of the set against the others): {n} rows, "
-               + ", ".join(f"{v} {k}" for k, v in sorted(verdicts.items()))
-               + f"; false alarms (slower) {verdicts.get('slower', 0)} of {n}. The smallest drift each phase's row "
-               "can flag (its tolerance, over those runs), and in brackets the part that comes from the runs' "
-               "spread (k_sigma x s) before the floor:\n")
-    out.append("| GPU | phase | headline | 4x16x4096x128 |")
-    out.append("| --- | --- | --- | --- |")
+               f"a member of the set against the others, every phase row the run and the set share): judged "
+               f"({runs - runs_unjudged} runs): {n} rows, {listed(verdicts)}; false alarms (slower) "
+               f"{verdicts.get('slower', 0)} of {n}. Not judged ({runs_unjudged} runs, a member of a set of "
+               f"drift.min_runs runs against fewer others): {m} rows, {listed(unjudged)}; the rule would have "
+               f"called {unjudged.get('slower', 0)} of them slower. The smallest drift each phase's row can flag "
+               "in the judged runs (its tolerance), and in brackets the part that comes from the runs' spread "
+               "(k_sigma x s) before the floor:\n")
+    out.append("| GPU | phase | headline | 4x16x4096x128 | the other sweep rows |")
+    out.append("| --- | --- | --- | --- | --- |")
     for (gpu, phase) in sorted({(g, p) for g, p, _ in rows}):
         def rng(kind):
             t = rows.get((gpu, phase, kind))
@@ -230,7 +249,7 @@ def drift_section(out, binary, drift_dir=None):
                 return "-"
             tol, ks = [x for x, _ in t], [y for _, y in t]
             return f"{min(tol):.0%} - {max(tol):.0%} ({min(ks):.1%} - {max(ks):.1%})"
-        out.append(f"| {gpu} | {phase} | {rng('headline')} | {rng('throughput')} |")
+        out.append(f"| {gpu} | {phase} | {rng('headline')} | {rng('throughput')} | {rng('sweep')} |")
     out.append("")
 
 

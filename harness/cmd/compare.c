@@ -13,6 +13,7 @@
 #include "core/files.h"
 #include "evidence/run_lists.h"
 #include "gate/drift_spread.h"
+#include "gate/baseline_lib.h"
 #include "gate/regression.h"
 #include "core/numfmt.h"
 #include "core/text_safe.h"
@@ -236,6 +237,13 @@ int runs_compare_markdown(FILE *f, const gate_config *c, const run_data *a, cons
         return -1;
     }
     print_head(f, a, b);
+    baseline_lib lib = baseline_lib_of(b, a, 1);
+    if (lib.verdict != BASELINE_LIB_SAME) {   /* a verdict of its own, before the counts */
+        char text[768], esc[1600];
+        baseline_lib_text(&lib, text, sizeof text);
+        cell(esc, sizeof esc, text);
+        fprintf(f, "> **%s**\n\n", esc);
+    }
     size_t slower = print_counts(f, rows, n);
     print_rule(f, c, &sp, drift_params_for_runs(&sp, c, a, b));
     print_tables(f, c, rows, n, o);

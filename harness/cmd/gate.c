@@ -198,6 +198,7 @@ static int gate_report(const gate_session *g)
     if (g->have_drift) {
         drift_print(stdout, &g->cfg, &g->drift, g->brief);
         printf("\ndrift gate: %s (%zu of %zu rows slower than the set allows)\n",
+               g->drift.lib.verdict == BASELINE_LIB_CHANGED ? "BASELINE CHANGED" :
                !g->drift.judged ? "NOT JUDGED" : g->drift.slower ? "FAIL" : "PASS", g->drift.slower, g->drift.n);
     }
     return rc;

@@ -314,7 +314,7 @@ static int report_paths(const char *root, const char *out, const char *phases, c
     }
     qsort(runs, n_runs, sizeof *runs, cmp_run);
     if (report_model_build(&c, runs, n_runs)) goto out;
-    for (size_t i = 0; i < c.n_gpus; i++) bad += (size_t)c.gpus[i].ref_bad;
+    for (size_t i = 0; i < c.n_gpus; i++) bad += (size_t)(c.gpus[i].ref_bad + c.gpus[i].accepted_bad);
     if (files_temp_beside(out, tmp, sizeof tmp, err, sizeof err)) {
         fprintf(stderr, "attnladder report: %s\n", err);
         tmp[0] = '\0';

@@ -19,6 +19,21 @@ static int has_bom(const char *text, size_t len)
            (unsigned char)text[2] == 0xBF;
 }
 
+/* Whether a list (accepted.txt, reference.txt) is absent: 1 when nothing is at txt, 0 when
+ * something is (read it: the reader refuses what is not a regular file), -1 with err when
+ * it is a symbolic link to nothing, which is a list that cannot be read, not an absent one
+ * (taken for absent, the fallback would stand in for the run it was meant to name). */
+static int list_absent(const char *txt, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(txt, &st) != 0) return errno == ENOENT;
+    if (S_ISLNK(st.st_mode) && stat(txt, &st) != 0) {
+        snprintf(err, errlen, "%s: cannot read it: a symbolic link to nothing (%s)", txt, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* One listed name s (l bytes) of accepted.txt (txt, line lineno) checked and added to
  * set: a complete run's file name, listed once, naming a file of the directory in one
  * form. 0, or -1 (err). */
@@ -68,8 +83,9 @@ int evidence_accepted_set(const char *root, const char *slug, accepted_set *set,
         snprintf(err, errlen, "%.200s...: the path of accepted.txt is too long", root);
         return -1;
     }
-    struct stat st;
-    if (stat(txt, &st) != 0 && errno == ENOENT) {
+    int absent = list_absent(txt, err, errlen);
+    if (absent < 0) return -1;
+    if (absent) {
         snprintf(err, errlen, "%s: cannot read it: no accepted reference run for this GPU yet "
                  "(write the file name of a run into it to accept that run)", txt);
         return 0;
@@ -130,8 +146,9 @@ int reference_run_of(const char *gpu_dir, char *name, size_t name_len, char *pat
 {
     char txt[4096];
     snprintf(txt, sizeof txt, "%s/reference.txt", gpu_dir);
-    struct stat st;
-    if (stat(txt, &st) != 0 && errno == ENOENT) {
+    int absent = list_absent(txt, err, errlen);
+    if (absent < 0) return -1;
+    if (absent) {
         snprintf(err, errlen, "%s: cannot read it: no reference run named for this GPU "
                  "(write the file name of its complete run into it)", txt);
         return 0;

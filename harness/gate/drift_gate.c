@@ -66,7 +66,9 @@ int gate_drift(const gate_config *c, const run_data *run, const run_data *refs, 
                      "compares runs of the same GPU", run->path, run->gpu_name, refs[i].path, refs[i].gpu_name);
             return -1;
         }
-    o->judged = n_refs >= c->drift.min_runs;
+    /* a set of another baseline library: every ratio moved by the library, not the code */
+    o->lib = baseline_lib_of(run, refs, n_refs);
+    o->judged = n_refs >= c->drift.min_runs && o->lib.verdict != BASELINE_LIB_CHANGED;
     drift_spread sp;
     if (drift_spread_of(c, refs, n_refs, &sp, err, errlen)) return -1;
     const drift_params *dp = drift_params_for_runs(&sp, c, run, NULL);
@@ -109,6 +111,9 @@ void drift_print(FILE *f, const gate_config *c, const drift_outcome *o, int brie
                 "separate processes and sessions in accepted.txt)\n", o->n_refs, o->n_refs == 1 ? "" : "s",
                 c->drift.min_runs);
     }
+    char lib[768];
+    baseline_lib_text(&o->lib, lib, sizeof lib);
+    fprintf(f, "  %s\n", lib);
     fprintf(f, "  slower when the ratio's CI lies above centre x (1 + tol), tol = max(%.0f%%, %.1f x the "
             "runs' spread of log ratios, at least the spread pooled over the phases at that shape)\n",
             o->floor * 100, c->drift.k_sigma);
@@ -144,8 +149,10 @@ json_t *drift_json(const gate_config *c, const drift_outcome *o)
             "spread", r->ref.used_spread, "tolerance", r->ref.tol, "now", r->now, "now_ci_lo", r->now_lo,
             "now_ci_hi", r->now_hi, "change", r->now / r->ref.center - 1));
     }
-    return json_pack("{s:I, s:b, s:f, s:f, s:I, s:I, s:o}", "reference_runs", (json_int_t)o->n_refs,
-                     "judged", o->judged, "k_sigma", c->drift.k_sigma, "floor", o->floor,
+    static const char *const lib_names[] = { "same", "unknown", "changed" };
+    return json_pack("{s:I, s:b, s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:o}", "reference_runs", (json_int_t)o->n_refs,
+                     "judged", o->judged, "baseline_library", lib_names[o->lib.verdict],
+                     "baseline_library_now", (json_int_t)o->lib.now, "baseline_library_set", (json_int_t)o->lib.ref, "k_sigma", c->drift.k_sigma, "floor", o->floor,
                      "slower", (json_int_t)o->slower,
                      "skipped", (json_int_t)o->skipped, "rows", rows);
 }

@@ -5,6 +5,7 @@
 #define ATTNLADDER_GATE_DRIFT_GATE_H
 #include <stdio.h>
 #include <jansson.h>
+#include "gate/baseline_lib.h"
 #include "gate/config.h"
 #include "gate/drift.h"
 #include "evidence/reader.h"
@@ -23,7 +24,9 @@ typedef struct {
     size_t n;
     size_t slower;           /* rows that block */
     size_t n_refs;           /* runs in the reference set */
-    int judged;              /* 0: the set is smaller than drift.min_runs */
+    int judged;              /* 0: the set is smaller than drift.min_runs, or its baseline
+                              * library is not the run's (lib) */
+    baseline_lib lib;        /* the run's baseline library against the set's */
     double floor;            /* the floor the set's rows took (drift_params_for_set) */
     size_t skipped;          /* rows without a ratio in the run or in every reference */
 } drift_outcome;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "core/numfmt.h"
 #include "core/stats.h"
+#include "gate/baseline_lib.h"
 #include "gate/drift_spread.h"
 #include "gate/regression.h"
 
@@ -355,6 +356,14 @@ int gate_regression(const gate_config *c, const run_data *run, const run_data *r
         return -1;
     }
     if (baseline_present(c, run, err, errlen) || baseline_present(c, ref, err, errlen)) return -1;
+    /* another baseline library: said as a verdict of its own, counted, never drift (the
+     * rows are not judged, regression.c), and not a failure: the ladder gate decides */
+    baseline_lib lib = baseline_lib_of(run, ref, 1);
+    if (lib.verdict != BASELINE_LIB_SAME) {
+        baseline_lib_text(&lib, o->baseline_text, sizeof o->baseline_text);
+        o->baseline_changed = lib.verdict == BASELINE_LIB_CHANGED;
+        if (!add(o, CHECK_REGRESSION, c->baseline, NULL, 1, "%s", o->baseline_text)) return -1;
+    }
     size_t n;
     const char **names = phase_names(ref, run, &n);
     int rc = names ? 0 : -1;
@@ -456,6 +465,7 @@ void gate_print(FILE *f, const gate_config *c, const run_data *run, const run_da
         used.floor = reg->set_floor;
         drift_rule_text(rule, sizeof rule, &used, reg->set_runs, reg->set_measured);
         fprintf(f, "  %s\n", rule);
+        if (reg->baseline_changed) fprintf(f, "  %s\n", reg->baseline_text);   /* loud, even --brief */
         print_head(f, reg, brief);
         for (size_t i = 0; i < reg->n; i++) {
             const gate_check *k = &reg->checks[i];
@@ -465,8 +475,9 @@ void gate_print(FILE *f, const gate_config *c, const run_data *run, const run_da
             fprintf(f, "  %-22s %-24s %-6s %s\n", k->phase, text, k->pass ? "pass" : "FAIL", k->message);
         }
         if (reg->skipped)
-            fprintf(f, "  (%zu shape%s of the reference not compared: absent from this run or "
-                    "without a baseline timing)\n", reg->skipped, reg->skipped == 1 ? "" : "s");
+            fprintf(f, "  (%zu shape%s of the reference not compared: %s)\n", reg->skipped,
+                    reg->skipped == 1 ? "" : "s", reg->baseline_changed ? "the baseline library changed"
+                    : "absent from this run or without a baseline timing");
         checks += reg->n;
         failures += reg->failures;
     }
@@ -528,5 +539,6 @@ json_t *gate_json(const gate_config *c, const run_data *run, const run_data *ref
     json_object_set_new(j, "ladder", ladder ? checks_json(ladder) : json_null());
     json_object_set_new(j, "regression", reg ? checks_json(reg) : json_null());
     if (reg) json_object_set_new(j, "regression_skipped", json_integer((json_int_t)reg->skipped));
+    if (reg) json_object_set_new(j, "baseline_changed", json_boolean(reg->baseline_changed));
     return j;
 }

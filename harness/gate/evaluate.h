@@ -43,6 +43,8 @@ typedef struct {
     size_t set_runs;     /* regression: runs of the accepted set the tolerances come from */
     int set_measured;    /* regression: the set is large enough for its spread to count */
     double set_floor;    /* regression: the floor the tolerances took (drift_params_for_set) */
+    int baseline_changed;/* regression: the two runs' baseline libraries differ (no row judged) */
+    char baseline_text[768];   /* regression: what baseline_lib_text says, "" when the same */
 } gate_outcome;
 
 /* Each returns 0 (checks appended; failures counted) or -1 for bad input (err: the

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/stats.h"
+#include "gate/baseline_lib.h"
 #include "evidence/result_ratio.h"
 #include "gate/ratio.h"
 
@@ -109,6 +110,8 @@ static int settle(reg_row *w, const gate_config *c, const run_data *ref, const r
     if (row_change(w, c, ref, now)) return -1;
     /* the drift rule reads each run's ratio as the drift gate does, so a row judged here
      * and the same row of the drift gate see the same numbers */
+    /* ratios to two different baseline libraries: shown, never judged as drift */
+    if (baseline_lib_of(now, ref, 1).verdict == BASELINE_LIB_CHANGED) return 0;
     double centre;
     if (!is_phase(ref, w->impl) || !is_phase(now, w->impl) || !drift_judged_shape(c, &w->shape) ||
         gate_result_point_ratio(c, ref, w->ref, &centre) ||

@@ -30,7 +30,9 @@ typedef struct {
     reg_row_state state;
     reg_change change;                       /* REG_ROW_COMPARED: the bootstrapped change */
     int judged;                              /* compared, a phase, at a judged shape
-                                              * (drift_judged_shape): the rest are shown */
+                                              * (drift_judged_shape), both runs of one
+                                              * baseline library (gate/baseline_lib.h): the
+                                              * rest are shown */
     drift_ref ref_drift;                     /* judged: centre the reference's ratio, the
                                               * set's tolerance */
     double ratio, ratio_lo, ratio_hi;        /* judged: the run's ratio and CI, as the

@@ -27,6 +27,7 @@ static void find_accepted(const char *root, report_gpu *g)
                                   sizeof path, err, sizeof err);
     if (found < 0) {
         fprintf(stderr, "attnladder report: %s\n", err);
+        g->accepted_bad = 1;
         snprintf(g->accepted_name, sizeof g->accepted_name, "(invalid accepted.txt)");
         return;
     }

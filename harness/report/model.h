@@ -28,6 +28,9 @@ typedef struct {
                                   * run that is not among the readable ones: the newest
                                   * complete run stands in, ref_err says why (exit 2) */
     char ref_err[1024];
+    int accepted_bad;            /* accepted.txt could not be read or holds a line that is
+                                  * not a run's file name in its folder: named on stderr,
+                                  * the report refused (exit 2) whatever reference.txt says */
     int gate_ok;                 /* ladder gate evaluated (else gate_err says why not) */
     gate_outcome ladder;
     char gate_err[600];
