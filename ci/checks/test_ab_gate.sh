@@ -5,7 +5,8 @@
 #    only the head takes among them, a rung with one path left at the fixed shapes;
 #  - which rungs changed (records beside the binaries): a rung's own source, its binary
 #    alone, every binary (a toolchain change), a missing record, malformed records refused;
-#    a changed rung is listed with every sweep point it adds;
+#    a changed rung is listed with every sweep point it adds, and any rung with the sweep
+#    shapes where the two builds' init notes differ in full ("moved");
 #  - --judge: recorded pairs decided again by this binary's rule (a +5% pair regressed,
 #    the same pairs unchanged under a 10% tolerance, a baseline at its own tolerance), a
 #    failed check kept, and a tampered file refused with the field named.
@@ -74,14 +75,25 @@ expect "changed rung: sources differ" 0 "07_fixture_paths  *changed: sources dif
   "$bin" ab --base "$rb" --head "$rh" --list-paths
 grep -q "01_fixture_one_path .*changed" "$tmp/out.txt" && note "changed rung: 01's records are alike, yet it is called changed"
 [ "$(grep -c "sweep point(s) added" "$tmp/out.txt")" = 1 ] || note "changed rung: one rung's sweep expected: $(grep "sweep point" "$tmp/out.txt")"
-grep -q "sweep point(s) added (the rung changed): .*1x8x1:1024x128" "$tmp/out.txt" \
-  || note "changed rung: the decode point 1x8x1:1024x128 is not in 07's sweep: $(grep "sweep point" "$tmp/out.txt")"
+python3 - "$tmp/out.txt" <<'PY' || note "changed rung: 07's sweep is not every sweep point once: $(cat "$tmp/out.txt")"
+import re, sys
+text = open(sys.argv[1]).read().split("07_fixture_paths       9 path(s) in the head build")[1]
+rows = [m[0] for m in re.findall(r"^  (\S+( causal)?) +(?:added|moved) ", text, re.M)]
+rows += re.search(r"sweep point\(s\) added \(the rung changed\): (.*)", text)[1].split(", ")
+ok = len(rows) == len(set(rows)) and "1x8x1:1024x128" in rows and "2x8x77x64" in rows
+sys.exit(0 if ok else 1)
+PY
 expect "changed rung: --no-sweep" 0 "sweep left out" "$bin" ab --base "$rb" --head "$rh" --list-paths --no-sweep
 grep -q "sweep point(s) added" "$tmp/out.txt" && note "changed rung: --no-sweep still adds the sweep"
 # every binary differs, no rule's source: a toolchain change, code paths as before
 records "$rh" 07_fixture_paths b 1; records "$rh" 01_fixture_one_path b 1
 expect "toolchain change: code paths" 0 "every phase's binary moved" "$bin" ab --base "$rb" --head "$rh" --list-paths
 grep -q "sweep point(s) added" "$tmp/out.txt" && note "toolchain change: a sweep was added"
+# ... but every sweep shape where the builds' notes differ in full is timed: the fixture's
+# head takes a new path at the ragged shapes, one of them its path's shape, the rest "moved"
+grep -Eq "^  2x8x77x64 +moved" "$tmp/out.txt" || note "toolchain change: 2x8x77x64, whose note moved, is not timed"
+expect "A/A: nothing moved" 0 "path(s) in the head build" "$bin" ab --base "$fx/base" --head "$fx/base" --list-paths
+grep -q " moved " "$tmp/out.txt" && note "A/A: a shape listed as moved between a build and itself"
 # one binary alone differs (its flags): that rung's sweep
 records "$rh" 01_fixture_one_path a 1
 expect "one binary differs" 0 "07_fixture_paths  *changed: binary differs, sources alike: timed at every sweep point" \

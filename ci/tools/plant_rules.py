@@ -16,27 +16,28 @@ import os
 import shutil
 import sys
 
-# name, rung, file in the rung, old text, new text, what the change does (for the table)
+# name, rung, file in the rung, old text, new text, what the change does (for the table); the
+# order the study runs them in: the held-out one, one per Hopper rung, the null one, the rest
 PLANTS = [
     ("11_min_tiles", "11_split_keys", "split_choice.cuh",
      "constexpr int SPLIT_MIN_TILES = 4;", "constexpr int SPLIT_MIN_TILES = 16;",
      "threshold: key tiles a piece needs before the keys are split, 4 -> 16 (held out)"),
-    ("11_sm_share", "11_split_keys", "split_choice.cuh",
-     "if (bh * (s->head_dim == 128 ? 4 : 2) > c.sms) return cudaSuccess;",
-     "if (bh * (s->head_dim == 128 ? 8 : 4) > c.sms) return cudaSuccess;",
-     "threshold: split only where batch x heads fill an eighth of the SMs (D=128), not a quarter"),
-    ("11_split_max", "11_split_keys", "split_kernel.cuh",
-     "constexpr int SPLIT_MAX = 256;", "constexpr int SPLIT_MAX = 8;",
-     "split count: at most 8 pieces a head, not 256"),
-    ("10_one_block", "10_latency", "latency_choice.cuh",
-     "if (n_kt <= LAT_MAXT && blocks64 <= 40) {", "if (n_kt <= LAT_MAXT && blocks64 <= 8) {",
-     "threshold: the one-block latency path up to 8 blocks, not 40"),
     ("09_tile176", "09_tile_scheduling", "host_choice.cuh",
      "cols176 * 1000 <= cols128 * 1015", "cols176 * 1000 <= cols128 * 900",
      "tile choice: 176-key tiles only where they pad 10% less than 128-key tiles (never)"),
+    ("10_one_block", "10_latency", "latency_choice.cuh",
+     "if (n_kt <= LAT_MAXT && blocks64 <= 40) {", "if (n_kt <= LAT_MAXT && blocks64 <= 8) {",
+     "threshold: the one-block latency path up to 8 blocks, not 40"),
     ("11_null", "11_split_keys", "split_kernel.cuh",
      "constexpr int SPLIT_MAX = 256;", "constexpr int SPLIT_MAX = 512;",
      "split count cap 256 -> 512, above any split the rule reaches (changes nothing measurable)"),
+    ("11_sm_share", "11_split_keys", "split_choice.cuh",
+     "if (bh * (s->head_dim == 128 ? 4 : 2) > c.sms) return cudaSuccess;",
+     "if (bh * (s->head_dim == 128 ? 8 : 4) > c.sms) return cudaSuccess;",
+     "threshold: split only where batch x heads fill an eighth of the SMs at D=128 (a quarter at D=64), not a quarter (a half)"),
+    ("11_split_max", "11_split_keys", "split_kernel.cuh",
+     "constexpr int SPLIT_MAX = 256;", "constexpr int SPLIT_MAX = 8;",
+     "split count: at most 8 pieces a head, not 256"),
 ]
 
 

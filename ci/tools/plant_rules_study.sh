@@ -8,7 +8,7 @@
 # request making that change. Then ci/tools/plant_rules_summary.py tabulates which layer
 # blocks each plant (A/B measured; ladder and drift derived from the reference run).
 #   bash ci/tools/plant_rules_study.sh BUILD OUT [BUDGET_S]    (repository root; BUILD carried)
-# Writes OUT/<plant>.json (ab's file), OUT/<plant>.txt (its output), OUT/<plant>.status
+# Writes OUT/<plant>.json.gz (ab's file, compressed), OUT/<plant>.txt (its output), OUT/<plant>.status
 # (its exit), OUT/plants.tsv, OUT/study.log (each plant's wall time), OUT/summary.md and
 # OUT/summary.json. BUDGET_S (default 510): no plant is started once less time is left
 # than the longest plant took (90 s before the first); each ab is stopped at the budget.
@@ -49,4 +49,8 @@ for name in $order; do
 done
 echo "plant_rules_study: $(($(date +%s) - start))s in all" | tee -a "$out/study.log"
 python3 ci/tools/plant_rules_summary.py "$out" || echo "plant_rules_study: the summary failed (rerun it here)" >&2
+# the ab files hold every pair's samples: compressed for the trip back and the store
+for f in "$out"/*.json; do
+  case $f in */summary.json) ;; *) [ -f "$f" ] && gzip -n -9 -f "$f" ;; esac
+done
 exit 0

@@ -5,8 +5,9 @@ choice it moved, the worst change with its CI, and which layer blocks it.
 
     plant_rules_summary.py OUT [--evidence evidence/nvidia-h100-80gb-hbm3] [--gate ci/gate.json]
 
-Reads OUT/plants.tsv and OUT/<plant>.json (`attnladder ab --out`); writes OUT/summary.md
-and OUT/summary.json. Exit 0, or 2 on input it cannot read (the file and field named).
+Reads OUT/plants.tsv and OUT/<plant>.json or .json.gz (`attnladder ab --out`); writes
+OUT/summary.md and OUT/summary.json (every row's change, CI, verdict and why it was timed;
+no samples, so that it fits the evidence store's budget). Exit 0, or 2 on input it cannot read (the file and field named).
 
 The layers:
 - A/B: measured. Blocks when a row of the plant's rung is regressed, failed or throttled.
@@ -109,6 +110,8 @@ def row_change(row):
 
 def summarize_plant(name, rung, what, out, ctx):
     path = os.path.join(out, f"{name}.json")
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        path += ".gz"
     st_path = os.path.join(out, f"{name}.status")
     status = open(st_path).read().strip() if os.path.exists(st_path) else "not run"
     res = {"plant": name, "rung": rung, "what": what, "ab_exit": status}
@@ -249,8 +252,10 @@ def main():
     results = [summarize_plant(p[0], p[1], p[3], a.out, ctx) for p in plants]
     tmp = os.path.join(a.out, "summary.json.tmp")
     with open(tmp, "w", encoding="utf-8") as f:
+        # compact: the store's budget is tight; every row's change and CI, no samples (those
+        # are in the ab files)
         json.dump({"schema": "attnladder-plant-rules-study", "schema_version": 1, "evidence": a.evidence,
-                   "reference": ref_name, "plants": results}, f, indent=1)
+                   "reference": ref_name, "plants": results}, f, separators=(",", ":"))
     os.replace(tmp, os.path.join(a.out, "summary.json"))
     write_md(a.out, results, a.evidence, ref_name)
     print(open(os.path.join(a.out, "summary.md"), encoding="utf-8").read())

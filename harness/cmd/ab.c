@@ -65,7 +65,8 @@ static void usage(FILE *f)
         "  every implementation both build directories have (phases and baselines), at the\n"
         "  headline shapes and 4x16x4096x128 (non-causal, causal) unless --shape, and each\n"
         "  phase at one shape of every code path it takes on the standard sweep (its init\n"
-        "  note names the path; --no-paths: not), and a phase whose binary or sources differ\n"
+        "  note names the path, and every sweep shape where the builds' notes differ in full;\n"
+        "  --no-paths: not), and a phase whose binary or sources differ\n"
         "  between the builds (BUILD/phases/NAME.so.sha256, NAME.sources.sha256) at every\n"
         "  point of the standard sweep (--no-sweep: not): checked on the same inputs, timed in\n"
         "  alternation, the change = median(head_i / base_i)\n"
@@ -302,10 +303,13 @@ static size_t timed_by(const code_path_probe *p, size_t n, int head, const char 
 /* One phase's code paths: it is initialised in each build at the gate's fixed shapes and
  * at every shape of the standard sweep both builds support, each init note read as a path
  * (gate/code_paths.h), and one shape chosen for every path of either build that no fixed
- * shape reaches. Writes the added shapes to extra (at most cap), records every path in
- * *paths_json, prints them when asked, and returns the number added. */
+ * shape reaches; then every other sweep shape where the two builds' notes differ in full
+ * (the same path with other numbers: a split count, a grid; a compiler that changes a
+ * kernel's registers changes what an occupancy-driven rule picks). Writes the added shapes
+ * to extra with why[] "path" or "moved" (at most cap), records every path in *paths_json,
+ * prints them when asked, and returns the number added. */
 static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_impl *hi, attn_shape *extra,
-                          size_t cap, json_t **paths_json, int print)
+                          const char **why, size_t cap, json_t **paths_json, int print)
 {
     shape_point sweep[AB_MAX_SWEEP];
     size_t ns = shapes_sweep(sweep, AB_MAX_SWEEP), nc = o->n_shapes + (ns < AB_MAX_SWEEP ? ns : AB_MAX_SWEEP);
@@ -323,6 +327,7 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
         if (c < o->n_shapes && shape_flops(s) > cap_work) cap_work = shape_flops(s);
         if (bi->ph->unsupported(s) || hi->ph->unsupported(s)) continue;
         int ok = 1;
+        char base_note[CODE_PATH_KEY_MAX] = "";
         for (int side = 0; side < 2 && ok; side++) {
             const attn_phase *ph = side ? hi->ph : bi->ph;
             void *state = NULL;
@@ -330,7 +335,10 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
                 ok = 0;   /* a shape this build cannot init here is no path of it */
                 continue;
             }
-            code_path_of_note(ph->error_string(0), side ? p[n].head_key : p[n].base_key, CODE_PATH_KEY_MAX);
+            const char *note = ph->error_string(0);
+            code_path_of_note(note, side ? p[n].head_key : p[n].base_key, CODE_PATH_KEY_MAX);
+            if (!side) snprintf(base_note, sizeof base_note, "%s", note ? note : "");
+            else p[n].note_moved = strncmp(base_note, note ? note : "", sizeof base_note - 1) != 0;
             ph->fini(state);
         }
         if (!ok) continue;
@@ -340,7 +348,15 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
     }
     code_paths_choose(p, n, cap_work);
     for (size_t i = 0; i < n; i++)
-        if (p[i].chosen && added < cap) extra[added++] = at[i];
+        if (p[i].chosen && added < cap) {
+            why[added] = "path";
+            extra[added++] = at[i];
+        }
+    for (size_t i = 0; i < n; i++)
+        if (p[i].note_moved && !p[i].fixed && !p[i].chosen && added < cap) {
+            why[added] = "moved";
+            extra[added++] = at[i];
+        }
     for (int side = 0; side < 2; side++) {
         size_t first[64], m = code_paths_distinct(p, n, side, first, 64);
         if (print)
@@ -356,6 +372,13 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
                 printf("  %-24s %-6s %s\n", text, by < n && p[by].fixed ? "fixed" : "added", key);
         }
     }
+    if (print)
+        for (size_t i = 0; i < n; i++)
+            if (p[i].note_moved && !p[i].fixed && !p[i].chosen) {
+                char text[96];
+                shape_format(&at[i], text, sizeof text);
+                printf("  %-24s moved  the builds' notes differ here\n", text);
+            }
     if (print && !n)
         printf("%-22s no shape could be initialised in both builds (no GPU here?)\n", bi->ph->name);
 done:
@@ -595,8 +618,7 @@ static size_t extra_shapes(ab_session *s, size_t i, const loaded_impl *hi, attn_
                            int print)
 {
     json_t *pj = NULL;
-    size_t n = probe_paths(&s->o, &s->bl[i], hi, extra, AB_MAX_SWEEP, &pj, print);
-    for (size_t k = 0; k < n; k++) why[k] = "path";
+    size_t n = probe_paths(&s->o, &s->bl[i], hi, extra, why, AB_MAX_SWEEP, &pj, print);
     if (print) json_decref(pj);
     else json_object_set_new(s->paths, s->bl[i].ph->name, pj);
     size_t before = n;

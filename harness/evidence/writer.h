@@ -206,8 +206,9 @@ typedef struct {
     run_ab_outcome outcome;
     const char *impl, *kind, *shape;
     const char *selected;                /* why it was timed: "fixed" (the gate's set), "path"
-                                            (one shape of a code path), "sweep" (a sweep point
-                                            of a rung the head changed) */
+                                            (one shape of a code path), "moved" (a sweep point
+                                            where the builds' init notes differ in full), "sweep"
+                                            (a sweep point of a rung the head changed) */
     int correct;
     const char *base_note, *head_note;   /* what each build said it chose; NULL: left out */
     const char *error;                   /* RUN_AB_FAILED: why the check failed */
