@@ -3,7 +3,10 @@
 (ci/tools/plant_rules_study.sh): for each plant, the rung, what changed, the points whose
 choice it moved, the worst change with its CI, and which layer blocks it.
 
-    plant_rules_summary.py OUT [--evidence evidence/nvidia-h100-80gb-hbm3] [--gate ci/gate.json]
+    plant_rules_summary.py OUT [--evidence DIR] [--gate ci/gate.json]
+
+DIR: the GPU's evidence folder whose reference and accepted runs the derived layers read
+(default: the H100's, evidence/nvidia-h100-80gb-hbm3/).
 
 Reads OUT/plants.tsv and OUT/<plant>.json or .json.gz (`attnladder ab --out`); writes
 OUT/summary.md and OUT/summary.json (every row's change, CI, verdict and why it was timed;
