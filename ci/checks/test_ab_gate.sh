@@ -111,6 +111,14 @@ records "$rh" 01_fixture_one_path a 1
 printf '%064d  ../../etc/passwd\n' 0 > "$rh/phases/07_fixture_paths.sources.sha256"
 expect "bad record: a path out of the tree" 2 "07_fixture_paths.sources.sha256: line 1: the path" \
   "$bin" ab --base "$rb" --head "$rh" --list-paths
+records "$rh" 07_fixture_paths a 2
+rm "$rh/phases/01_fixture_one_path.sources.sha256"; mkfifo "$rh/phases/01_fixture_one_path.sources.sha256"
+expect "bad record: a FIFO, refused without waiting" 2 "01_fixture_one_path.sources.sha256: .*not a regular file" \
+  timeout 20 "$bin" ab --base "$rb" --head "$rh" --list-paths
+rm "$rh/phases/01_fixture_one_path.sources.sha256"; records "$rh" 01_fixture_one_path a 1
+printf '%064d  phases/x\n\0%064d  phases/y\n' 0 0 > "$rh/phases/01_fixture_one_path.sources.sha256"
+expect "bad record: a NUL byte" 2 "01_fixture_one_path.sources.sha256: a NUL byte" \
+  "$bin" ab --base "$rb" --head "$rh" --list-paths
 
 # ---- --judge: the binary's rule on recorded pairs ----------------------------------------
 python3 - "$tmp" <<'PY'

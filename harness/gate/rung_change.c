@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include "core/files.h"
 #include "core/names.h"
 
 #define RECORD_MAX_BYTES (1 << 20)   /* a rung's closure is tens of files: 1 MiB is far past it */
@@ -18,28 +20,21 @@ typedef struct {
 } record_line;
 
 /* The file's text (NUL-terminated), NULL when it does not exist; *bad set (err) when it
- * exists but cannot be read or is too large. */
+ * exists but is not a regular file of at most 1 MiB without NUL bytes (the input rule of
+ * core/files.h: a FIFO is refused, not waited on). */
 static char *read_record(const char *path, int *bad, char *err, size_t errlen)
 {
+    struct stat st;
     *bad = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOENT) return NULL;
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-        *bad = 1;
-        return NULL;
-    }
-    char *text = malloc(RECORD_MAX_BYTES + 1);
-    size_t n = text ? fread(text, 1, RECORD_MAX_BYTES + 1, f) : 0;
-    int failed = !text || ferror(f) || n > RECORD_MAX_BYTES;
-    fclose(f);
-    if (failed) {
-        snprintf(err, errlen, "%s: %s", path, text ? "unreadable or over 1 MiB" : "out of memory");
+    if (lstat(path, &st) != 0 && errno == ENOENT) return NULL;
+    size_t len = 0;
+    char *text = files_read_input(path, RECORD_MAX_BYTES, &len, err, errlen);
+    if (text && strlen(text) != len) {
+        snprintf(err, errlen, "%s: a NUL byte", path);
         free(text);
-        *bad = 1;
-        return NULL;
+        text = NULL;
     }
-    text[n] = '\0';
+    *bad = !text;
     return text;
 }
 
@@ -91,7 +86,6 @@ static record_line *parse_record(const char *text, const char *file, size_t *n, 
         size_t len = e ? (size_t)(e - s) : strlen(s);
         const char *why = NULL;
         if (*n == RECORD_MAX_LINES) why = "more than 4096 lines";
-        else if (memchr(s, '\0', len)) why = "a NUL byte";
         if (why || parse_line(s, len, &lines[*n], &why)) {
             snprintf(err, errlen, "%s: line %zu: %s", file, *n + 1, why);
             free(lines);
