@@ -12,7 +12,8 @@
 # (its exit), OUT/plants.tsv, OUT/study.log (each plant's wall time), OUT/summary.md and
 # OUT/summary.json. BUDGET_S (default 510): no plant is started once less time is left
 # than the longest plant took (90 s before the first); each ab is stopped at the budget.
-# The plants run held-out first (PLANTS="a b ..." picks and orders them). Exit 3 without a
+# The plants run held-out first (PLANTS="a b ..." picks and orders them). EVIDENCE_DIR
+# picks the GPU folder the derived layers read (default: the H100's). Exit 3 without a
 # GPU, 2 when BUILD lacks the binary or the plants, else 0 (the verdicts are the data).
 set -u
 build=${1:-} out=${2:-} budget=${3:-510}
@@ -48,7 +49,7 @@ for name in $order; do
   echo "plant_rules_study: $name ($rung) exit $st in ${took}s" | tee -a "$out/study.log"
 done
 echo "plant_rules_study: $(($(date +%s) - start))s in all" | tee -a "$out/study.log"
-python3 ci/tools/plant_rules_summary.py "$out" || echo "plant_rules_study: the summary failed (rerun it here)" >&2
+python3 ci/tools/plant_rules_summary.py "$out" ${EVIDENCE_DIR:+--evidence "$EVIDENCE_DIR"} || echo "plant_rules_study: the summary failed (rerun it here)" >&2
 # the ab files hold every pair's samples: compressed for the trip back and the store
 for f in "$out"/*.json; do
   case $f in */summary.json) ;; *) [ -f "$f" ] && gzip -n -9 -f "$f" ;; esac
