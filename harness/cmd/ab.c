@@ -604,8 +604,9 @@ static int ab_read_changes(ab_session *s)
     if (wide) printf("every phase's binary moved with no rule's source: timed at the code paths, as before\n");
     s->changes = json_pack("{s:s, s:b, s:o}", "rule",
                            "a phase whose own sources (phases/, kernels/) differ, or whose binary alone differs "
-                           "while some other phase's does not, or with no record, is timed at every sweep point; "
-                           "a build-wide change (every binary, or a shared header) at its code paths",
+                           "while that of another phase with alike sources does not, or with no record, is timed "
+                           "at every sweep point; a build-wide change (every such binary, or a shared header) at "
+                           "its code paths and the sweep shapes whose init notes moved",
                            "build_wide", wide, "rungs", rungs);
     free(ch);
     free(at);

@@ -197,14 +197,16 @@ int rung_change_read(const char *base_build, const char *head_build, const char 
 
 int rung_changes_decide(rung_change *c, size_t n)
 {
-    size_t binary_only = 0, shared = 0;
+    size_t binary_only = 0, alike = 0, shared = 0;
     for (size_t i = 0; i < n; i++) {
         binary_only += c[i].kind == RUNG_BINARY;
+        alike += c[i].kind == RUNG_BINARY || c[i].kind == RUNG_SAME;
         shared += c[i].kind == RUNG_SHARED_SOURCES;
     }
-    /* every rung's binary moved and no rung's own source did: the compiler, the flags or
-     * a shared header, not a rule (more than one rung: one rung alone cannot tell) */
-    int wide = shared > 0 || (n > 1 && binary_only == n);
+    /* every binary whose sources are alike moved: the compiler, the flags or a shared
+     * header, not a rule (a rung whose own source changed beside it is still swept); at
+     * least two such rungs, since one alone cannot tell */
+    int wide = shared > 0 || (binary_only > 1 && binary_only == alike);
     for (size_t i = 0; i < n; i++)
         c[i].sweep = c[i].kind == RUNG_OWN_SOURCES || c[i].kind == RUNG_NO_RECORD ||
                      (c[i].kind == RUNG_BINARY && !wide);

@@ -7,10 +7,11 @@
  * whose rule may have changed is timed at every sweep point. The rule here:
  *   - a rung's own sources differ (a differing or added path under phases/ or kernels/):
  *     changed, every sweep point;
- *   - only its binary differs: changed, every sweep point, unless every rung's binary
- *     differs with none of their sources under phases/ or kernels/ differing: that is a
- *     toolchain, flag or harness change, which moves the machine code of every kernel but
- *     no shape rule, and one shape per code path times every kernel a rule can pick;
+ *   - only its binary differs: changed, every sweep point, unless the binary of every
+ *     rung whose sources are alike differs (two or more): that is a toolchain, flag or
+ *     harness change (or builds that are not byte-for-byte reproducible), which moves the
+ *     machine code of every kernel but no shape rule, and one shape per code path times
+ *     every kernel a rule can pick (ab adds the sweep shapes whose init notes moved);
  *   - only a shared source differs (harness/include/attn_phase.h): the same, a harness
  *     change;
  *   - a record missing on either side: cannot tell, so changed (every sweep point).

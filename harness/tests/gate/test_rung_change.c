@@ -64,6 +64,20 @@ static void binary_alone(void **st)
     assert_non_null(strstr(rung_change_why(&all[0], 1, why, sizeof why), "toolchain"));
 }
 
+/* a rule changed in one rung and the compiler moved every other rung's binary (or the two
+ * builds are not byte-for-byte reproducible): the rule's rung is swept, the others keep
+ * their code paths, not 58 points each */
+static void rule_beside_a_toolchain_change(void **st)
+{
+    (void)st;
+    rung_change c[3] = { classify(SO_A, SO_B, SRC_A, SRC_RULE), classify(SO_A, SO_B, SRC_A, SRC_A),
+                         classify(SO_A, SO_B, SRC_A, SRC_A) };
+    assert_int_equal(rung_changes_decide(c, 3), 1);
+    assert_true(c[0].sweep);
+    assert_false(c[1].sweep);
+    assert_false(c[2].sweep);
+}
+
 /* the ABI header changed: a harness change (code paths), unless a rung's own file did too */
 static void shared_header_is_wide(void **st)
 {
@@ -117,6 +131,7 @@ int main(void)
         cmocka_unit_test(own_source_is_a_sweep),
         cmocka_unit_test(added_file_is_a_difference),
         cmocka_unit_test(binary_alone),
+        cmocka_unit_test(rule_beside_a_toolchain_change),
         cmocka_unit_test(shared_header_is_wide),
         cmocka_unit_test(missing_record_counts_as_changed),
         cmocka_unit_test(malformed_records_refused),
