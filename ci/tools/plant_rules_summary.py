@@ -200,7 +200,7 @@ def write_md(out, results, evidence, ref_name):
              f"the A/B change applied to `{evidence}/{ref_name}`'s ratios (ladder: against `ci/gate.json`'s "
              "bounds; drift: the A/B CI against the accepted set's tolerance at that row, today's rows and "
              "every row). Not runs of the planted builds.", "",
-             "| plant | rung | what changed | rows (fixed/path/sweep) | points whose choice moved | worst change [95% CI] "
+             "| plant | rung | what changed | rows (fixed/path/moved/sweep) | points whose choice moved | worst change [95% CI] "
              "| A/B | ladder* | drift today* | drift every row* | as required |",
              "| --- | --- | --- | --- | ---: | --- | --- | --- | --- | --- | --- |"]
     for r in results:
@@ -208,7 +208,7 @@ def write_md(out, results, evidence, ref_name):
             lines.append(f"| {r['plant']} | {r['rung']} | {r['what']} | not run ({r['ab_exit']}) | | | | | | | |")
             continue
         t = r["timed_as"]
-        rows = f"{r['rows']} ({t.get('fixed', 0)}/{t.get('path', 0)}/{t.get('sweep', 0)})"
+        rows = f"{r['rows']} ({t.get('fixed', 0)}/{t.get('path', 0)}/{t.get('moved', 0)}/{t.get('sweep', 0)})"
 
         def cell(x):
             return f"blocks ({len(x)})" if x else "passes"
