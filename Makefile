@@ -369,6 +369,7 @@ check-scripts:
 	@$(PYTHON) ci/checks/test_sanitize_verdict.py
 	@$(PYTHON) ci/checks/check_faulty_tile.py $(wildcard evidence/*/studies/faulty/faulty_skip_tile_*.json*)
 	@$(PYTHON) ci/checks/test_plant_transform.py
+	@$(PYTHON) ci/checks/test_plant_rules.py
 	@bash ci/checks/test_study_tools.sh
 	@$(PYTHON) ci/checks/test_torch_sdpa.py
 	@bash ci/checks/test_sass_loops.sh

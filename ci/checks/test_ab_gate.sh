@@ -3,6 +3,10 @@
 #  - --list-paths on two fixture builds (harness/tests/fixtures/path_phase.c): every path of
 #    each build is listed with the one shape that times it, the fixed shapes first, a path
 #    only the head takes among them, a rung with one path left at the fixed shapes;
+#  - which rungs changed (records beside the binaries): a rung's own source, its binary
+#    alone, every binary (a toolchain change), a missing record, malformed records refused;
+#    a changed rung is listed with every sweep point it adds, and any rung with the sweep
+#    shapes where the two builds' init notes differ in full ("moved");
 #  - --judge: recorded pairs decided again by this binary's rule (a +5% pair regressed,
 #    the same pairs unchanged under a 10% tolerance, a baseline at its own tolerance), a
 #    failed check kept, and a tampered file refused with the field named.
@@ -54,6 +58,68 @@ sys.exit(0 if ok else 1)
 PY
 expect "list-paths with --shape" 2 "default set" "$bin" ab --base "$fx/base" --head "$fx/head" --list-paths --shape 1,8,512,64
 
+# ---- which rungs changed: the records beside each binary (gate/rung_change.h) -----------
+# Copies of the fixture builds with records written here: 07's own source differs (a shape
+# rule moved), 01's records are alike. Only 07 is timed at every sweep point.
+records() {   # records DIR NAME SO_HASH_CHAR SOURCE_HASH_CHAR
+  local h s
+  h=$(printf "%064d" 0 | tr 0 "$3") s=$(printf "%064d" 0 | tr 0 "$4")
+  printf '%s  %s.so\n' "$h" "$2" > "$1/phases/$2.so.sha256"
+  printf '%064d  harness/include/attn_phase.h\n%s  phases/%s/rule.h\n' 0 "$s" "$2" > "$1/phases/$2.sources.sha256"
+}
+for side in base head; do mkdir -p "$tmp/rec/$side/phases"; cp "$fx/$side"/phases/*.so "$tmp/rec/$side/phases/"; done
+rb=$tmp/rec/base rh=$tmp/rec/head
+records "$rb" 07_fixture_paths a 1; records "$rh" 07_fixture_paths a 2
+records "$rb" 01_fixture_one_path a 1; records "$rh" 01_fixture_one_path a 1
+expect "changed rung: sources differ" 0 "07_fixture_paths  *changed: sources differ (phases/07_fixture_paths/rule.h): timed at every sweep point" \
+  "$bin" ab --base "$rb" --head "$rh" --list-paths
+grep -q "01_fixture_one_path .*changed" "$tmp/out.txt" && note "changed rung: 01's records are alike, yet it is called changed"
+[ "$(grep -c "sweep point(s) added" "$tmp/out.txt")" = 1 ] || note "changed rung: one rung's sweep expected: $(grep "sweep point" "$tmp/out.txt")"
+python3 - "$tmp/out.txt" <<'PY' || note "changed rung: 07's sweep is not every sweep point once: $(cat "$tmp/out.txt")"
+import re, sys
+text = open(sys.argv[1]).read().split("07_fixture_paths       9 path(s) in the head build")[1]
+rows = [m[0] for m in re.findall(r"^  (\S+( causal)?) +(?:added|moved) ", text, re.M)]
+rows += re.search(r"sweep point\(s\) added \(the rung changed\): (.*)", text)[1].split(", ")
+ok = len(rows) == len(set(rows)) and "1x8x1:1024x128" in rows and "2x8x77x64" in rows
+sys.exit(0 if ok else 1)
+PY
+expect "changed rung: --no-sweep" 0 "sweep left out" "$bin" ab --base "$rb" --head "$rh" --list-paths --no-sweep
+grep -q "sweep point(s) added" "$tmp/out.txt" && note "changed rung: --no-sweep still adds the sweep"
+# every binary differs, no rule's source: a toolchain change, code paths as before
+records "$rh" 07_fixture_paths b 1; records "$rh" 01_fixture_one_path b 1
+expect "toolchain change: code paths" 0 "every phase's binary moved" "$bin" ab --base "$rb" --head "$rh" --list-paths
+grep -q "sweep point(s) added" "$tmp/out.txt" && note "toolchain change: a sweep was added"
+# ... but every sweep shape where the builds' notes differ in full is timed: the fixture's
+# head takes a new path at the ragged shapes, one of them its path's shape, the rest "moved"
+grep -Eq "^  2x8x77x64 +moved" "$tmp/out.txt" || note "toolchain change: 2x8x77x64, whose note moved, is not timed"
+expect "A/A: nothing moved" 0 "path(s) in the head build" "$bin" ab --base "$fx/base" --head "$fx/base" --list-paths
+grep -q " moved " "$tmp/out.txt" && note "A/A: a shape listed as moved between a build and itself"
+# one binary alone differs (its flags): that rung's sweep
+records "$rh" 01_fixture_one_path a 1
+expect "one binary differs" 0 "07_fixture_paths  *changed: binary differs, sources alike: timed at every sweep point" \
+  "$bin" ab --base "$rb" --head "$rh" --list-paths
+# a record missing: cannot tell, so changed
+rm "$rh/phases/01_fixture_one_path.sources.sha256"
+expect "no record" 0 "01_fixture_one_path  *changed: no record of its build in the head build" \
+  "$bin" ab --base "$rb" --head "$rh" --list-paths
+# malformed records are refused with the file named
+records "$rh" 01_fixture_one_path a 1
+printf 'not a sha  01_fixture_one_path.so\n' > "$rh/phases/01_fixture_one_path.so.sha256"
+expect "bad record: not a sha256" 2 "rec/head/phases/01_fixture_one_path.so.sha256: line 1" \
+  "$bin" ab --base "$rb" --head "$rh" --list-paths
+records "$rh" 01_fixture_one_path a 1
+printf '%064d  ../../etc/passwd\n' 0 > "$rh/phases/07_fixture_paths.sources.sha256"
+expect "bad record: a path out of the tree" 2 "07_fixture_paths.sources.sha256: line 1: the path" \
+  "$bin" ab --base "$rb" --head "$rh" --list-paths
+records "$rh" 07_fixture_paths a 2
+rm "$rh/phases/01_fixture_one_path.sources.sha256"; mkfifo "$rh/phases/01_fixture_one_path.sources.sha256"
+expect "bad record: a FIFO, refused without waiting" 2 "01_fixture_one_path.sources.sha256: .*not a regular file" \
+  timeout 20 "$bin" ab --base "$rb" --head "$rh" --list-paths
+rm "$rh/phases/01_fixture_one_path.sources.sha256"; records "$rh" 01_fixture_one_path a 1
+printf '%064d  phases/x\n\0%064d  phases/y\n' 0 0 > "$rh/phases/01_fixture_one_path.sources.sha256"
+expect "bad record: a NUL byte" 2 "01_fixture_one_path.sources.sha256: a NUL byte" \
+  "$bin" ab --base "$rb" --head "$rh" --list-paths
+
 # ---- --judge: the binary's rule on recorded pairs ----------------------------------------
 python3 - "$tmp" <<'PY'
 import json, random, sys
@@ -74,6 +140,16 @@ json.dump(bad, open(f"{tmp}/bad.json", "w"))
 old = json.loads(open(f"{tmp}/slow.json").read())
 for x in old["rows"]: x.pop("kind"); x.pop("bootstrap_seed")
 json.dump(old, open(f"{tmp}/v1.json", "w"))
+# version 3: a changed rung's sweep rows, why each was timed, the changes, each row's wall time
+v3 = json.loads(open(f"{tmp}/slow.json").read())
+v3["schema_version"] = 3
+v3["changes"] = {"rule": "...", "build_wide": False,
+                 "rungs": {"11_split_keys": {"changed": True, "why": "sources differ (phases/11_split_keys/split_choice.cuh)",
+                                             "timed": "every sweep point"}}}
+dec = row("11_split_keys", "phase", 1.36); dec.update(shape="1x8x1:1024x128", selected="sweep", wall_s=1.2)
+same = row("11_split_keys", "phase", 1.0); same.update(shape="1x32x1:4096x128", selected="sweep", wall_s=0.9)
+v3["rows"] = [dec, same, v3["rows"][2]]
+json.dump(v3, open(f"{tmp}/v3.json", "w"))
 PY
 expect "judge: +5% regressed" 1 "06_tiling .*regressed" "$bin" ab --judge "$tmp/slow.json" --out "$tmp/judged.json"
 grep -q "sdpa_cudnn .*unchanged" "$tmp/out.txt" || note "judge: the baseline's +2% is inside its 3% tolerance: $(grep sdpa "$tmp/out.txt")"
@@ -83,6 +159,10 @@ expect "judge: a looser rule passes the same pairs" 0 "0 regressed" "$bin" ab --
 expect "judge: a failed check is kept" 1 "06_tiling .*failed (as recorded)" "$bin" ab --judge "$tmp/failed.json"
 expect "judge: a tampered sample" 2 "rows\[2\].head.samples_us\[3\]" "$bin" ab --judge "$tmp/bad.json"
 expect "judge: a file of schema 1 (no kind, no seed)" 1 "06_tiling .*regressed" "$bin" ab --judge "$tmp/v1.json"
+expect "judge: version 3, a sweep point slowed" 1 "11_split_keys .*1x8x1:1024x128 .*regressed" "$bin" ab --judge "$tmp/v3.json"
+grep -Eq "^  regressed +11_split_keys +1x8x1:1024x128 +\+3[5-7]\.[0-9]+% \[\+3[0-9.]+%, \+3[0-9.]+%\] \(sweep\)" "$tmp/out.txt" \
+  || note "judge: the slowed decode point is not named with its change, CI and why: $(cat "$tmp/out.txt")"
+grep -q "^  .*1x32x1:4096x128" "$tmp/out.txt" && note "judge: an unchanged point is listed among the slowed"
 expect "judge: not an ab file" 2 "schema" "$bin" ab --judge harness/tests/data/gate_config.json
 expect "judge: with --base" 2 "takes only" "$bin" ab --judge "$tmp/slow.json" --base x
 [ $fail = 0 ] && echo "test_ab_gate: $cases cases passed"

@@ -3,10 +3,12 @@
 # worktree) and both builds are loaded into one `attnladder ab` process of the BASE's
 # harness (the workflow's judge does the same, ci/workflow/judge.sh: the binary that
 # decides is never the one under test), every implementation they share measured in
-# alternation at the headline and throughput shapes and at one shape of every code path
-# of each rung. It sees what the freeze cannot: a flag, toolchain, driver or harness
-# change that slows a rung. A phase the head adds has no base: ab names it and the ladder
-# gate judges it alone.
+# alternation at the headline and throughput shapes, at one shape of every code path of
+# each rung, and at every sweep point of each rung whose binary or sources differ between
+# the two builds (the records check_build_sources.sh verifies below). It sees what the
+# freeze cannot: a flag, toolchain, driver or harness change that slows a rung, and a
+# shape rule that now picks a slower path. A phase the head adds has no base: ab names it
+# and the ladder gate judges it alone.
 #   ci/workflow/ab_gate.sh BASE_REF [OUT_DIR]     (run in the head's checkout, after make build)
 # Writes OUT_DIR/ab.txt and OUT_DIR/ab.json. Exit: ab's (0 pass, 1 regressed or a failed
 # check, 2 bad input, 3 no GPU).

@@ -5,8 +5,11 @@
  * Which build is loaded first is drawn from the seed (an instance loaded second can run
  * faster, whatever file it is), and recorded. By default each phase is also timed at one
  * shape of every code path it takes on the standard sweep (gate/code_paths.h: the paths
- * are read from each build's own init notes). `--judge FILE` decides a recorded
- * comparison again with this binary's rule, without a GPU (gate/ab_judge.h). */
+ * are read from each build's own init notes), and a rung the head changed (its binary or
+ * its sources differ: gate/rung_change.h) at every point of the standard sweep, since one
+ * shape per path cannot see a change to the rule that picks the path. `--judge FILE`
+ * decides a recorded comparison again with this binary's rule, without a GPU
+ * (gate/ab_judge.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +28,14 @@
 #include "gate/ab_rule.h"
 #include "gate/ab_judge.h"
 #include "gate/code_paths.h"
+#include "gate/rung_change.h"
 #include "measure/correctness.h"
 #include "measure/cuda_check.h"
 #include "measure/device_info.h"
 #include "measure/inputs.h"
 #include "measure/interleave.h"
 #include "measure/loader.h"
+#include "measure/timing.h"
 
 #define AB_MAX_SHAPES 16
 #define AB_MAX_SWEEP 128
@@ -40,6 +45,7 @@ typedef struct {
     attn_shape shapes[AB_MAX_SHAPES];
     size_t n_shapes;
     int paths;          /* time one shape of every code path too (the default set only) */
+    int sweep;          /* and every sweep point of a changed rung (the default set only) */
     int list_paths;     /* print the paths and the shapes chosen; time nothing */
     double tolerance, baseline_tolerance;
     uint64_t seed;
@@ -49,7 +55,7 @@ typedef struct {
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: attnladder ab --base DIR --head DIR [--impl A,B] [--shape S]... [--headline-only] [--no-paths]\n"
+        "usage: attnladder ab --base DIR --head DIR [--impl A,B] [--shape S]... [--headline-only] [--no-paths] [--no-sweep]\n"
         "                     [--tolerance X] [--baseline-tolerance X] [--min-samples N] [--max-samples N]\n"
         "                     [--min-gpu-seconds S] [--seed N] [--order random|base-first|head-first]\n"
         "                     [--discard thermal|power|none]\n"
@@ -59,9 +65,13 @@ static void usage(FILE *f)
         "  every implementation both build directories have (phases and baselines), at the\n"
         "  headline shapes and 4x16x4096x128 (non-causal, causal) unless --shape, and each\n"
         "  phase at one shape of every code path it takes on the standard sweep (its init\n"
-        "  note names the path; --no-paths: not): checked on the same inputs, timed in\n"
+        "  note names the path, and every sweep shape where the builds' notes differ in full;\n"
+        "  --no-paths: not), and a phase whose binary or sources differ\n"
+        "  between the builds (BUILD/phases/NAME.so.sha256, NAME.sources.sha256) at every\n"
+        "  point of the standard sweep (--no-sweep: not): checked on the same inputs, timed in\n"
         "  alternation, the change = median(head_i / base_i)\n"
-        "  --list-paths     the paths of each phase and the shape that times each; nothing timed\n"
+        "  --list-paths     which phases changed, the paths of each phase and the shape that\n"
+        "                   times each, the sweep points a changed one adds; nothing timed\n"
         "  --judge AB.json  decide a recorded comparison again with this binary's rule (no GPU)\n"
         "  --tolerance X    regressed when the change's 95%% CI lies above 1 + X (default 0.01)\n"
         "  --baseline-tolerance X   the same for baselines (vendor code; default 0.03)\n"
@@ -82,6 +92,7 @@ static int parse(int argc, char **argv, ab_opts *o)
     o->seed = (uint64_t)time(NULL);
     o->order = "random";
     o->paths = 1;
+    o->sweep = 1;
     o->ic = (interleave_config){ .min_samples = 30, .max_samples = 2000, .min_gpu_s = 0.25,
                                  .max_seconds = 3.0, .inner_max = 20, .graph_target_us = 2000.0,
                                  .warmup = 5, .clock = { .discard_limit = 0.25 } };
@@ -97,6 +108,10 @@ static int parse(int argc, char **argv, ab_opts *o)
         }
         if (!strcmp(a, "--headline-only")) {
             headline_only = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-sweep")) {
+            o->sweep = 0;
             continue;
         }
         if (!strcmp(a, "--no-paths") || !strcmp(a, "--list-paths")) {
@@ -181,6 +196,7 @@ static int parse(int argc, char **argv, ab_opts *o)
         return -1;
     }
     if (o->n_shapes || headline_only) o->paths = 0;   /* shapes chosen by hand are the set */
+    if (!o->paths) o->sweep = 0;
     if (o->list_paths && !o->paths) {
         fprintf(stderr, "attnladder ab: --list-paths lists the default set's paths: no --shape, --headline-only or --no-paths\n");
         return -1;
@@ -287,10 +303,13 @@ static size_t timed_by(const code_path_probe *p, size_t n, int head, const char 
 /* One phase's code paths: it is initialised in each build at the gate's fixed shapes and
  * at every shape of the standard sweep both builds support, each init note read as a path
  * (gate/code_paths.h), and one shape chosen for every path of either build that no fixed
- * shape reaches. Writes the added shapes to extra (at most cap), records every path in
- * *paths_json, prints them when asked, and returns the number added. */
+ * shape reaches; then every other sweep shape where the two builds' notes differ in full
+ * (the same path with other numbers: a split count, a grid; a compiler that changes a
+ * kernel's registers changes what an occupancy-driven rule picks). Writes the added shapes
+ * to extra with why[] "path" or "moved" (at most cap), records every path in *paths_json,
+ * prints them when asked, and returns the number added. */
 static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_impl *hi, attn_shape *extra,
-                          size_t cap, json_t **paths_json, int print)
+                          const char **why, size_t cap, json_t **paths_json, int print)
 {
     shape_point sweep[AB_MAX_SWEEP];
     size_t ns = shapes_sweep(sweep, AB_MAX_SWEEP), nc = o->n_shapes + (ns < AB_MAX_SWEEP ? ns : AB_MAX_SWEEP);
@@ -308,6 +327,7 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
         if (c < o->n_shapes && shape_flops(s) > cap_work) cap_work = shape_flops(s);
         if (bi->ph->unsupported(s) || hi->ph->unsupported(s)) continue;
         int ok = 1;
+        char base_note[CODE_PATH_KEY_MAX] = "";
         for (int side = 0; side < 2 && ok; side++) {
             const attn_phase *ph = side ? hi->ph : bi->ph;
             void *state = NULL;
@@ -315,7 +335,10 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
                 ok = 0;   /* a shape this build cannot init here is no path of it */
                 continue;
             }
-            code_path_of_note(ph->error_string(0), side ? p[n].head_key : p[n].base_key, CODE_PATH_KEY_MAX);
+            const char *note = ph->error_string(0);
+            code_path_of_note(note, side ? p[n].head_key : p[n].base_key, CODE_PATH_KEY_MAX);
+            if (!side) snprintf(base_note, sizeof base_note, "%s", note ? note : "");
+            else p[n].note_moved = strncmp(base_note, note ? note : "", sizeof base_note - 1) != 0;
             ph->fini(state);
         }
         if (!ok) continue;
@@ -325,7 +348,15 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
     }
     code_paths_choose(p, n, cap_work);
     for (size_t i = 0; i < n; i++)
-        if (p[i].chosen && added < cap) extra[added++] = at[i];
+        if (p[i].chosen && added < cap) {
+            why[added] = "path";
+            extra[added++] = at[i];
+        }
+    for (size_t i = 0; i < n; i++)
+        if (p[i].note_moved && !p[i].fixed && !p[i].chosen && added < cap) {
+            why[added] = "moved";
+            extra[added++] = at[i];
+        }
     for (int side = 0; side < 2; side++) {
         size_t first[64], m = code_paths_distinct(p, n, side, first, 64);
         if (print)
@@ -341,6 +372,13 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
                 printf("  %-24s %-6s %s\n", text, by < n && p[by].fixed ? "fixed" : "added", key);
         }
     }
+    if (print)
+        for (size_t i = 0; i < n; i++)
+            if (p[i].note_moved && !p[i].fixed && !p[i].chosen) {
+                char text[96];
+                shape_format(&at[i], text, sizeof text);
+                printf("  %-24s moved  the builds' notes differ here\n", text);
+            }
     if (print && !n)
         printf("%-22s no shape could be initialised in both builds (no GPU here?)\n", bi->ph->name);
 done:
@@ -348,6 +386,32 @@ done:
     free(p);
     free(at);
     return added;
+}
+
+static int same_shape(const attn_shape *a, const attn_shape *b)
+{
+    return a->batch == b->batch && a->heads == b->heads && a->seq_q == b->seq_q && a->seq_kv == b->seq_kv &&
+           a->head_dim == b->head_dim && a->causal == b->causal && a->scale == b->scale;
+}
+
+/* A changed rung's sweep: every point of the standard sweep that both builds support and
+ * that neither a fixed shape nor a path's shape (extra[0..n)) already times, appended to
+ * extra with why[] "sweep". Returns the new count. */
+static size_t add_sweep(const ab_opts *o, const loaded_impl *bi, const loaded_impl *hi, attn_shape *extra,
+                        const char **why, size_t n, size_t cap)
+{
+    shape_point sweep[AB_MAX_SWEEP];
+    size_t ns = shapes_sweep(sweep, AB_MAX_SWEEP);
+    for (size_t c = 0; c < ns && c < AB_MAX_SWEEP && n < cap; c++) {
+        const attn_shape *sh = &sweep[c].s;
+        int seen = bi->ph->unsupported(sh) || hi->ph->unsupported(sh);
+        for (size_t k = 0; k < o->n_shapes && !seen; k++) seen = same_shape(sh, &o->shapes[k]);
+        for (size_t k = 0; k < n && !seen; k++) seen = same_shape(sh, &extra[k]);
+        if (seen) continue;
+        why[n] = "sweep";
+        extra[n++] = *sh;
+    }
+    return n;
 }
 
 /* The row of pairs timed: throttled (too many pairs under a clock event: no verdict is
@@ -403,6 +467,7 @@ static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_imp
     char text[96], why[512] = "";
     shape_format(s, text, sizeof text);
     if (bi->ph->unsupported(s) || hi->ph->unsupported(s)) return 0;
+    const double t0 = time_now_s();   /* the row's whole cost: inputs, checks, graphs, pairs */
     host_inputs in = { 0 };
     ab_bufs d = { 0 };
     void *sb = NULL, *sh = NULL;
@@ -431,6 +496,7 @@ static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_imp
                        .shape = text, .selected = selected, .correct = ok,
                        .base_note = bi->ph->error_string(0), .head_note = hi->ph->error_string(0), .error = why };
     if (!ok) {
+        row.wall_s = time_now_s() - t0;
         json_array_append_new(rows, run_write_ab_row(&row));
         printf("%-22s %-24s check FAILED: %s\n", bi->ph->name, text, why);
         out = 1;
@@ -439,6 +505,7 @@ static int measure_one(const ab_opts *o, const loaded_impl *bi, const loaded_imp
     interleave_config ic = o->ic;
     ic.seed = seed ^ 0x5bd1e995u;
     if (interleave_measure(&base, &head, &ic, &r, err, errlen)) goto done;
+    row.wall_s = time_now_s() - t0;
     out = decide_row(o, bi, &r, &ic.clock, seed, &row, rows, err, errlen);
 done:
     if (sb) bi->ph->fini(sb);
@@ -458,6 +525,8 @@ typedef struct {
     char watch_why[256];
     cudaStream_t stream;
     json_t *rows, *paths;          /* the rows measured; each phase's code paths */
+    json_t *changes;               /* which phases changed and why (gate/rung_change.h) */
+    int *sweep_of;                 /* per base implementation: 1 time its sweep */
     int compared;
     int stopped;                   /* no stream, or a measurement failed: nothing written */
     char err[1024];
@@ -488,16 +557,95 @@ static int ab_open(ab_session *s)
     return 0;
 }
 
-/* --list-paths: each phase's paths and the shape that times each; nothing timed. */
+/* A loaded file's name without its folder and ".so": the name its records carry. */
+static void file_stem(const char *path, char *out, size_t len)
+{
+    const char *b = strrchr(path, '/');
+    snprintf(out, len, "%s", b ? b + 1 : path);
+    size_t n = strlen(out);
+    if (n > 3 && !strcmp(out + n - 3, ".so")) out[n - 3] = '\0';
+}
+
+/* Which phases of both builds the head changed (gate/rung_change.h), from the records
+ * beside their binaries, over every phase both have (not only --impl's: a toolchain change
+ * is told by all of them); recorded in s->changes and printed. 0, or EXIT_BAD_INPUT (a
+ * malformed record, said). */
+static int ab_read_changes(ab_session *s)
+{
+    rung_change *ch = calloc(s->nb ? s->nb : 1, sizeof *ch);
+    size_t *at = calloc(s->nb ? s->nb : 1, sizeof *at), n = 0;
+    s->sweep_of = calloc(s->nb ? s->nb : 1, sizeof *s->sweep_of);
+    int rc = ch && at && s->sweep_of ? 0 : EXIT_BAD_INPUT;
+    for (size_t i = 0; i < s->nb && !rc; i++) {
+        if (s->bl[i].kind != IMPL_PHASE || !loader_find(s->hl, s->nh, s->bl[i].ph->name)) continue;
+        char stem[512];
+        file_stem(s->bl[i].path, stem, sizeof stem);
+        if (rung_change_read(s->o.base_dir, s->o.head_dir, stem, &ch[n], s->err, sizeof s->err)) {
+            fprintf(stderr, "attnladder ab: %s\n", s->err);
+            rc = EXIT_BAD_INPUT;
+            break;
+        }
+        at[n++] = i;
+    }
+    int wide = rc ? 0 : rung_changes_decide(ch, n);
+    json_t *rungs = json_object();
+    for (size_t k = 0; k < n && !rc; k++) {
+        char why[640];
+        const char *name = s->bl[at[k]].ph->name;
+        rung_change_why(&ch[k], wide, why, sizeof why);
+        s->sweep_of[at[k]] = s->o.sweep && ch[k].sweep;
+        json_object_set_new(rungs, name, json_pack("{s:b, s:s, s:s}", "changed", ch[k].kind != RUNG_SAME, "why", why,
+                                                   "timed", ch[k].sweep ? "every sweep point" : "code paths"));
+        if (ch[k].kind != RUNG_SAME && wanted(&s->o, name))
+            printf("%-22s changed: %s: %s\n", name, why,
+                   s->sweep_of[at[k]] ? "timed at every sweep point" : ch[k].sweep ? "sweep left out (--no-sweep)"
+                                                                        : "timed at its code paths");
+    }
+    if (wide) printf("every phase's binary moved with no rule's source: timed at the code paths, as before\n");
+    s->changes = json_pack("{s:s, s:b, s:o}", "rule",
+                           "a phase whose own sources (phases/, kernels/) differ, or whose binary alone differs "
+                           "while that of another phase with alike sources does not, or with no record, is timed "
+                           "at every sweep point; a build-wide change (every such binary, or a shared header) at "
+                           "its code paths and the sweep shapes whose init notes moved",
+                           "build_wide", wide, "rungs", rungs);
+    free(ch);
+    free(at);
+    return rc;
+}
+
+/* A phase's added shapes: one of each code path no fixed shape reaches, then (a changed
+ * phase) every sweep point not yet timed; why[] says which. Returns the count. */
+static size_t extra_shapes(ab_session *s, size_t i, const loaded_impl *hi, attn_shape *extra, const char **why,
+                           int print)
+{
+    json_t *pj = NULL;
+    size_t n = probe_paths(&s->o, &s->bl[i], hi, extra, why, AB_MAX_SWEEP, &pj, print);
+    if (print) json_decref(pj);
+    else json_object_set_new(s->paths, s->bl[i].ph->name, pj);
+    size_t before = n;
+    if (s->sweep_of[i]) n = add_sweep(&s->o, &s->bl[i], hi, extra, why, n, AB_MAX_SWEEP);
+    if (print && s->sweep_of[i]) {
+        printf("  %zu sweep point(s) added (the rung changed):", n - before);
+        for (size_t k = before; k < n; k++) {
+            char text[96];
+            shape_format(&extra[k], text, sizeof text);
+            printf("%s%s", k == before ? " " : ", ", text);
+        }
+        printf("\n");
+    }
+    return n;
+}
+
+/* --list-paths: which phases changed, each phase's paths and the shape that times each,
+ * the sweep points a changed one adds; nothing timed. */
 static void ab_list_paths(ab_session *s)
 {
     for (size_t i = 0; i < s->nb; i++) {
         const loaded_impl *hi = loader_find(s->hl, s->nh, s->bl[i].ph->name);
         if (s->bl[i].kind != IMPL_PHASE || !hi || !wanted(&s->o, s->bl[i].ph->name)) continue;
         attn_shape extra[AB_MAX_SWEEP];
-        json_t *pj = NULL;
-        probe_paths(&s->o, &s->bl[i], hi, extra, AB_MAX_SWEEP, &pj, 1);
-        json_decref(pj);
+        const char *why[AB_MAX_SWEEP];
+        extra_shapes(s, i, hi, extra, why, 1);
     }
 }
 
@@ -513,16 +661,12 @@ static int ab_compare_impl(ab_session *s, size_t i)
         return EXIT_OK;
     }
     attn_shape extra[AB_MAX_SWEEP];
-    size_t n_extra = 0;
-    if (o->paths && bi->kind == IMPL_PHASE) {
-        json_t *pj = NULL;
-        n_extra = probe_paths(o, bi, hi, extra, AB_MAX_SWEEP, &pj, 0);
-        json_object_set_new(s->paths, bi->ph->name, pj);
-    }
+    const char *why[AB_MAX_SWEEP];
+    size_t n_extra = o->paths && bi->kind == IMPL_PHASE ? extra_shapes(s, i, hi, extra, why, 0) : 0;
     int rc = EXIT_OK;
     for (size_t k = 0; k < o->n_shapes + n_extra; k++) {
         const attn_shape *sh = k < o->n_shapes ? &o->shapes[k] : &extra[k - o->n_shapes];
-        int m = measure_one(o, bi, hi, sh, k < o->n_shapes ? "fixed" : "path", s->stream, o->seed + 97 * i + k,
+        int m = measure_one(o, bi, hi, sh, k < o->n_shapes ? "fixed" : why[k - o->n_shapes], s->stream, o->seed + 97 * i + k,
                             s->rows, s->err, sizeof s->err);
         if (m < 0) {
             fprintf(stderr, "attnladder ab: %s\n", s->err);
@@ -560,6 +704,7 @@ static int ab_compare_all(ab_session *s)
         if (s->hl[j].kind != IMPL_FLOOR && wanted(o, s->hl[j].ph->name) && !loader_find(s->bl, s->nb, s->hl[j].ph->name))
             printf("%-22s new in the head build: no base to compare with (the ladder gate judges it)\n",
                    s->hl[j].ph->name);
+    ab_print_slowed(s->rows);
     if (!s->compared) {
         fprintf(stderr, "attnladder ab: no implementation is in both builds\n");
         rc = EXIT_BAD_INPUT;
@@ -585,7 +730,8 @@ static int ab_write(ab_session *s)
                           .max_seconds = o->ic.max_seconds, .warmup = o->ic.warmup,
                           .per_pair = o->ic.clock.watch != NULL, .watch_why_not = s->watch_why,
                           .discard = clock_discard_name(o->ic.clock.discard_mask),
-                          .discard_limit = o->ic.clock.discard_limit, .paths = s->paths, .rows = s->rows };
+                          .discard_limit = o->ic.clock.discard_limit, .changes = s->changes,
+                          .paths = s->paths, .rows = s->rows };
     json_t *doc = run_write_ab(&d);
     int rc = evidence_write_atomic(doc, o->out, s->err, sizeof s->err);
     if (rc) fprintf(stderr, "attnladder ab: %s\n", s->err);
@@ -598,6 +744,8 @@ static void ab_close(ab_session *s)
     clock_watch_close(s->o.ic.clock.watch);
     json_decref(s->rows);
     json_decref(s->paths);
+    json_decref(s->changes);
+    free(s->sweep_of);
     if (s->stream) cudaStreamDestroy(s->stream);
     loader_close_all(s->bl, s->nb);
     loader_close_all(s->hl, s->nh);
@@ -613,6 +761,7 @@ int cmd_ab(int argc, char **argv)
     s.rows = json_array();
     s.paths = json_object();
     int rc = ab_open(&s);
+    if (!rc) rc = ab_read_changes(&s);
     if (!rc && s.o.list_paths) {
         ab_list_paths(&s);
     } else if (!rc) {

@@ -168,9 +168,10 @@ int run_write_point(const point_record *p, json_t *results, json_t *input_checks
 json_t *run_write_profile(const char *impl, const attn_shape *s, const char *tool, json_t *kernels);
 json_t *run_write_stall(const run_stall *st);
 
-/* The A/B comparison's file (`ab --out`, schema attnladder-ab version 2): the device, the
+/* The A/B comparison's file (`ab --out`, schema attnladder-ab version 3): the device, the
  * two builds' git, the order loaded, the rule's settings, the sampling method, the clock
- * watch, and the code paths and rows it measured (borrowed). */
+ * watch, which rungs it saw as changed and why (version 3; gate/rung_change.h), and the
+ * code paths and rows it measured (borrowed). */
 typedef struct {
     const device_gpu *gpu;
     const device_versions *versions;
@@ -184,7 +185,7 @@ typedef struct {
     int per_pair;                  /* the clock read after every pair */
     const char *watch_why_not, *discard;
     double discard_limit;
-    json_t *paths, *rows;
+    json_t *changes, *paths, *rows;   /* changes: NULL leaves it out */
 } run_ab_document;
 
 json_t *run_write_ab(const run_ab_document *d);
@@ -203,7 +204,11 @@ typedef struct {
 
 typedef struct {
     run_ab_outcome outcome;
-    const char *impl, *kind, *shape, *selected;   /* selected: "fixed" or "path" */
+    const char *impl, *kind, *shape;
+    const char *selected;                /* why it was timed: "fixed" (the gate's set), "path"
+                                            (one shape of a code path), "moved" (a sweep point
+                                            where the builds' init notes differ in full), "sweep"
+                                            (a sweep point of a rung the head changed) */
     int correct;
     const char *base_note, *head_note;   /* what each build said it chose; NULL: left out */
     const char *error;                   /* RUN_AB_FAILED: why the check failed */
@@ -217,6 +222,7 @@ typedef struct {
     int inner;
     const char *stop;
     double gpu_s;
+    double wall_s;                       /* the row's wall time: inputs, checks, graphs, pairs */
     run_ab_side base, head;
 } run_ab_row;
 

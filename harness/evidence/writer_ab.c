@@ -1,5 +1,5 @@
 /* evidence/writer_ab.c: the A/B comparison's file (`attnladder ab --out`, schema
- * attnladder-ab version 2) written from typed values (writer.h): the document, its rows
+ * attnladder-ab version 3) written from typed values (writer.h): the document, its rows
  * and its code paths. Kept beside writer.c, which writes the run's format. Each object's
  * keys are set here, once, in the order the file has always had (gate/ab_judge.c reads
  * the rows back). */
@@ -7,9 +7,9 @@
 
 json_t *run_write_ab(const run_ab_document *d)
 {
-    return json_pack("{s:s, s:i, s:o, s:o, s:{s:o, s:o}, s:s, s:I, s:f, s:f, s:{s:I, s:I, s:f, s:f, s:i, s:s},"
+    json_t *doc = json_pack("{s:s, s:i, s:o, s:o, s:{s:o, s:o}, s:s, s:I, s:f, s:f, s:{s:I, s:I, s:f, s:f, s:i, s:s},"
                      " s:{s:b, s:s, s:s, s:f}, s:O, s:O}",
-                     "schema", "attnladder-ab", "schema_version", 2,
+                     "schema", "attnladder-ab", "schema_version", 3,
                      "gpu", run_write_gpu(d->gpu), "versions", run_write_versions(d->versions),
                      "builds", "base", run_write_git(d->base_git), "head", run_write_git(d->head_git),
                      "loaded_first", d->head_first ? "head" : "base", "seed", (json_int_t)d->seed,
@@ -20,6 +20,8 @@ json_t *run_write_ab(const run_ab_document *d)
                      "clock_watch", "per_pair", d->per_pair, "why_not", d->watch_why_not, "discard", d->discard,
                      "discard_limit", d->discard_limit,
                      "paths", d->paths, "rows", d->rows);
+    if (doc && d->changes) json_object_set(doc, "changes", d->changes);
+    return doc;
 }
 
 /* The keys every row has, then the notes where the builds gave one. */
@@ -46,6 +48,7 @@ json_t *run_write_ab_row(const run_ab_row *r)
         json_decref(r->clock);
         return NULL;
     }
+    json_object_set_new(row, "wall_s", json_real(r->wall_s));
     if (r->outcome == RUN_AB_FAILED) {
         json_object_set_new(row, "error", json_string(r->error));
         json_object_set_new(row, "verdict", json_string("failed"));

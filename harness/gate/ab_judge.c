@@ -51,6 +51,34 @@ static int is_baseline(const json_t *row, const char *impl)
     return !(impl[0] >= '0' && impl[0] <= '9' && impl[1] >= '0' && impl[1] <= '9' && impl[2] == '_');
 }
 
+static double change_field(const json_t *row, const char *key)
+{
+    const json_t *v = json_object_get(json_object_get(row, "change"), key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+void ab_print_slowed(const json_t *rows)
+{
+    static const char *const order[] = { "regressed", "failed", "throttled", "inconclusive" };
+    size_t shown = 0;
+    for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
+        for (size_t i = 0; i < json_array_size(rows); i++) {
+            const json_t *row = json_array_get(rows, i);
+            const char *v = json_string_value(json_object_get(row, "verdict"));
+            const char *impl = json_string_value(json_object_get(row, "impl"));
+            const char *shape = json_string_value(json_object_get(row, "shape"));
+            const char *sel = json_string_value(json_object_get(row, "selected"));
+            if (!v || !impl || !shape || strcmp(v, order[o])) continue;
+            if (!shown++) printf("the points that block or may (%s):\n", "change head/base [95% CI], why timed");
+            double m = change_field(row, "median"), lo = change_field(row, "ci_lo"), hi = change_field(row, "ci_hi");
+            if (isfinite(m) && isfinite(lo) && isfinite(hi))
+                printf("  %-12s %-22s %-24s %+7.2f%% [%+.2f%%, %+.2f%%] (%s)\n", v, impl, shape, (m - 1) * 100,
+                       (lo - 1) * 100, (hi - 1) * 100, sel ? sel : "fixed");
+            else
+                printf("  %-12s %-22s %-24s no change measured (%s)\n", v, impl, shape, sel ? sel : "fixed");
+        }
+}
+
 /* Longer than a harness function should be: one pass over the file's rows checks each,
  * redraws its verdict from its pairs and counts it, and every refusal on the way leaves
  * by the one cleanup of the loaded document; a row's steps split out would each need the
@@ -121,6 +149,7 @@ int ab_judge_file(const char *path, double tolerance, double baseline_tolerance,
         json_object_set_new(row, "change", json_pack("{s:f, s:f, s:f}", "median", c.change, "ci_lo", c.lo, "ci_hi", c.hi));
     }
     if (blocked) rc = 1;
+    ab_print_slowed(rows);
     printf("ab --judge: %zu unchanged, %zu regressed, %zu improved, %zu inconclusive, %zu failed or throttled "
            "(tolerance %.3g, baselines %.3g)\n", counts[AB_UNCHANGED], counts[AB_REGRESSED], counts[AB_IMPROVED],
            counts[AB_INCONCLUSIVE], blocked, tolerance, baseline_tolerance);

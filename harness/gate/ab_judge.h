@@ -5,6 +5,7 @@
  * the one that counts. The file is untrusted input: every field used is validated. */
 #ifndef ATTNLADDER_GATE_AB_JUDGE_H
 #define ATTNLADDER_GATE_AB_JUDGE_H
+#include <jansson.h>
 
 /* Every row: the paired samples re-read, the change and its CI redrawn with the row's
  * recorded bootstrap seed, the verdict by ab_decide at tolerance (phases) or
@@ -12,5 +13,11 @@
  * that verdict. Prints the table; writes the re-judged document to out when not NULL.
  * Returns 0 nothing regressed, 1 a regression or a failed or throttled row, 2 bad input. */
 int ab_judge_file(const char *path, double tolerance, double baseline_tolerance, const char *out);
+
+/* The rows that block or may (regressed, inconclusive, failed, throttled), one line each
+ * with the change and its CI and why the point was timed (fixed, path, sweep), after the
+ * table: a reader of a long sweep sees the slowed points without reading every row. Rows
+ * as ab writes them (validated by the caller); prints nothing when there are none. */
+void ab_print_slowed(const json_t *rows);
 
 #endif

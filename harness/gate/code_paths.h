@@ -24,6 +24,9 @@ typedef struct {
     char head_key[CODE_PATH_KEY_MAX];   /* the path in the head build */
     double work;                        /* shape_flops: the tie-break between shapes of a path */
     int fixed;                          /* 1: already in the gate's fixed set (always timed) */
+    int note_moved;                     /* 1: the two builds' notes differ here in full, counts
+                                           included (a split count, a grid): the rule chose
+                                           otherwise even where the path is the same */
     int chosen;                         /* out: 1 when this shape is added to reach a path */
 } code_path_probe;
 
