@@ -11,6 +11,7 @@
 #                             (--ragged: peaked and outlier inputs too); timed briefly
 #   memcheck.log              compute-sanitizer --tool memcheck on two small decode shapes
 #                             (one split into pieces, one a piece a head)
+#   abi_check.log             ci/abi_check.py at five hard shapes (where PyTorch is installed)
 #   summary.txt               the table printed last
 # Every step has its own time limit and the summary is printed whatever failed; a step that
 # ran out of time leaves its *.partial.json, which the summary reads.
@@ -77,7 +78,20 @@ else
   status=1
 fi
 
-# 4. The summary, last.
+# 4. The independent cross-check (ci/abi_check.py: ctypes and PyTorch's fp64 math, no harness
+#    code) at a few of the hard shapes, where PyTorch is installed.
+if timeout 20 python3 -c "import torch; assert torch.cuda.is_available()" > /dev/null 2>&1; then
+  t0=$(date +%s)
+  timeout 45 python3 ci/abi_check.py "$build/phases/12_decode_rows.so" --shapes 3,5,7,1777,128,1 \
+    128,8,1,777,128,0 600,2,16,10,64,1 7,9,16,2049,128,0 1,8,1,1000,64,0 > "$out/abi_check.log" 2>&1
+  rc=$?
+  note "abi_check: exit $rc in $(( $(date +%s) - t0 )) s"
+  [ $rc = 0 ] || status=1
+else
+  note "abi_check: no PyTorch with CUDA here (not run)"
+fi
+
+# 5. The summary, last.
 python3 - "$out" > "$out/summary.txt" 2>&1 <<'EOF'
 import gzip, json, os, sys
 out = sys.argv[1]
