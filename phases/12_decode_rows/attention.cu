@@ -61,15 +61,15 @@ struct State {
 bool g_last_decode = false;
 char g_note[512] = "not initialised";
 
-// Decode shapes on any GPU the kernel runs on (sm_80 and up); the rest as rung 11 says
+// Decode shapes on any GPU the kernels run on (sm_80 and up); the rest as rung 11 says
 // (which declines every GPU but compute capability 9.0).
-const char *unsupported(const attn_shape *s) { return dr::decode_shape(s) ? nullptr : lower.unsupported(s); }
+const char *unsupported(const attn_shape *s) { return dr::decode_shape(s) ? dr::device_reason() : lower.unsupported(s); }
 
 size_t workspace_bytes(const attn_shape *s)
 {
     const size_t w11 = lower.workspace_bytes(s);
     dr::DecodeChoice d;
-    if (!dr::decode_shape(s) || dr::decode_choose(s, d) != cudaSuccess || !d.take) return w11;
+    if (unsupported(s) || dr::decode_choose(s, d) != cudaSuccess || !d.take) return w11;
     const size_t w = d.c.splits > 1 ? rung11::sk::split_workspace(s, d.c) : 0;
     return w > w11 ? w : w11;
 }
@@ -131,6 +131,7 @@ int init_decode(State &st, const attn_shape *s, const dr::DecodeChoice &d)
 int init(void **state, const attn_shape *s)
 {
     *state = nullptr;
+    if (unsupported(s)) return lower.init(state, s);   // rung 11's refusal and code
     dr::DecodeChoice d;
     if ((rung11::g_cuda = dr::decode_choose(s, d)) != cudaSuccess) return rung11::ERR_S_CUDA;
     State *st = static_cast<State *>(calloc(1, sizeof(State)));

@@ -50,6 +50,17 @@ inline bool rung11_splits(const attn_shape *s, long bh, int sms)
     return bh * (s->head_dim == 128 ? 4 : 2) <= sms && s->seq_kv >= sk::SPLIT_MIN_KV;
 }
 
+// NULL when the current device runs the 16-row kernels (compute capability 8.0 or newer:
+// mma.sync m16n8k16, ldmatrix, cp.async), else why not.
+inline const char *device_reason()
+{
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+        return "no CUDA device to query (the decode kernels need compute capability 8.0 or newer)";
+    return major >= 8 ? nullptr : "the decode kernels need compute capability 8.0 or newer (mma.sync, cp.async)";
+}
+
 // Compute capability 9.0: rung 11 runs there, and the short-key exception applies.
 inline cudaError_t is_hopper(bool &h)
 {
