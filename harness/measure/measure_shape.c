@@ -200,10 +200,12 @@ static int time_modes(measure_ctx *ctx, const loaded_impl *im, void *state,
             return -1;
         timing->mode[m] = r;
         timing->timed[m] = 1;
-        char line[160];
-        snprintf(line, sizeof line, "%-6s %10.3f us [%.3f, %.3f] n=%zu inner=%d (%s)%s",
+        char line[200], l2[48] = "";
+        if (m == MODE_GRAPH && d->l2.state != L2_RESIDENT)
+            snprintf(l2, sizeof l2, " l2 %s x%d", l2_state_name(d->l2.state), d->l2.copies);
+        snprintf(line, sizeof line, "%-6s %10.3f us [%.3f, %.3f] n=%zu inner=%d (%s)%s%s",
                  time_mode_name((time_mode)m), r.sum.median, r.sum.ci_lo, r.sum.ci_hi, r.n,
-                 r.inner, stop_reason_name(r.stop), r.n_discarded ? " some discarded (clock)" : "");
+                 r.inner, stop_reason_name(r.stop), r.n_discarded ? " some discarded (clock)" : "", l2);
         progress(ctx, im->ph->name, shape_text, line);
         ctx->gpu_timed_s += r.gpu_s;
         ctx->measurements++;
