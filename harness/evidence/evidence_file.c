@@ -470,6 +470,17 @@ static void check_paired(vstate *v, const json_t *pb, const char *path)
     paired_array(v, pb, path, "impl_first", OPTIONAL, count, is_flag, "0 or 1");
 }
 
+/* A result's shape object as the harness's shape (its integers already checked). */
+static attn_shape shape_of(const json_t *shape)
+{
+    return (attn_shape){ .batch = (int)json_integer_value(json_object_get(shape, "batch")),
+                         .heads = (int)json_integer_value(json_object_get(shape, "heads")),
+                         .seq_q = (int)json_integer_value(json_object_get(shape, "seq_q")),
+                         .seq_kv = (int)json_integer_value(json_object_get(shape, "seq_kv")),
+                         .head_dim = (int)json_integer_value(json_object_get(shape, "head_dim")),
+                         .causal = (int)json_integer_value(json_object_get(shape, "causal")) };
+}
+
 /* A shape within the harness's own limits (shape_validate), read as the reader reads it:
  * an integer outside int is refused here rather than wrapped there. */
 static void check_shape_values(vstate *v, const json_t *shape, const char *path)
@@ -486,26 +497,9 @@ static void check_shape_values(vstate *v, const json_t *shape, const char *path)
             return;
         }
     }
-    attn_shape s = {
-        .batch = (int)json_integer_value(json_object_get(shape, "batch")),
-        .heads = (int)json_integer_value(json_object_get(shape, "heads")),
-        .seq_q = (int)json_integer_value(json_object_get(shape, "seq_q")),
-        .seq_kv = (int)json_integer_value(json_object_get(shape, "seq_kv")),
-        .head_dim = (int)json_integer_value(json_object_get(shape, "head_dim")),
-        .causal = (int)json_integer_value(json_object_get(shape, "causal")),
-    };
+    attn_shape s = shape_of(shape);
     char why[256];
     if (shape_validate(&s, why, sizeof why)) vfail(v, path, "%s", why);
-}
-
-static attn_shape shape_of(const json_t *shape)
-{
-    return (attn_shape){ .batch = (int)json_integer_value(json_object_get(shape, "batch")),
-                         .heads = (int)json_integer_value(json_object_get(shape, "heads")),
-                         .seq_q = (int)json_integer_value(json_object_get(shape, "seq_q")),
-                         .seq_kv = (int)json_integer_value(json_object_get(shape, "seq_kv")),
-                         .head_dim = (int)json_integer_value(json_object_get(shape, "head_dim")),
-                         .causal = (int)json_integer_value(json_object_get(shape, "causal")) };
 }
 
 /* timing.l2 (measure/l2_copies.h): a state the harness writes, and figures that are that

@@ -914,6 +914,21 @@ static void add_decode_rows(json_t *doc, const attn_shape *s)
     json_decref(added);
 }
 
+/* A copy of the test evidence under a new temporary directory (returned) whose NVIDIA Test
+ * GPU run has decode rows at each of the n shapes: ev, out and run name its evidence root,
+ * a report directory and that run's file. */
+static char *decode_evidence(char ev[512], char out[512], char run[1024], const attn_shape *shapes, size_t n)
+{
+    char *tmp = temp_dir();
+    snprintf(ev, 512, "%s/evidence", tmp);
+    snprintf(out, 512, "%s/r", tmp);
+    copy_evidence(tmp);
+    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, 1024);
+    for (size_t i = 0; i < n; i++) add_decode_rows(doc, &shapes[i]);
+    save_run(doc, run);
+    return tmp;
+}
+
 /* The batched decode view and the copy ceiling: with single-request decode points alone
  * the page says the run predates the batched ones; with batched points (batch > 1) it gets
  * its own plot, and they stay out of the single request's. A figure above the copy ceiling
@@ -924,17 +939,10 @@ static void batched_decode_and_ceiling(void **st)
 {
     (void)st;
     if (!have_gnuplot()) skip();
-    char *tmp = temp_dir();
     char ev[512], out[512], run[1024];
-    snprintf(ev, sizeof ev, "%s/evidence", tmp);
-    snprintf(out, sizeof out, "%s/r", tmp);
-    copy_evidence(tmp);
-    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
-    attn_shape a = { 1, 8, 1, 4096, 64, 0, 0.125f }, b = { 1, 8, 1, 8192, 64, 0, 0.125f },
-               batched = { 4, 8, 1, 1024, 64, 0, 0.125f };
-    add_decode_rows(doc, &a);
-    add_decode_rows(doc, &b);
-    save_run(doc, run);
+    const attn_shape single[] = { { 1, 8, 1, 4096, 64, 0, 0.125f }, { 1, 8, 1, 8192, 64, 0, 0.125f } };
+    attn_shape batched = { 4, 8, 1, 1024, 64, 0, 0.125f };
+    char *tmp = decode_evidence(ev, out, run, single, 2);
     char *msg;
     assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
     free(msg);
@@ -956,7 +964,7 @@ static void batched_decode_and_ceiling(void **st)
     free(other);
     free(readme);
 
-    doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
+    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
     add_decode_rows(doc, &batched);
     save_run(doc, run);
     assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
@@ -990,16 +998,9 @@ static void decode_plot_or_its_note(void **st)
 {
     (void)st;
     if (!have_gnuplot()) skip();
-    char *tmp = temp_dir();
     char ev[512], out[512], run[1024];
-    snprintf(ev, sizeof ev, "%s/evidence", tmp);
-    snprintf(out, sizeof out, "%s/r", tmp);
-    copy_evidence(tmp);
-    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
-    attn_shape a = { 1, 8, 1, 4096, 64, 0, 0.125f }, b = { 1, 8, 1, 8192, 64, 0, 0.125f };
-    add_decode_rows(doc, &a);
-    add_decode_rows(doc, &b);
-    save_run(doc, run);
+    const attn_shape shapes[] = { { 1, 8, 1, 4096, 64, 0, 0.125f }, { 1, 8, 1, 8192, 64, 0, 0.125f } };
+    char *tmp = decode_evidence(ev, out, run, shapes, 2);
     char *msg;
     assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
     free(msg);
