@@ -88,11 +88,20 @@ static void test_resident(void **st)
     assert_int_equal(p.copies, 1);
     /* no L2 size known: nothing to plan against */
     assert_int_equal(l2_plan_for(&dec, 0, FREE_80G).state, L2_RESIDENT);
-    /* tiny: 9,500 copies would be needed, past the launch bound */
+    /* tiny: 9,500 copies would be needed, past the launch bound; the sweep's 1x8x1:300x64
+     * (0.6 MB a copy) needs 256 */
     attn_shape tiny = shape(1, 1, 1, 64, 64, 0);
     p = l2_plan_for(&tiny, H100_L2, FREE_80G);
     assert_int_equal(p.state, L2_RESIDENT);
     assert_int_equal(p.copies, 1);
+    attn_shape ragged = shape(1, 8, 1, 300, 64, 0);
+    assert_true(l2_memory_bound(&ragged));
+    assert_int_equal(l2_plan_for(&ragged, H100_L2, FREE_80G).state, L2_RESIDENT);
+    /* the last count within the bound: 64 copies of 2.4 MiB */
+    attn_shape edge = shape(1, 8, 1, 1200, 64, 0);    /* 2,458,624 bytes a copy: 63.97 of them */
+    p = l2_plan_for(&edge, H100_L2, FREE_80G);
+    assert_int_equal(p.state, L2_ROTATED);
+    assert_int_equal(p.copies, L2_COPIES_MAX);
 }
 
 /* The memory bound: the four extra copies of 1x32x1x4096x64 (134 MB) need 536 MB free; a
