@@ -497,7 +497,8 @@ static int point_open(point_session *ps)
         cudaGetLastError();   /* no room: the CPU reference alone */
         d->ref = NULL;
     }
-    if (inputs_upload(&ps->in, d->q, d->k, d->v, err, errlen) || inputs_replicate(d->q, d->k, d->v, &d->copies, err, errlen))
+    if (inputs_upload(&ps->in, d->q, d->k, d->v, err, errlen) ||
+        inputs_replicate(d->q, d->k, d->v, &d->copies, err, errlen))
         return -1;
     if (ctx->paired) {
         ps->kept = calloc(ctx->n_impls, sizeof *ps->kept);
