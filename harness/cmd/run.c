@@ -721,7 +721,8 @@ static void session_measure_ctx(run_session *s, const ceilings *ce)
                           .cpu_check_max_flops = o->cpu_check_gflop * 1e9, .gpu_ref = s->gref,
                           .sample_rows = (size_t)o->sample_rows, .oracle_threads = (int)o->oracle_threads,
                           .stop = &g_stop, .progress_total = count_measurements(o, s->n_sel),
-                          .fp16_tflops = ce->fp16_tflops, .dram_gbps = ce->dram_gbps, .paired = o->paired };
+                          .fp16_tflops = ce->fp16_tflops, .dram_gbps = ce->dram_gbps, .paired = o->paired,
+                          .l2_bytes = s->dev.l2_bytes > 0 ? (size_t)s->dev.l2_bytes : 0 };
     memcpy(s->mc.modes, o->modes, sizeof s->mc.modes);
     memcpy(s->mc.sweep_modes, o->sweep_modes, sizeof s->mc.sweep_modes);
     if (s->done_before) {   /* the progress line counts on from the kept points */

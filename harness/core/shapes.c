@@ -132,6 +132,31 @@ size_t shapes_headline(shape_point *out, size_t cap)
     return n;
 }
 
+/* Batched decode: a serving engine's step, many requests each adding one token (or
+ * verifying a few draft tokens) against its own KV cache. Unlike the points above, batch x
+ * heads fills the GPU (32 to 1024 sequence-heads), so no kernel needs to split the keys,
+ * and the time is K and V streamed once: what they show is GB/s against the copy ceiling
+ * (issue 52: cuDNN reached about 95% of it at 8x32x1x4096x128, rung 11 about 89%). Eight
+ * points span the regime: batch 4 to 32, 8 (GQA) and 32 heads, one query and 4 or 16,
+ * 1k to 16k keys, D = 64 and 128. K and V are 67 MB to 537 MB: the smaller are timed on
+ * copies past the L2, the larger are cold by size (measure/l2_copies.h). Each costs about
+ * what a decode point above does (2-7 s of make run's session on an H100); none is
+ * checked on the other inputs (the single-request points are, and the kernels' code paths
+ * are the same), nor does any grow past 2^31 elements a tensor. */
+static size_t shapes_batched_decode(shape_point *out, size_t cap, size_t n)
+{
+    n = put(out, cap, n, 4, 32, 1, 1024, 128, 0, "decode");     /* few requests, short contexts */
+    n = put(out, cap, n, 8, 32, 1, 4096, 128, 0, "decode");     /* issue 52's shape: 256 heads */
+    n = put(out, cap, n, 32, 32, 1, 1024, 64, 0, "decode");     /* many short requests, D = 64 */
+    n = put(out, cap, n, 32, 8, 1, 2048, 128, 0, "decode");     /* many requests, GQA's 8 KV heads */
+    n = put(out, cap, n, 16, 8, 1, 8192, 64, 0, "decode");
+    n = put(out, cap, n, 4, 8, 1, 16384, 128, 0, "decode");     /* few requests, long contexts */
+    /* speculative decoding, batched: 4 and 16 draft tokens, causal among themselves */
+    n = put(out, cap, n, 8, 32, 4, 2048, 128, 1, "decode");
+    n = put(out, cap, n, 16, 8, 16, 4096, 64, 1, "decode");
+    return n;
+}
+
 /* Inference: too few (batch, head, query tile) tiles to fill the GPU, each reading a long
  * key range. The sweep's other points have at least 16 sequence-heads, or at most 1000
  * keys; these have 1 to 32 and up to 64k keys. Few, because each costs make run's GPU session
@@ -157,7 +182,7 @@ static size_t shapes_inference(shape_point *out, size_t cap, size_t n)
     n = put_checked(out, cap, n, 1, 8, 4, 8192, 128, 1, "decode", EXTRA_INPUTS);
     /* one head, a long sequence: 128 query tiles, fewer than an H100's 132 SMs */
     n = put(out, cap, n, 1, 1, 16384, 16384, 128, 0, "single_head");
-    return n;
+    return shapes_batched_decode(out, cap, n);
 }
 
 size_t shapes_sweep(shape_point *out, size_t cap)

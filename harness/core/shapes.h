@@ -44,7 +44,8 @@ size_t shapes_headline(shape_point *out, size_t cap);
 /* The standard sweep: S in {128..16384} x D {64,128} x causal {0,1}, B = 16384/S,
  * H = 2048/D, then the ragged and seq_q != seq_kv points (among them 1x8x300x129 causal,
  * whose first rows see no key), then the inference regimes: "decode" (1, 4 or 16 queries
- * against 1k-64k keys at 8 and 32 heads) and "single_head" (1x1x16384x128); the small
+ * against 1k-64k keys at 8 and 32 heads) and "single_head" (1x1x16384x128), then batched
+ * decode, also "decode" (batch 4-32, 8 and 32 heads, 1 to 16 queries, 1k-16k keys); the small
  * ones also checked on the peaked and outlier inputs. Returns the count. */
 size_t shapes_sweep(shape_point *out, size_t cap);
 

@@ -13,6 +13,7 @@
 #include "core/json_file.h"
 #include "core/names.h"
 #include "core/shapes.h"
+#include "measure/l2_copies.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -469,6 +470,17 @@ static void check_paired(vstate *v, const json_t *pb, const char *path)
     paired_array(v, pb, path, "impl_first", OPTIONAL, count, is_flag, "0 or 1");
 }
 
+/* A result's shape object as the harness's shape (its integers already checked). */
+static attn_shape shape_of(const json_t *shape)
+{
+    return (attn_shape){ .batch = (int)json_integer_value(json_object_get(shape, "batch")),
+                         .heads = (int)json_integer_value(json_object_get(shape, "heads")),
+                         .seq_q = (int)json_integer_value(json_object_get(shape, "seq_q")),
+                         .seq_kv = (int)json_integer_value(json_object_get(shape, "seq_kv")),
+                         .head_dim = (int)json_integer_value(json_object_get(shape, "head_dim")),
+                         .causal = (int)json_integer_value(json_object_get(shape, "causal")) };
+}
+
 /* A shape within the harness's own limits (shape_validate), read as the reader reads it:
  * an integer outside int is refused here rather than wrapped there. */
 static void check_shape_values(vstate *v, const json_t *shape, const char *path)
@@ -485,16 +497,56 @@ static void check_shape_values(vstate *v, const json_t *shape, const char *path)
             return;
         }
     }
-    attn_shape s = {
-        .batch = (int)json_integer_value(json_object_get(shape, "batch")),
-        .heads = (int)json_integer_value(json_object_get(shape, "heads")),
-        .seq_q = (int)json_integer_value(json_object_get(shape, "seq_q")),
-        .seq_kv = (int)json_integer_value(json_object_get(shape, "seq_kv")),
-        .head_dim = (int)json_integer_value(json_object_get(shape, "head_dim")),
-        .causal = (int)json_integer_value(json_object_get(shape, "causal")),
-    };
+    attn_shape s = shape_of(shape);
     char why[256];
     if (shape_validate(&s, why, sizeof why)) vfail(v, path, "%s", why);
+}
+
+/* timing.l2 (measure/l2_copies.h): a state the harness writes, and figures that are that
+ * state's for this shape: copy_bytes the shape's Q, K and V, bytes the copies', rotated over
+ * 2 to L2_COPIES_MAX copies reaching L2_COLD_FACTOR L2s, cold by size only where K and V
+ * alone do. A file that claims cold inputs its figures cannot give is refused. */
+static void check_l2(vstate *v, const json_t *l2, const json_t *shape, const char *path)
+{
+    static const char *const ints[] = { "copies", "copy_bytes", "bytes", "l2_bytes", NULL };
+    json_t *st = member(v, l2, path, "state", T_STR, REQUIRED);
+    members(v, l2, path, T_INT, REQUIRED, ints);
+    if (v->failed) return;
+    char p[512];
+    int state = l2_state_parse(json_string_value(st));
+    if (state < 0) {
+        join(p, sizeof p, path, "state");
+        vfail(v, p, "\"%s\" is not resident, rotated or cold_by_size", json_string_value(st));
+        return;
+    }
+    attn_shape s = shape_of(shape);
+    json_int_t copies = json_integer_value(json_object_get(l2, "copies")),
+               copy_bytes = json_integer_value(json_object_get(l2, "copy_bytes")),
+               bytes = json_integer_value(json_object_get(l2, "bytes")),
+               l2_bytes = json_integer_value(json_object_get(l2, "l2_bytes"));
+    int rotated = state == L2_ROTATED;
+    if (rotated ? copies < 2 || copies > L2_COPIES_MAX : copies != 1) {
+        join(p, sizeof p, path, "copies");
+        if (rotated) vfail(v, p, "%lld is not 2 to %d", (long long)copies, L2_COPIES_MAX);
+        else vfail(v, p, "%lld where %s inputs are one set", (long long)copies, json_string_value(st));
+    } else if (copy_bytes < 0 || (size_t)copy_bytes != l2_qkv_bytes(&s)) {
+        join(p, sizeof p, path, "copy_bytes");
+        vfail(v, p, "%lld is not the shape's Q, K and V (%zu bytes)", (long long)copy_bytes, l2_qkv_bytes(&s));
+    } else if (bytes != copies * copy_bytes) {
+        join(p, sizeof p, path, "bytes");
+        vfail(v, p, "%lld is not copies x copy_bytes (%lld)", (long long)bytes, (long long)(copies * copy_bytes));
+    } else if (l2_bytes < 0 || l2_bytes > ((json_int_t)1 << 40) || (state != L2_RESIDENT && l2_bytes == 0)) {
+        join(p, sizeof p, path, "l2_bytes");
+        vfail(v, p, "%lld is not an L2 size", (long long)l2_bytes);
+    } else if (rotated && (size_t)bytes < (size_t)L2_COLD_FACTOR * (size_t)l2_bytes) {
+        join(p, sizeof p, path, "bytes");
+        vfail(v, p, "%lld: rotated copies under %d times the L2 (%lld bytes)", (long long)bytes, L2_COLD_FACTOR,
+              (long long)l2_bytes);
+    } else if (state == L2_COLD_BY_SIZE && l2_kv_bytes(&s) < (size_t)L2_COLD_FACTOR * (size_t)l2_bytes) {
+        join(p, sizeof p, path, "state");
+        vfail(v, p, "cold_by_size, but K and V (%zu bytes) are under %d times the L2 (%lld bytes)",
+              l2_kv_bytes(&s), L2_COLD_FACTOR, (long long)l2_bytes);
+    }
 }
 
 static void check_result(vstate *v, const json_t *r, const char *path)
@@ -532,6 +584,11 @@ static void check_result(vstate *v, const json_t *r, const char *path)
     if (t && !v->failed && !json_is_true(json_object_get(c, "pass")))
         vfail(v, p, "present on a point that failed correctness");
     if (t) check_modes(v, t, p);
+    json_t *l2 = t ? member(v, t, p, "l2", T_OBJ, OPTIONAL) : NULL;
+    if (l2) {
+        join(p, sizeof p, path, "timing.l2");
+        check_l2(v, l2, shape, p);
+    }
     join(p, sizeof p, path, "paired");
     json_t *pb = member(v, r, path, "paired", T_OBJ, OPTIONAL);
     if (pb && !v->failed && !t) vfail(v, p, "present on a point without timing");

@@ -14,6 +14,7 @@
 #include "core/names.h"
 #include "core/shapes.h"
 #include "measure/clock_watch.h"
+#include "measure/l2_copies.h"
 #include "measure/nvml_shim.h"
 
 static double num_or_nan(json_t *v)
@@ -225,6 +226,21 @@ static int read_ratio(const run_data *r, size_t i, json_t *d, run_result *o, cha
     return 0;
 }
 
+/* results[i].timing.l2, its values already checked by the validator (evidence_file.c). */
+static void read_l2(json_t *l2, run_result *o)
+{
+    o->l2_state = json_is_object(l2) ? l2_state_parse(json_string_value(json_object_get(l2, "state"))) : -1;
+    if (o->l2_state < 0) return;
+    o->l2_copies = (int)json_integer_value(json_object_get(l2, "copies"));
+    o->l2_copy_bytes = (size_t)json_integer_value(json_object_get(l2, "copy_bytes"));
+    o->l2_bytes = (size_t)json_integer_value(json_object_get(l2, "l2_bytes"));
+}
+
+const char *run_l2_text(const run_result *x)
+{
+    return x->l2_state < 0 ? "not recorded" : l2_state_name((l2_state)x->l2_state);
+}
+
 static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t errlen)
 {
     static const char *const shape_keys[] = { "batch", "heads", "seq_q", "seq_kv", "head_dim", "causal" };
@@ -252,6 +268,7 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
         o->max_abs = num_or_nan(json_object_get(c, "max_abs"));
     }
     if (read_graph(r, i, json_object_get(json_object_get(v, "timing"), "graph"), o, err, errlen)) return -1;
+    read_l2(json_object_get(json_object_get(v, "timing"), "l2"), o);
     if (read_paired(r, i, v, o, err, errlen)) return -1;
     o->flops = o->bytes = o->tflops = o->gbps = o->frac_fp16_peak = o->frac_dram = NAN;
     if (read_ratio(r, i, json_object_get(v, "derived"), o, err, errlen)) return -1;
@@ -265,6 +282,7 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
         o->gbps = o->bytes / (o->median_us * 1e-6) / 1e9;
         o->frac_fp16_peak = r->fp16_tflops > 0 ? o->tflops / r->fp16_tflops : NAN;
         o->frac_dram = r->dram_gbps > 0 ? o->gbps / r->dram_gbps : NAN;
+        o->above_ceiling = r->dram_gbps > 0 && o->gbps > r->dram_gbps * (1 + RUN_CEILING_SLACK);
     }
     return 0;
 }

@@ -59,7 +59,22 @@ typedef struct {
     double ratio, ratio_lo, ratio_hi;
     double flops, bytes, tflops, gbps;   /* NAN when absent */
     double frac_fp16_peak, frac_dram;    /* NAN when null */
+    /* timing.l2: how the inputs were kept cold in L2 (measure/l2_copies.h); l2_state -1
+     * where the run does not say (runs before it: "not recorded") */
+    int l2_state;
+    int l2_copies;
+    size_t l2_copy_bytes, l2_bytes;      /* one set of Q, K and V; the device's L2 */
+    /* gbps above the run's measured copy ceiling by more than RUN_CEILING_SLACK: not a
+     * DRAM figure (inputs read from L2), never shown as one */
+    int above_ceiling;
 } run_result;
+
+/* A GB/s figure may pass the copy ceiling by this fraction before it is flagged: the
+ * ceiling is the median of ten copies, which vary by a few tenths of a percent. */
+#define RUN_CEILING_SLACK 0.01
+
+/* "resident", "rotated", "cold_by_size", or "not recorded" (l2_state -1). */
+const char *run_l2_text(const run_result *x);
 
 /* One profiler metric of a kernel: a number or a text (NULL when a number). */
 typedef struct {

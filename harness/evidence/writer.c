@@ -366,11 +366,20 @@ static json_t *verdict_of(const result_check *k)
     return o;
 }
 
+/* timing.l2: how the point's inputs were kept cold in L2 (measure/l2_copies.h). */
+json_t *run_write_l2(const l2_plan *p)
+{
+    return json_pack("{s:s, s:i, s:I, s:I, s:I}", "state", l2_state_name(p->state), "copies", p->copies,
+                     "copy_bytes", (json_int_t)p->copy_bytes,
+                     "bytes", (json_int_t)((size_t)p->copies * p->copy_bytes), "l2_bytes", (json_int_t)p->l2_bytes);
+}
+
 static json_t *timing_of(const result_timing *t)
 {
     json_t *o = json_object();
     for (int m = 0; o && m < MODE_COUNT; m++)
         if (t->timed[m]) put(o, time_mode_name((time_mode)m), run_write_timing_mode(&t->mode[m], &t->clock));
+    if (o && t->has_l2) put(o, "l2", run_write_l2(&t->l2));
     return o;
 }
 

@@ -138,6 +138,8 @@ json_t *run_write_impl(const run_impl_record *r);
  * their summary rounded to 1e-4 us, the stop reason, wall and GPU seconds; then, where the
  * clock was read after every sample and clock is not NULL, its per-sample figures. */
 json_t *run_write_timing_mode(const time_result *r, const clock_policy *clock);
+/* timing.l2: state, copies, copy_bytes, bytes (the copies'), l2_bytes. */
+json_t *run_write_l2(const l2_plan *p);
 
 /* The clock of a rotation's rounds or of an A/B comparison's pairs (paired.clock, an A/B
  * row's clock): null when the policy watched no clock. */

@@ -179,3 +179,17 @@ int inputs_upload(const host_inputs *in, void *q, void *k, void *v, char *err, s
 fail:
     return -1;
 }
+
+int inputs_replicate(void *q, void *k, void *v, const l2_layout *lay, char *err, size_t errlen)
+{
+    /* device to device, from copy 0: the bits of every copy are the upload's */
+    for (int c = 1; lay && c < lay->copies; c++) {
+        size_t oq = (size_t)c * lay->q_bytes, okv = (size_t)c * lay->kv_bytes;
+        CUDA_OR_GOTO(cudaMemcpy((char *)q + oq, q, lay->q_bytes, cudaMemcpyDeviceToDevice), fail);
+        CUDA_OR_GOTO(cudaMemcpy((char *)k + okv, k, lay->kv_bytes, cudaMemcpyDeviceToDevice), fail);
+        CUDA_OR_GOTO(cudaMemcpy((char *)v + okv, v, lay->kv_bytes, cudaMemcpyDeviceToDevice), fail);
+    }
+    return 0;
+fail:
+    return -1;
+}

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "attn_phase.h"
 #include "core/shapes.h"
+#include "measure/l2_copies.h"
 
 typedef struct {
     uint16_t *q, *k, *v;      /* host fp16 bits, BHSD */
@@ -33,5 +34,9 @@ void inputs_free(host_inputs *in);
 /* The inputs copied to the device buffers q, k and v (nq, nkv and nkv fp16 elements): the
  * one upload of every point and A/B comparison. 0, or -1 with err naming the failing call. */
 int inputs_upload(const host_inputs *in, void *q, void *k, void *v, char *err, size_t errlen);
+/* Copies 1 to lay->copies - 1 of the uploaded inputs (copy 0, at q, k and v) written
+ * after it, identical bits (measure/l2_copies.h: the point's cold inputs). NULL or one
+ * copy: nothing to do. 0, or -1 with err. */
+int inputs_replicate(void *q, void *k, void *v, const l2_layout *lay, char *err, size_t errlen);
 
 #endif

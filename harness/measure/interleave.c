@@ -70,10 +70,10 @@ int interleave_measure(const timed_impl *a, const timed_impl *b, const interleav
     double est = ea > eb ? ea : eb;
     int inner = (int)ceil(cfg->graph_target_us / (est > 0.1 ? est : 0.1));
     out->inner = inner < 1 ? 1 : inner > cfg->inner_max ? cfg->inner_max : inner;
-    if (time_capture_graph(a->ph, a->state, &a->args, out->inner, &ga, err, errlen) ||
-        time_capture_graph(b->ph, b->state, &b->args, out->inner, &gb, err, errlen) ||
-        time_capture_graph(a->ph, a->state, &a->args_alt, out->inner, &ga2, err, errlen) ||
-        time_capture_graph(b->ph, b->state, &b->args_alt, out->inner, &gb2, err, errlen)) goto fail;
+    if (time_capture_graph(a->ph, a->state, &a->args, out->inner, NULL, &ga, err, errlen) ||
+        time_capture_graph(b->ph, b->state, &b->args, out->inner, NULL, &gb, err, errlen) ||
+        time_capture_graph(a->ph, a->state, &a->args_alt, out->inner, NULL, &ga2, err, errlen) ||
+        time_capture_graph(b->ph, b->state, &b->args_alt, out->inner, NULL, &gb2, err, errlen)) goto fail;
     for (int i = 0; i < cfg->warmup; i++) {
         CUDA_OR_GOTO(cudaGraphLaunch(ga, s), fail);
         CUDA_OR_GOTO(cudaGraphLaunch(gb, s), fail);

@@ -11,6 +11,7 @@
 #include "measure/inputs.h"
 #include "measure/planted_slowdown.h"
 #include "measure/kernel_resources.h"
+#include "measure/l2_copies.h"
 #include "measure/paired_ratio.h"
 #include "measure/point_derived.h"
 #include "measure/point_ratios.h"
@@ -29,6 +30,8 @@ typedef struct {
     void *q, *k, *v, *o, *ws, *o2, *ws2;
     size_t ws_bytes;
     double *ref;
+    l2_plan l2;            /* how the inputs are kept cold (l2_copies.h) */
+    l2_layout copies;      /* q, k and v hold l2.copies copies of the inputs */
 } device_bufs;
 
 /* A point's reference for one set of inputs: the CPU rows (every row or a sample) and,
@@ -180,23 +183,29 @@ static void progress(measure_ctx *ctx, const char *impl, const char *shape, cons
 /* Times every chosen mode into `timing` (the graph mode's n is 0 when it was not timed),
  * so the derived figures are computed from the numbers themselves. */
 static int time_modes(measure_ctx *ctx, const loaded_impl *im, void *state,
-                      const attn_args *a, const shape_point *pt, result_timing *timing,
+                      const attn_args *a, const shape_point *pt, const device_bufs *d, result_timing *timing,
                       const char *shape_text, char *err, size_t errlen)
 {
     timing->clock = ctx->tc.clock;
+    timing->l2 = d->l2;
+    timing->has_l2 = 1;
+    time_config tc = ctx->tc;
+    tc.copies = d->copies;   /* the graph's launches read the point's copies in turn */
     int is_headline = strcmp(pt->tag, "headline") == 0;
     const int *modes = is_headline ? ctx->modes : ctx->sweep_modes;
     for (int m = 0; m < MODE_COUNT; m++) {
         if (!modes[m] || *ctx->stop) continue;
         time_result r;
-        if (time_measure(plant_wrap(im->ph), state, a, (time_mode)m, &ctx->tc, &r, err, errlen))
+        if (time_measure(plant_wrap(im->ph), state, a, (time_mode)m, &tc, &r, err, errlen))
             return -1;
         timing->mode[m] = r;
         timing->timed[m] = 1;
-        char line[160];
-        snprintf(line, sizeof line, "%-6s %10.3f us [%.3f, %.3f] n=%zu inner=%d (%s)%s",
+        char line[200], l2[48] = "";
+        if (m == MODE_GRAPH && d->l2.state != L2_RESIDENT)
+            snprintf(l2, sizeof l2, " l2 %s x%d", l2_state_name(d->l2.state), d->l2.copies);
+        snprintf(line, sizeof line, "%-6s %10.3f us [%.3f, %.3f] n=%zu inner=%d (%s)%s%s",
                  time_mode_name((time_mode)m), r.sum.median, r.sum.ci_lo, r.sum.ci_hi, r.n,
-                 r.inner, stop_reason_name(r.stop), r.n_discarded ? " some discarded (clock)" : "");
+                 r.inner, stop_reason_name(r.stop), r.n_discarded ? " some discarded (clock)" : "", l2);
         progress(ctx, im->ph->name, shape_text, line);
         ctx->gpu_timed_s += r.gpu_s;
         ctx->measurements++;
@@ -464,6 +473,9 @@ static int point_open(point_session *ps)
            need = ((ctx->paired ? 3 : 2) * nq + 2 * ps->in.nkv) * sizeof(uint16_t),   /* + o2 */
            oracle_bytes = nq * sizeof(double);
     CUDA_OR_GOTO(cudaMemGetInfo(&free_b, &total_b), fail);
+    /* a memory-bound point's inputs in copies that keep them cold in L2 (l2_copies.h) */
+    d->l2 = l2_plan_for(s, ctx->l2_bytes, need < free_b ? free_b - need : 0);
+    need += (size_t)(d->l2.copies - 1) * d->l2.copy_bytes;
     if (need > free_b) {
         char why[256];
         snprintf(why, sizeof why, "out of device memory: Q, K, V and O need %zu bytes, the GPU "
@@ -474,16 +486,20 @@ static int point_open(point_session *ps)
         return 0;
     }
     CUDA_OR_GOTO(cudaStreamCreateWithFlags(&ps->stream, cudaStreamNonBlocking), fail);
-    CUDA_OR_GOTO(cudaMalloc(&d->q, nq * 2), fail);
-    CUDA_OR_GOTO(cudaMalloc(&d->k, ps->in.nkv * 2), fail);
-    CUDA_OR_GOTO(cudaMalloc(&d->v, ps->in.nkv * 2), fail);
+    size_t copies = (size_t)d->l2.copies;
+    d->copies = (l2_layout){ d->l2.copies, nq * 2, ps->in.nkv * 2 };
+    CUDA_OR_GOTO(cudaMalloc(&d->q, copies * nq * 2), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d->k, copies * ps->in.nkv * 2), fail);
+    CUDA_OR_GOTO(cudaMalloc(&d->v, copies * ps->in.nkv * 2), fail);
     CUDA_OR_GOTO(cudaMalloc(&d->o, nq * 2), fail);
     if (ctx->paired) CUDA_OR_GOTO(cudaMalloc(&d->o2, nq * 2), fail);
     if (want_gpu_ref && need + oracle_bytes <= free_b && cudaMalloc((void **)&d->ref, oracle_bytes) != cudaSuccess) {
         cudaGetLastError();   /* no room: the CPU reference alone */
         d->ref = NULL;
     }
-    if (inputs_upload(&ps->in, d->q, d->k, d->v, err, errlen)) return -1;
+    if (inputs_upload(&ps->in, d->q, d->k, d->v, err, errlen) ||
+        inputs_replicate(d->q, d->k, d->v, &d->copies, err, errlen))
+        return -1;
     if (ctx->paired) {
         ps->kept = calloc(ctx->n_impls, sizeof *ps->kept);
         if (!ps->kept) return point_oom(ps);
@@ -568,7 +584,7 @@ static int impl_time(point_session *ps, const loaded_impl *im, void *state, cons
     measure_ctx *ctx = ps->ctx;
     const attn_shape *s = ps->s;
     const time_result *graph = &res->timing.mode[MODE_GRAPH];
-    int trc = time_modes(ctx, im, state, a, ps->pt, &res->timing, ps->shape_text, ps->err, ps->errlen);
+    int trc = time_modes(ctx, im, state, a, ps->pt, &ps->d, &res->timing, ps->shape_text, ps->err, ps->errlen);
     step_add(&ps->st, STEP_TIMING, t);
     if (trc) return -1;
     res->timed = 1;
@@ -654,7 +670,7 @@ static int point_measure(point_session *ps)
         failures += f;
     }
     if (ps->n_kept && !*ctx->stop) {
-        point_buffers pb = { d->q, d->k, d->v, d->o, d->ws, d->o2, d->o2 ? d->ws2 : NULL };
+        point_buffers pb = { d->q, d->k, d->v, d->o, d->ws, d->o2, d->o2 ? d->ws2 : NULL, d->copies };
         if (d->ws_bytes && !d->ws2) pb.o2 = NULL;   /* one workspace: one buffer set */
         if (point_ratios(ctx, s, ps->shape_text, &pb, ps->stream, ps->kept, ps->n_kept, &ps->st, ps->err,
                          ps->errlen))

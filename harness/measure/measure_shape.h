@@ -41,6 +41,8 @@ typedef struct {
     volatile sig_atomic_t *stop;   /* set by SIGINT/SIGTERM: finish the point early */
     size_t progress_done, progress_total;   /* for the progress line */
     double fp16_tflops, dram_gbps; /* the run's ceilings (0 when not measured) */
+    size_t l2_bytes;               /* the device's L2: memory-bound points are timed on
+                                      input copies past it (l2_copies.h); 0: unknown */
     double gpu_timed_s;            /* device time inside every timed region so far */
     size_t measurements;           /* timed measurements so far */
     int paired;                    /* ratios from a rotation of the point's implementations

@@ -83,7 +83,9 @@ static int rotate(measure_ctx *ctx, const attn_shape *s, const char *shape_text,
     rotation_result r;
     rotation_rule rule = point_rotation_rule(ctx, ctx->seed ^ 0x726f746174696f6eull, alt_sets);
     int rc = -1;
-    if (rotation_gpu_prepare(&g, ti, k, alt_sets, ctx->tc.inner_max, ctx->tc.graph_target_us, 3, err, errlen))
+    /* on the point's input copies, as each one's own timing was (l2_copies.h) */
+    if (rotation_gpu_prepare(&g, ti, k, alt_sets, &pb->copies, ctx->tc.inner_max, ctx->tc.graph_target_us, 3, err,
+                             errlen))
         goto out;
     rc = rotation_run(k, base_at, rotation_gpu_replay, &g, &rule, &r, err, errlen);
     if (rc == 0) {

@@ -39,6 +39,7 @@ typedef struct {
 typedef struct {
     const void *q, *k, *v;
     void *o, *ws, *o2, *ws2;
+    l2_layout copies;          /* q, k and v hold this many copies (measure/l2_copies.h) */
 } point_buffers;
 
 /* Measures the ratios of every kept implementation and gives each its pairs (res->paired)

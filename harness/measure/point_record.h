@@ -11,6 +11,7 @@
 #include "attn_phase.h"
 #include "measure/clock_watch.h"
 #include "measure/correctness.h"
+#include "measure/l2_copies.h"
 #include "measure/step_clock.h"
 #include "measure/timing.h"
 
@@ -35,11 +36,14 @@ typedef struct {
 } result_correctness;
 
 /* results[].timing: each mode measured (timed[m]) and the clock rule its samples were
- * read under (the mode's clock object is written when its clock was read). */
+ * read under (the mode's clock object is written when its clock was read), and how the
+ * point's inputs were kept cold in L2 (the graph mode and the point's rotation alike). */
 typedef struct {
     int timed[MODE_COUNT];
     time_result mode[MODE_COUNT];   /* owned */
     clock_policy clock;
+    int has_l2;                     /* timing.l2: how the inputs were kept cold in L2 */
+    l2_plan l2;
 } result_timing;
 
 /* The clock of a rotation's rounds or an A/B comparison's pairs (paired.clock, an A/B

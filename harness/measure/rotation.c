@@ -166,8 +166,9 @@ void rotation_result_free(rotation_result *r)
 
 /* ---- the CUDA side ---------------------------------------------------------------------- */
 
-int rotation_gpu_prepare(rotation_gpu *g, const timed_impl *impls, size_t k, int alt_sets, int inner_max,
-                         double graph_target_us, int warmup, char *err, size_t errlen)
+int rotation_gpu_prepare(rotation_gpu *g, const timed_impl *impls, size_t k, int alt_sets,
+                         const l2_layout *copies, int inner_max, double graph_target_us, int warmup, char *err,
+                         size_t errlen)
 {
     memset(g, 0, sizeof *g);
     g->impls = impls;
@@ -191,9 +192,12 @@ int rotation_gpu_prepare(rotation_gpu *g, const timed_impl *impls, size_t k, int
          * round gives every implementation a like share of the GPU's time */
         int inner = (int)ceil(graph_target_us / (est > 0.1 ? est : 0.1));
         g->inner[i] = inner < 1 ? 1 : inner > inner_max ? inner_max : inner;
-        if (time_capture_graph(t->ph, t->state, &t->args, g->inner[i], &g->graphs[2 * i], err, errlen)) goto fail;
-        if (alt_sets &&
-            time_capture_graph(t->ph, t->state, &t->args_alt, g->inner[i], &g->graphs[2 * i + 1], err, errlen))
+        /* on cold inputs, each replay reads every copy alike, as in its own timing */
+        g->inner[i] = l2_graph_inner(g->inner[i], copies ? copies->copies : 1);
+        if (time_capture_graph(t->ph, t->state, &t->args, g->inner[i], copies, &g->graphs[2 * i], err, errlen))
+            goto fail;
+        if (alt_sets && time_capture_graph(t->ph, t->state, &t->args_alt, g->inner[i], copies,
+                                           &g->graphs[2 * i + 1], err, errlen))
             goto fail;
     }
     /* warm-up: the first replays after a capture are the slowest */

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include "measure/clock_watch.h"
 #include "measure/interleave.h"
+#include "measure/l2_copies.h"
 
 /* Replays implementation `impl`'s graph once on buffer set `alt` (0 or 1) and returns its
  * time per launch in *us. 0, or -1 with err. */
@@ -82,10 +83,13 @@ typedef struct {
     double *est_us;           /* one synchronised launch of each, after its warm-up */
 } rotation_gpu;
 
-/* Estimates, captures and warms every graph (alt_sets: the args_alt graphs too). 0, or -1
- * with err (everything made so far released). */
-int rotation_gpu_prepare(rotation_gpu *g, const timed_impl *impls, size_t k, int alt_sets, int inner_max,
-                         double graph_target_us, int warmup, char *err, size_t errlen);
+/* Estimates, captures and warms every graph (alt_sets: the args_alt graphs too); copies:
+ * the point's input copies every graph's launches read in turn, as in each one's own
+ * timing (measure/l2_copies.h; NULL or one copy: the one set). 0, or -1 with err
+ * (everything made so far released). */
+int rotation_gpu_prepare(rotation_gpu *g, const timed_impl *impls, size_t k, int alt_sets,
+                         const l2_layout *copies, int inner_max, double graph_target_us, int warmup, char *err,
+                         size_t errlen);
 /* The rotation_replay_fn over a prepared rotation_gpu. */
 int rotation_gpu_replay(void *g, size_t impl, int alt, double *us, char *err, size_t errlen);
 void rotation_gpu_release(rotation_gpu *g);

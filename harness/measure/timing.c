@@ -63,12 +63,13 @@ fail:
 }
 
 int time_capture_graph(const attn_phase *ph, void *state, const attn_args *args, int inner,
-                       cudaGraphExec_t *exec, char *err, size_t errlen)
+                       const l2_layout *copies, cudaGraphExec_t *exec, char *err, size_t errlen)
 {
     cudaGraph_t graph = NULL;
     CUDA_OR_GOTO(cudaStreamBeginCapture(args->stream, cudaStreamCaptureModeThreadLocal), fail);
     for (int i = 0; i < inner; i++) {
-        int rc = ph->run(state, args);
+        attn_args ai = l2_launch_args(args, copies, i);
+        int rc = ph->run(state, &ai);
         if (rc != 0) {
             cudaStreamEndCapture(args->stream, &graph);
             if (graph) cudaGraphDestroy(graph);
@@ -136,7 +137,9 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
     if (mode == MODE_GRAPH) {
         int inner = (int)ceil(cfg->graph_target_us / (est > 0.1 ? est : 0.1));
         out->inner = inner < 1 ? 1 : inner > cfg->inner_max ? cfg->inner_max : inner;
-        if (time_capture_graph(ph, state, args, out->inner, &exec, err, errlen)) goto fail;
+        /* cold inputs: every replay reads each copy alike (l2_copies.h) */
+        out->inner = l2_graph_inner(out->inner, cfg->copies.copies);
+        if (time_capture_graph(ph, state, args, out->inner, &cfg->copies, &exec, err, errlen)) goto fail;
         /* warm-up replays: clocks up, instruction cache and TLBs warm */
         int warm = (int)ceil(10e3 / (est * out->inner + 1.0));
         warm = warm < 2 ? 2 : warm > 50 ? 50 : warm;

@@ -12,6 +12,7 @@
 #include "attn_phase.h"
 #include "core/stats.h"
 #include "measure/clock_watch.h"
+#include "measure/l2_copies.h"
 
 typedef enum { MODE_GRAPH = 0, MODE_SINGLE, MODE_COLD, MODE_COUNT } time_mode;
 
@@ -30,6 +31,8 @@ typedef struct {
     void *scrub;               /* cold mode: device buffer written between samples */
     size_t scrub_bytes;
     clock_policy clock;        /* the clock read after every sample (STOP_THROTTLED) */
+    l2_layout copies;          /* graph mode: launch i reads input copy i mod copies
+                                  (measure/l2_copies.h); copies <= 1: one set */
 } time_config;
 
 typedef struct {
@@ -60,8 +63,10 @@ void time_result_free(time_result *r);
  * `inner` back-to-back run() calls. 0, or -1 with err. */
 int time_estimate_us(const attn_phase *ph, void *state, const attn_args *args,
                      cudaEvent_t e0, cudaEvent_t e1, double *us, char *err, size_t errlen);
+/* Launch i of the graph reads input copy i mod copies->copies (NULL or one copy: args's
+ * inputs every launch); inner is then a multiple of the copies (l2_graph_inner). */
 int time_capture_graph(const attn_phase *ph, void *state, const attn_args *args, int inner,
-                       cudaGraphExec_t *exec, char *err, size_t errlen);
+                       const l2_layout *copies, cudaGraphExec_t *exec, char *err, size_t errlen);
 
 /* Seconds on the monotonic clock: the one host clock of the harness's measurements. */
 double time_now_s(void);

@@ -283,18 +283,23 @@ size_t report_step_shapes(const report_ctx *c, attn_shape *out, size_t cap)
     return n;
 }
 
-int report_has_decode(const run_data *r)
+static int is_decode(const run_result *x, int batched)
+{
+    return strcmp(x->tag, "decode") == 0 && (x->shape.batch > 1) == (batched != 0);
+}
+
+int report_has_decode(const run_data *r, int batched)
 {
     for (size_t k = 0; r && k < r->n_results; k++)
-        if (strcmp(r->results[k].tag, "decode") == 0) return 1;
+        if (is_decode(&r->results[k], batched)) return 1;
     return 0;
 }
 
-size_t report_decode_shapes(const run_data *r, attn_shape *out, size_t cap)
+size_t report_decode_shapes(const run_data *r, int batched, attn_shape *out, size_t cap)
 {
     size_t n = 0;
     for (size_t k = 0; k < r->n_results && n < cap; k++) {
-        if (strcmp(r->results[k].tag, "decode") != 0) continue;
+        if (!is_decode(&r->results[k], batched)) continue;
         int seen = 0;
         for (size_t j = 0; j < n && !seen; j++) seen = run_same_shape(&out[j], &r->results[k].shape);
         if (!seen) out[n++] = r->results[k].shape;

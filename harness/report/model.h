@@ -119,10 +119,12 @@ size_t report_step_shapes(const report_ctx *c, attn_shape *out, size_t cap);
 /* The decode points of a run: the shapes of its rows tagged "decode" (core/shapes.c),
  * whose rows of every implementation the decode plot draws; external backends tag
  * theirs "external", so a point is known by its shape. A run from before the decode
- * sweep has none. report_decode_shapes gives each shape once, in the run's order (at most
- * cap), and their count. */
-int report_has_decode(const run_data *r);
-size_t report_decode_shapes(const run_data *r, attn_shape *out, size_t cap);
+ * sweep has none. Batched decode (batch > 1: a serving engine's step over many requests)
+ * has its own plot, beside the single request's. report_has_decode says whether the run has
+ * decode points of that kind; report_decode_shapes gives each such shape once, in the run's
+ * order (at most cap), and their count. */
+int report_has_decode(const run_data *r, int batched);
+size_t report_decode_shapes(const run_data *r, int batched, attn_shape *out, size_t cap);
 
 /* The former names of phase i (the rungs whose successor it is), into out (at most cap);
  * their count. A rung's history includes the runs under its former names. */

@@ -602,12 +602,18 @@ static void plot_img(FILE *f, const char *dir, const char *slug, const char *wha
  * drawn: it would be empty, a gap), one line saying so and what adds the points. */
 static void decode_plot_or_note(FILE *f, const report_gpu *g)
 {
-    if (report_has_decode(g->ref))
+    if (report_has_decode(g->ref, 0))
         plot_img(f, "", g->slug, "decode", "achieved GB/s against seq_kv at the decode points, with the device "
                  "copy ceiling");
     else
         fprintf(f, "No decode plot: this reference run predates the decode sweep (`attnladder run --sweep`, "
                 "which `make run` runs on the GPU, adds its points).\n\n");
+    if (report_has_decode(g->ref, 1))
+        plot_img(f, "", g->slug, "decode_batched", "achieved GB/s against seq_kv at the batched decode points, "
+                 "with the device copy ceiling");
+    else if (report_has_decode(g->ref, 0))
+        fprintf(f, "No batched-decode plot: this reference run predates the batched decode points (batch 4-32; "
+                "`attnladder run --sweep` adds them).\n\n");
 }
 
 /* A measured number with its unit, or "not measured" (a run made with --no-ceilings). */

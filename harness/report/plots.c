@@ -753,17 +753,22 @@ static void decode_axis(FILE *f, const attn_shape *shapes, size_t n)
 }
 
 /* One implementation's decode points as a data block and a series, in order of seq_kv;
- * their count. *ymax grows to the largest figure. */
+ * their count (*drawn of them in its own series: a figure above the copy ceiling is not
+ * a DRAM figure, and the flagged series draws it instead). *ymax grows to the largest
+ * figure. */
 static long decode_series(script *sc, plot_list *pl, const report_ctx *c, const run_data *r, const run_impl *im,
-                          const attn_shape *shapes, size_t ns, int block, double *ymax)
+                          const attn_shape *shapes, size_t ns, int block, double *ymax, long *drawn)
 {
     const run_result **pts = malloc((r->n_results + 1) * sizeof *pts);
     if (!pts) return -1;
-    size_t n = 0;
+    size_t n = 0, all = 0;
     for (size_t k = 0; k < r->n_results; k++) {
         const run_result *x = &r->results[k];
-        if (strcmp(x->impl, im->name) == 0 && x->timed && in_shapes(shapes, ns, &x->shape)) pts[n++] = x;
+        if (strcmp(x->impl, im->name) || !x->timed || !in_shapes(shapes, ns, &x->shape)) continue;
+        all++;
+        if (!x->above_ceiling) pts[n++] = x;
     }
+    *drawn = (long)n;
     for (size_t a = 1; a < n; a++)   /* insertion sort, stable: a handful of points */
         for (size_t b = a; b > 0 && pts[b - 1]->shape.seq_kv > pts[b]->shape.seq_kv; b--) {
             const run_result *t = pts[b];
@@ -788,7 +793,29 @@ static long decode_series(script *sc, plot_list *pl, const report_ctx *c, const 
         series_title(pl->f, r, im);
     }
     free(pts);
-    return (long)n;
+    return (long)all;
+}
+
+/* Every figure above the copy ceiling (evidence/reader.h, above_ceiling) at these shapes,
+ * one series of crosses named for what it is: inputs read from L2 between launches (runs
+ * before the cold inputs of measure/l2_copies.h), not a bandwidth of the device memory. */
+static void decode_flagged(script *sc, plot_list *pl, const run_data *r, const attn_shape *shapes, size_t ns,
+                           int block, double *ymax)
+{
+    long n = 0;
+    for (size_t k = 0; k < r->n_results; k++) {
+        const run_result *x = &r->results[k];
+        if (!x->timed || !x->above_ceiling || !in_shapes(shapes, ns, &x->shape)) continue;
+        if (!n++) fprintf(sc->f, "$d%d << EOD\n", block);
+        fprintf(sc->f, "%d", x->shape.seq_kv);
+        num(sc->f, result_gbps(x));
+        fprintf(sc->f, "\n");
+        *ymax = fmax(*ymax, result_gbps(x));
+    }
+    if (!n) return;
+    fprintf(sc->f, "EOD\n");
+    fprintf(item(pl), "$d%d using 1:2 with points pt 2 ps 1.6 lc rgb \"#909090\" title ", block);
+    gq(pl->f, "above the copy ceiling: inputs read from L2, not a DRAM figure (%ld)", n);
 }
 
 /* Every rung's and baseline's series, the rungs first; the points drawn, or -1 when out
@@ -804,34 +831,41 @@ static long decode_all_series(script *sc, plot_list *pl, const report_ctx *c, co
             const run_impl *im = &r->impls[i];
             int is_phase = strcmp(im->kind, "phase") == 0;
             if (pass == 0 ? !is_phase : (strcmp(im->kind, "baseline") && strcmp(im->kind, "external"))) continue;
-            long n = decode_series(sc, pl, c, r, im, shapes, ns, block, ymax);
+            long drawn = 0, n = decode_series(sc, pl, c, r, im, shapes, ns, block, ymax, &drawn);
             if (n < 0) return -1;
-            block += n > 0;
+            block += drawn > 0;
             points += n;
             if (!n && (is_phase || strcmp(im->kind, "baseline") == 0)) add_item(absent, sizeof absent, im->name);
         }
     if (points > 0 && absent[0]) script_missing(sc, "no decode point of %s", absent);
+    decode_flagged(sc, pl, r, shapes, ns, block, ymax);
     return points;
 }
 
 /* Achieved GB/s against seq_kv at the run's decode points, every rung and baseline, with
- * the measured device copy ceiling drawn. None for a run without decode points (one from
- * before the decode sweep: the page says so instead of showing an empty plot). */
-static int plot_decode(const report_ctx *c, const report_gpu *g)
+ * the measured device copy ceiling drawn: the single request's (batch 1) or, batched, a
+ * serving step's. None for a run without such points (one from before them: the page says
+ * so instead of showing an empty plot). */
+static int plot_decode(const report_ctx *c, const report_gpu *g, int batched)
 {
     const run_data *r = g->ref;
     attn_shape shapes[DECODE_MAX_SHAPES];
-    size_t ns = report_decode_shapes(r, shapes, DECODE_MAX_SHAPES);
+    size_t ns = report_decode_shapes(r, batched, shapes, DECODE_MAX_SHAPES);
     if (!ns) return 0;
     script s;
     char name[512], title[512];
-    report_plot_name(name, sizeof name, g->slug, "decode");
-    snprintf(title, sizeof title, "%s: achieved GB/s against seq_kv at the decode points", g->gpu_name);   /* cut: only a title */
+    report_plot_name(name, sizeof name, g->slug, batched ? "decode_batched" : "decode");
+    snprintf(title, sizeof title, "%s: achieved GB/s against seq_kv at the %sdecode points", g->gpu_name,
+             batched ? "batched " : "");   /* cut: only a title */
     if (script_begin(&s, name, title, 1100, 640)) return -1;
     FILE *f = s.f;
     fprintf(f, "set title ");
-    gq(f, "%s: achieved bandwidth at the decode points (one or a few queries; phases filled, baselines open)",
-       g->gpu_name);
+    if (batched)
+        gq(f, "%s: achieved bandwidth at batched decode (batch 4-32, one or a few queries each; phases filled, "
+           "baselines open)", g->gpu_name);
+    else
+        gq(f, "%s: achieved bandwidth at the decode points (one or a few queries; phases filled, baselines open)",
+           g->gpu_name);
     fprintf(f, "\nset ylabel \"GB/s of the compulsory traffic (Q, K, V read once, O written once)\"\n"
             "set key outside below center horizontal maxrows 4 samplen 2.5\nset bmargin 10\n");
     decode_axis(f, shapes, ns);
@@ -843,7 +877,7 @@ static int plot_decode(const report_ctx *c, const report_gpu *g)
     }
     double ymax = r->dram_gbps > 0 ? r->dram_gbps : 0;
     long points = decode_all_series(&s, &pl, c, r, shapes, ns, &ymax);
-    if (points >= 0) script_panel(&s, "decode", points);
+    if (points >= 0) script_panel(&s, batched ? "decode_batched" : "decode", points);
     if (points >= 0 && r->dram_gbps > 0) {
         fprintf(item(&pl), "%.6g with lines dt 3 lw 2 lc rgb \"#404040\" title ", r->dram_gbps);
         gq(pl.f, "device copy ceiling, %.0f GB/s", r->dram_gbps);
@@ -864,7 +898,7 @@ int report_plots_gpu(const report_ctx *c, const report_gpu *g)
     if (plot_ladder(c, g) || plot_waterfall(c, g) || plot_roofline(c, g)) return -1;
     for (int d = 64; d <= 128; d *= 2)
         if (plot_seq(c, g, d, 0) || plot_seq(c, g, d, 1)) return -1;
-    return plot_decode(c, g);
+    return plot_decode(c, g, 0) || plot_decode(c, g, 1) ? -1 : 0;
 }
 
 /* ---- a phase's history ------------------------------------------------------------------- */

@@ -53,9 +53,12 @@ static void standard_sets(void **st)
     assert_int_equal(p[0].s.seq_q, 512);
     assert_int_equal(p[1].s.causal, 1);
     n = shapes_sweep(p, 128);
-    assert_int_equal(n, 58);
+    assert_int_equal(n, 66);
     int saw_4k = 0, saw_16k = 0, saw_odd = 0, saw_no_key = 0, checked_inputs = 0;
     int decode = 0, decode_dims = 0, few_causal = 0, single_head = 0, long_keys = 0;
+    /* batched decode (issue 52): batch 4-32, 8 and 32 heads, 1 to 16 queries, 1k-16k keys */
+    int batched = 0, batched_dims = 0, batched_heads = 0, batched_queries = 0, batched_min_b = 1 << 30,
+        batched_max_b = 0, batched_min_kv = 1 << 30, batched_max_kv = 0;
     for (size_t i = 0; i < n; i++) {
         char err[256];
         assert_int_equal(shape_validate(&p[i].s, err, sizeof err), 0);
@@ -66,6 +69,19 @@ static void standard_sets(void **st)
             decode_dims |= p[i].s.head_dim;
             few_causal += p[i].s.seq_q > 1 && p[i].s.causal;
             long_keys += p[i].s.seq_kv >= 32768;
+            if (p[i].s.batch > 1) {
+                batched++;
+                assert_true(p[i].s.batch >= 4 && p[i].s.batch <= 32);
+                assert_true(p[i].s.heads == 8 || p[i].s.heads == 32);
+                assert_true(p[i].s.seq_kv >= 1024 && p[i].s.seq_kv <= 16384);
+                batched_dims |= p[i].s.head_dim;
+                batched_heads |= p[i].s.heads;
+                batched_queries |= 1 << (p[i].s.seq_q > 1);
+                if (p[i].s.batch < batched_min_b) batched_min_b = p[i].s.batch;
+                if (p[i].s.batch > batched_max_b) batched_max_b = p[i].s.batch;
+                if (p[i].s.seq_kv < batched_min_kv) batched_min_kv = p[i].s.seq_kv;
+                if (p[i].s.seq_kv > batched_max_kv) batched_max_kv = p[i].s.seq_kv;
+            }
         } else if (strcmp(p[i].tag, "single_head") == 0) {
             single_head++;
             assert_true(p[i].s.heads == 1 && p[i].s.seq_q >= 4096);
@@ -80,13 +96,21 @@ static void standard_sets(void **st)
     assert_int_equal(saw_no_key, 64 | 128);   /* rows that see no key, at both head dims */
     /* the small ragged and decode points on every distribution */
     assert_int_equal(checked_inputs, 18);
-    assert_int_equal(decode, 7);
+    assert_int_equal(decode, 15);
     assert_int_equal(decode_dims, 64 | 128);
-    assert_int_equal(few_causal, 2);          /* speculative decoding: 4 and 16 queries */
+    assert_int_equal(few_causal, 4);          /* speculative decoding: 4 and 16 queries, alone and batched */
+    assert_int_equal(batched, 8);
+    assert_int_equal(batched_dims, 64 | 128);
+    assert_int_equal(batched_heads, 8 | 32);
+    assert_int_equal(batched_queries, 1 | 2); /* one query, and more */
+    assert_int_equal(batched_min_b, 4);
+    assert_int_equal(batched_max_b, 32);
+    assert_int_equal(batched_min_kv, 1024);
+    assert_int_equal(batched_max_kv, 16384);
     assert_int_equal(long_keys, 3);
     assert_int_equal(single_head, 1);
     /* the cap is honoured and the count still reported */
-    assert_int_equal(shapes_sweep(p, 3), 58);
+    assert_int_equal(shapes_sweep(p, 3), 66);
 }
 
 static void work_counts(void **st)

@@ -880,6 +880,16 @@ static int result_read(const json_t *o, result_record *r)
             r->timing.timed[m] = 1;
             if (mode_read(mo, &r->timing.mode[m], &r->timing.clock)) return -1;
         }
+        const json_t *l2 = json_object_get(t, "l2");
+        if (l2) {
+            long long copies, copy_bytes, l2_bytes;
+            int state = l2_state_parse(str_at(l2, "state"));
+            if (state < 0 || long_of(l2, "copies", &copies) || long_of(l2, "copy_bytes", &copy_bytes) ||
+                long_of(l2, "l2_bytes", &l2_bytes))
+                return -1;
+            r->timing.has_l2 = 1;
+            r->timing.l2 = (l2_plan){ (l2_state)state, (int)copies, (size_t)copy_bytes, (size_t)l2_bytes };
+        }
     }
     if (json_object_get(o, "paired")) {
         r->has_paired = 1;

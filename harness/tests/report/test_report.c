@@ -914,6 +914,82 @@ static void add_decode_rows(json_t *doc, const attn_shape *s)
     json_decref(added);
 }
 
+/* A copy of the test evidence under a new temporary directory (returned) whose NVIDIA Test
+ * GPU run has decode rows at each of the n shapes: ev, out and run name its evidence root,
+ * a report directory and that run's file. */
+static char *decode_evidence(char ev[512], char out[512], char run[1024], const attn_shape *shapes, size_t n)
+{
+    char *tmp = temp_dir();
+    snprintf(ev, 512, "%s/evidence", tmp);
+    snprintf(out, 512, "%s/r", tmp);
+    copy_evidence(tmp);
+    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, 1024);
+    for (size_t i = 0; i < n; i++) add_decode_rows(doc, &shapes[i]);
+    save_run(doc, run);
+    return tmp;
+}
+
+/* The batched decode view and the copy ceiling: with single-request decode points alone
+ * the page says the run predates the batched ones; with batched points (batch > 1) it gets
+ * its own plot, and they stay out of the single request's. A figure above the copy ceiling
+ * (2,000 GB/s here, 1% slack) is drawn in the flagged series, never as its implementation's:
+ * at 1x8x1x4096x64 06_tiling's 2,295 GB/s, at 1x8x1x8192x64 06_tiling's 4,590 and the
+ * baseline's 3,855, at 4x8x1x1024x64 06_tiling's 2,295. */
+static void batched_decode_and_ceiling(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char ev[512], out[512], run[1024];
+    const attn_shape single[] = { { 1, 8, 1, 4096, 64, 0, 0.125f }, { 1, 8, 1, 8192, 64, 0, 0.125f } };
+    attn_shape batched = { 4, 8, 1, 1024, 64, 0, 0.125f };
+    char *tmp = decode_evidence(ev, out, run, single, 2);
+    char *msg;
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    char *svg = read_rel(out, "plots/nvidia-test-gpu-decode.svg");
+    assert_non_null(svg);
+    assert_non_null(strstr(svg, "<desc>attnladder report: 14 data points in 1 panel</desc>"));
+    assert_non_null(strstr(svg, "above the copy ceiling: inputs read from L2, not a DRAM figure (3)"));
+    free(svg);
+    assert_false(exists(out, "plots/nvidia-test-gpu-decode_batched.svg"));
+    char *readme = read_rel(out, "README.md");
+    char *test_gpu = gpu_section(readme, "NVIDIA Test GPU");
+    char *note = line_from(test_gpu, "No batched-decode plot: ");
+    assert_non_null(note);
+    assert_non_null(strstr(note, "predates the batched decode points"));
+    free(note);
+    free(test_gpu);
+    char *other = gpu_section(readme, "NVIDIA Other GPU");
+    assert_null(strstr(other, "No batched-decode plot"));   /* no decode points at all: one note */
+    free(other);
+    free(readme);
+
+    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
+    add_decode_rows(doc, &batched);
+    save_run(doc, run);
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    assert_int_equal(report(ev, out, 1), EXIT_OK);   /* matches and has no gap */
+    svg = read_rel(out, "plots/nvidia-test-gpu-decode.svg");
+    assert_non_null(strstr(svg, "<desc>attnladder report: 14 data points in 1 panel</desc>"));   /* batch 1 alone */
+    free(svg);
+    svg = read_rel(out, "plots/nvidia-test-gpu-decode_batched.svg");
+    assert_non_null(svg);
+    assert_non_null(strstr(svg, "<desc>attnladder report: 7 data points in 1 panel</desc>"));
+    assert_non_null(strstr(svg, "batched decode"));
+    assert_non_null(strstr(svg, "device copy ceiling"));
+    assert_non_null(strstr(svg, "not a DRAM figure (1)"));
+    free(svg);
+    readme = read_rel(out, "README.md");
+    test_gpu = gpu_section(readme, "NVIDIA Test GPU");
+    assert_non_null(strstr(test_gpu, "](plots/nvidia-test-gpu-decode_batched.svg)\n"));
+    assert_null(strstr(test_gpu, "No batched-decode plot"));
+    free(test_gpu);
+    free(readme);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 /* The decode view: a GPU whose reference run has decode points gets a plot of achieved
  * GB/s against seq_kv, every rung and the baseline with their points and the device copy
  * ceiling drawn, linked from its section; a GPU whose run predates them gets one line
@@ -922,16 +998,9 @@ static void decode_plot_or_its_note(void **st)
 {
     (void)st;
     if (!have_gnuplot()) skip();
-    char *tmp = temp_dir();
     char ev[512], out[512], run[1024];
-    snprintf(ev, sizeof ev, "%s/evidence", tmp);
-    snprintf(out, sizeof out, "%s/r", tmp);
-    copy_evidence(tmp);
-    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
-    attn_shape a = { 1, 8, 1, 4096, 64, 0, 0.125f }, b = { 1, 8, 1, 8192, 64, 0, 0.125f };
-    add_decode_rows(doc, &a);
-    add_decode_rows(doc, &b);
-    save_run(doc, run);
+    const attn_shape shapes[] = { { 1, 8, 1, 4096, 64, 0, 0.125f }, { 1, 8, 1, 8192, 64, 0, 0.125f } };
+    char *tmp = decode_evidence(ev, out, run, shapes, 2);
     char *msg;
     assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
     free(msg);
@@ -1215,6 +1284,7 @@ int main(void)
         cmocka_unit_test(no_evidence_yet),
         cmocka_unit_test(ratios_between_sessions),
         cmocka_unit_test(decode_plot_or_its_note),
+        cmocka_unit_test(batched_decode_and_ceiling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
