@@ -64,8 +64,10 @@ typedef struct {
     int l2_state;
     int l2_copies;
     size_t l2_copy_bytes, l2_bytes;      /* one set of Q, K and V; the device's L2 */
-    /* gbps above the run's measured copy ceiling by more than RUN_CEILING_SLACK: not a
-     * DRAM figure (inputs read from L2), never shown as one */
+    /* gbps above the run's measured copy ceiling by more than RUN_CEILING_SLACK on inputs
+     * that may have stayed in L2 (resident, not recorded): not a DRAM figure, never shown as
+     * one. On cold inputs (rotated, cold by size) such a figure is a read rate: a copy
+     * writes a byte for each it reads */
     int above_ceiling;
 } run_result;
 

@@ -808,9 +808,9 @@ static void decode_flagged(script *sc, plot_list *pl, const run_data *r, const a
         if (!x->timed || !x->above_ceiling || !in_shapes(shapes, ns, &x->shape)) continue;
         if (!n++) fprintf(sc->f, "$d%d << EOD\n", block);
         fprintf(sc->f, "%d", x->shape.seq_kv);
-        num(sc->f, result_gbps(x));
+        num(sc->f, result_gbps(r, x));
         fprintf(sc->f, "\n");
-        *ymax = fmax(*ymax, result_gbps(x));
+        *ymax = fmax(*ymax, result_gbps(r, x));
     }
     if (!n) return;
     fprintf(sc->f, "EOD\n");
