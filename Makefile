@@ -313,10 +313,26 @@ TEST_CHECKS := $(TEST_LONG) $(TEST_SHORT)
 ifneq ($(filter test-checks,$(MAKECMDGOALS)),)
 $(TEST_SHORT): | build asan-build $(TEST_BINS) $(FIXTURES) $(PLANT_CHECK_SOS)
 endif
+ifneq ($(filter test-checks,$(MAKECMDGOALS))$(TEST_TIMES),)
+# Where the time goes: under `make test` every recipe line runs through
+# ci/checks/timed_line.sh, which records its target, start and end; at the end
+# ci/checks/test_times.py prints one line a check (and a line a kind of build) beside the
+# check's budget (ci/checks/test_budget.tsv, measured on the 2-core build machine) and a
+# warning, never a failure, for a check over twice its figure. $(BUILD)/test_times.tsv keeps
+# it. `make TEST_TIMES=1 check-xxx` records a single check the same way.
+SHELL := /bin/bash
+.SHELLFLAGS = $(CURDIR)/ci/checks/timed_line.sh $@ -c
+export ATTN_TEST_TIMES ?= $(abspath $(BUILD))/test_times/lines.tsv
+$(shell mkdir -p $(dir $(ATTN_TEST_TIMES)))
+endif
 .PHONY: test-checks $(TEST_CHECKS)
 
 test: deps
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) -Otarget test-checks
+	@rm -rf $(BUILD)/test_times; mkdir -p $(BUILD)/test_times
+	@status=0; $(MAKE) --no-print-directory -j$(TEST_JOBS) -Otarget test-checks || status=$$?; \
+	  $(PYTHON) ci/checks/test_times.py --lines $(BUILD)/test_times/lines.tsv --build $(BUILD) \
+	    --budget ci/checks/test_budget.tsv --out $(BUILD)/test_times.tsv || status=2; \
+	  [ $$status = 0 ] || { echo "make test: failed (the table above says where the time went)"; exit $$status; }
 	@echo "make test: all passed"
 test-checks: $(TEST_CHECKS)
 
@@ -327,7 +343,7 @@ check-kernels: kernel-checks
 # once: two recursive makes of it side by side would compile the same objects at once
 check-asan: asan-build
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan OPT="$(SAN_FLAGS)" unit-tests
-check-fuzz:
+check-fuzz: $(FUZZ_BINS) $(FUZZ_CONSUMER_BINS)
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
 # the CLI, bad-input and hostile-input cases run the binary built with ASan and UBSan
 check-cli: build asan-build
@@ -372,6 +388,7 @@ check-scripts:
 	@bash ci/checks/test_study_tools.sh
 	@$(PYTHON) ci/checks/test_torch_sdpa.py
 	@bash ci/checks/test_sass_loops.sh
+	@$(PYTHON) ci/checks/test_times.py --self-test
 # the drift gate on every committed run, once (ci/checks/drift_runs.sh)
 DRIFT_INPUTS := $(wildcard evidence/*/accepted.txt evidence/*/2*.json evidence/*/2*.json.gz) ci/gate.json ci/checks/drift_runs.sh
 $(BUILD)/drift/index.txt: $(BUILD)/attnladder $(DRIFT_INPUTS)
