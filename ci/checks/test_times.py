@@ -6,11 +6,13 @@ recipe lines' times that ci/checks/timed_line.sh recorded, beside each check's b
       --build BUILD [--out BUILD/test_times.tsv]
   ci/checks/test_times.py --self-test
 
-A step's seconds are the sum of its recipe lines' wall times (the builds run two at a
-time, so a build group's sum can exceed the span it covered, printed beside it as from-to
-seconds after the first line started). A step over twice its budget gets a warning line,
-never a failure: machines differ, and a slow machine must not keep a correct change from
-landing. A budget file that cannot be read, or a figure that is not a positive number, is
+A step's wall seconds are the sum of its recipe lines' wall times (the builds run two at
+a time, so a build group's sum can exceed the span it covered, printed beside it as from-to
+seconds after the first line started); its CPU seconds the user and system time of the
+processes its lines ran. The budget is in CPU seconds: the build machine is shared, and a
+busy neighbour stretches wall time, not the work a check does, so CPU time is what shows a
+check grown costlier. A step over twice its budget gets a warning line, never a failure:
+machines differ, and a slow machine must not keep a correct change from landing. A budget file that cannot be read, or a figure that is not a positive number, is
 refused (exit 2) with the file, line and field named.
 """
 import argparse
@@ -23,11 +25,13 @@ import tempfile
 BUILD_GROUPS = [
     (r"(obj/.*|attnladder|gitinfo)$", "build: harness (gcc -O2)"),
     (r"(phases|kernels)/", "build: rungs and kernels (nvcc)"),
-    (r"asan-build$", "build: harness and unit tests (ASan+UBSan)"),
+    (r"(asan/|asan-build$)", "build: harness and unit tests (ASan+UBSan)"),
     (r"(tests|fixtures)/", "build: unit tests and fixtures"),
     (r"fuzz/", "build: fuzz targets (clang)"),
     (r"testing/planted_check/", "check-planted"),
     (r"drift/", "drift runs (read by check-drift, check-study)"),
+    (r"unit-tests$", "check-unit"),        # the checks whose recipe is another target's
+    (r"kernel-checks$", "check-kernels"),
 ]
 OVER = 2.0   # a step over OVER times its budget gets a warning line
 
@@ -74,17 +78,26 @@ def read_budget(path):
     return budget
 
 
+def cpu_seconds(text):
+    """bash's `times` figure, e.g. 1m2.500s, in seconds."""
+    m = re.fullmatch(r"(\d+)m([\d.]+)s", text)
+    if not m:
+        raise ValueError(text)
+    return int(m.group(1)) * 60 + float(m.group(2))
+
+
 def read_lines(path):
-    """(target, start, end) per recipe line; a torn or foreign line is skipped."""
+    """(target, start, end, cpu) per recipe line; a torn or foreign line is skipped."""
     rows = []
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
                 fields = line.rstrip("\n").split("\t")
-                if len(fields) != 4:
+                if len(fields) != 6:
                     continue
                 try:
-                    rows.append((fields[0], float(fields[1]), float(fields[2])))
+                    rows.append((fields[0], float(fields[1]), float(fields[2]),
+                                 cpu_seconds(fields[4]) + cpu_seconds(fields[5])))
                 except ValueError:
                     continue
     except FileNotFoundError:
@@ -93,14 +106,14 @@ def read_lines(path):
 
 
 def summarise(rows, build):
-    """step -> [seconds, first start, last end, lines]."""
+    """step -> [wall seconds, first start, last end, CPU seconds]."""
     steps = {}
-    for target, start, end in rows:
-        s = steps.setdefault(step_of(target, build), [0.0, start, end, 0])
+    for target, start, end, cpu in rows:
+        s = steps.setdefault(step_of(target, build), [0.0, start, end, 0.0])
         s[0] += max(0.0, end - start)
         s[1] = min(s[1], start)
         s[2] = max(s[2], end)
-        s[3] += 1
+        s[3] += cpu
     return steps
 
 
@@ -110,33 +123,35 @@ def table(steps, budget):
         return ["make test: no timings recorded"], []
     t0 = min(s[1] for s in steps.values())
     t1 = max(s[2] for s in steps.values())
-    order = sorted(steps, key=lambda k: (-steps[k][0], k))
+    order = sorted(steps, key=lambda k: (-steps[k][3], k))
     width = max(len(k) for k in order)
-    out = [f"make test: where the time went ({t1 - t0:.0f} s wall; budgets: ci/checks/test_budget.tsv)",
-           f"  {'step':<{width}}  {'seconds':>8}  {'from-to':>11}  {'budget':>6}"]
+    cpu = sum(s[3] for s in steps.values())
+    out = [f"make test: where the time went ({t1 - t0:.0f} s wall, {cpu:.0f} CPU s; "
+           f"budgets in CPU s: ci/checks/test_budget.tsv)",
+           f"  {'step':<{width}}  {'CPU s':>7}  {'wall s':>7}  {'from-to':>11}  {'budget':>6}"]
     warnings = []
     for k in order:
-        sec, start, end, _ = steps[k]
+        wall, start, end, sec = steps[k]
         b = budget.get(k)
-        out.append(f"  {k:<{width}}  {sec:8.1f}  {start - t0:5.0f}-{end - t0:<5.0f}  "
+        out.append(f"  {k:<{width}}  {sec:7.1f}  {wall:7.1f}  {start - t0:5.0f}-{end - t0:<5.0f}  "
                    f"{'-' if b is None else f'{b:.0f}':>6}")
         if b is not None and sec > OVER * b:
-            warnings.append(f"make test: warning: {k} took {sec:.0f} s, more than twice its "
-                            f"budget of {b:.0f} s (ci/checks/test_budget.tsv; a slow or busy "
-                            f"machine, or a regression in test time)")
+            warnings.append(f"make test: warning: {k} took {sec:.0f} CPU s, more than twice its "
+                            f"budget of {b:.0f} (ci/checks/test_budget.tsv; a slower machine, "
+                            f"or the check grown costlier)")
     return out, warnings
 
 
 def write_tsv(path, steps):
-    """step<TAB>seconds<TAB>from<TAB>to, through a temporary file renamed into place."""
+    """step<TAB>CPU s<TAB>wall s<TAB>from<TAB>to, through a temporary file renamed into place."""
     t0 = min((s[1] for s in steps.values()), default=0.0)
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".test_times.")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write("step\tseconds\tfrom\tto\n")
-        for k in sorted(steps, key=lambda k: (-steps[k][0], k)):
-            sec, start, end, _ = steps[k]
-            f.write(f"{k}\t{sec:.1f}\t{start - t0:.1f}\t{end - t0:.1f}\n")
+        f.write("step\tcpu_s\twall_s\tfrom\tto\n")
+        for k in sorted(steps, key=lambda k: (-steps[k][3], k)):
+            wall, start, end, sec = steps[k]
+            f.write(f"{k}\t{sec:.1f}\t{wall:.1f}\t{start - t0:.1f}\t{end - t0:.1f}\n")
     os.replace(tmp, path)
 
 
@@ -146,10 +161,10 @@ def self_test():
     d = tempfile.mkdtemp()
     lines = os.path.join(d, "lines.tsv")
     with open(lines, "w") as f:
-        f.write("check-a\t100.0\t130.0\t0\n"        # 30 s against a budget of 10: warns
-                "check-b\t100.0\t105.0\t0\n"        # 5 s against 10: quiet
-                "build/phases/06_tiling.so\t100.0\t160.0\t0\n"
-                "build/obj/harness/cmd/ab.o\t100.0\t101.0\t0\n"
+        f.write("check-a\t100.0\t130.0\t0\t0m25.000s\t0m5.000s\n"   # 30 CPU s, budget 10: warns
+                "check-b\t100.0\t150.0\t0\t0m4.500s\t0m0.500s\n"    # 5 CPU s (50 wall): quiet
+                "build/phases/06_tiling.so\t100.0\t130.0\t0\t1m0.000s\t0m0.000s\n"
+                "build/obj/harness/cmd/ab.o\t100.0\t101.0\t0\t0m1.000s\t0m0.000s\n"
                 "torn line\n")
     good = os.path.join(d, "budget.tsv")
     with open(good, "w") as f:
@@ -162,10 +177,10 @@ def self_test():
     r = run(good)
     assert r.returncode == 0, r.stderr
     warned = [ln for ln in r.stdout.splitlines() if "warning" in ln]
-    assert len(warned) == 1 and "check-a took 30 s" in warned[0], r.stdout
+    assert len(warned) == 1 and "check-a took 30 CPU s" in warned[0], r.stdout
     assert "build: rungs and kernels (nvcc)" in r.stdout and "build: harness (gcc -O2)" in r.stdout, r.stdout
     tsv = open(os.path.join(d, "t.tsv")).read().splitlines()
-    assert tsv[1].startswith("build: rungs and kernels (nvcc)\t60.0\t"), tsv
+    assert tsv[1].startswith("build: rungs and kernels (nvcc)\t60.0\t30.0\t"), tsv
     for bad, field in (("check-a\tten\tx\n", "seconds"), ("check-a\t-3\tx\n", "seconds"),
                        ("check-a\tnan\tx\n", "seconds"), ("check-a\n", "want name"),
                        ("check-a\t1\tx\ncheck-a\t2\tx\n", "budget already")):

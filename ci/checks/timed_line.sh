@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # make test's shell: every recipe line of every target it makes runs through here, and its
-# start and end go to ATTN_TEST_TIMES ("target<TAB>start<TAB>end<TAB>status", seconds since
-# the epoch), which ci/checks/test_times.py turns into the table make test prints at the end.
-# Called by make as `bash ci/checks/timed_line.sh TARGET -c LINE` (the Makefile's .SHELLFLAGS
-# under `make test`); $(shell ...) calls come without a target ("-c LINE") and are not timed.
-# One short append per line: lines from jobs running side by side do not interleave.
+# wall and CPU time go to ATTN_TEST_TIMES, one line each: "target<TAB>start<TAB>end<TAB>
+# status<TAB>user<TAB>sys" (start and end in seconds since the epoch; user and sys as bash's
+# `times` prints the line's processes', e.g. 0m1.250s), which ci/checks/test_times.py turns
+# into the table make test prints at the end. CPU seconds, because the build machine is
+# shared: a busy neighbour stretches a check's wall time, not the work it does.
+# Called by make as `bash ci/checks/timed_line.sh TARGET -c LINE` (the Makefile's
+# .SHELLFLAGS under `make test`); $(shell ...) calls come without a target ("-c LINE") and
+# are not timed. One short append per line: lines of jobs side by side do not interleave.
 if [ "${1:-}" = -c ] || [ -z "${ATTN_TEST_TIMES:-}" ]; then
   [ "${1:-}" = -c ] || shift
   exec /bin/bash "$@"
@@ -13,5 +16,10 @@ target=$1; shift
 start=$EPOCHREALTIME
 /bin/bash "$@"
 status=$?
-printf '%s\t%s\t%s\t%d\n' "$target" "$start" "$EPOCHREALTIME" "$status" >> "$ATTN_TEST_TIMES"
+end=$EPOCHREALTIME
+# `times` in this shell (not in a $(...) subshell, which would count its own children only)
+cpu=$ATTN_TEST_TIMES.$$
+times > "$cpu" && { read -r _; read -r user sys; } < "$cpu"
+rm -f "$cpu"
+printf '%s\t%s\t%s\t%d\t%s\t%s\n' "$target" "$start" "$end" "$status" "${user:-0m0s}" "${sys:-0m0s}" >> "$ATTN_TEST_TIMES"
 exit $status
