@@ -309,10 +309,8 @@ TEST_JOBS ?= 2
 # finished first, and the long ones end up last, one core idle while they finish). So
 # under `make test` the short checks wait for the builds (order-only, below): the builds
 # and the fuzzers' fixed minute go first, then the long checks, longest first, and the
-# short ones fill the end. CPU seconds of each, alone, on the 2-core machine (builds
-# apart): check-fuzz 100 (72 of them fuzzing), check-cli 38, check-asan 36, check-judge
-# 33, check-unit 20, check-drift 27, check-report 14, check-planted 61 (10 nvcc),
-# check-kernels and check-study 1; the short ones 1-7 each.
+# short ones fill the end. Each check's CPU seconds on the 2-core machine are kept in
+# ci/checks/test_budget.tsv, and make test's last lines show this run's beside them.
 TEST_LONG  := check-fuzz check-cli check-asan check-judge check-unit check-drift \
               check-report check-planted check-kernels check-study
 TEST_SHORT := check-freeze check-layers check-names check-lint check-ab-gate check-store check-scripts
@@ -320,13 +318,14 @@ TEST_CHECKS := $(TEST_LONG) $(TEST_SHORT)
 ifneq ($(filter test-checks,$(MAKECMDGOALS)),)
 $(TEST_SHORT): | build asan-build $(TEST_BINS) $(FIXTURES) $(PLANT_CHECK_SOS)
 endif
-ifneq ($(filter test-checks,$(MAKECMDGOALS))$(TEST_TIMES),)
+ifneq ($(filter test-checks,$(MAKECMDGOALS))$(if $(filter 0,$(MAKELEVEL)),$(TEST_TIMES)),)
 # Where the time goes: under `make test` every recipe line runs through
 # ci/checks/timed_line.sh, which records its target, start and end; at the end
 # ci/checks/test_times.py prints one line a check (and a line a kind of build) beside the
 # check's budget (ci/checks/test_budget.tsv, measured on the 2-core build machine) and a
 # warning, never a failure, for a check over twice its figure. $(BUILD)/test_times.tsv keeps
-# it. `make TEST_TIMES=1 check-xxx` records a single check the same way.
+# it. `make TEST_TIMES=1 check-xxx` records a single check the same way (the top make only:
+# a make a check runs in a scratch tree, as test_freeze.sh does, has no timed_line.sh).
 SHELL := /bin/bash
 .SHELLFLAGS = $(CURDIR)/ci/checks/timed_line.sh $@ -c
 export ATTN_TEST_TIMES ?= $(abspath $(BUILD))/test_times/lines.tsv

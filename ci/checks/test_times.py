@@ -10,8 +10,8 @@ A step's wall seconds are the sum of its recipe lines' wall times (the builds ru
 a time, so a build group's sum can exceed the span it covered, printed beside it as from-to
 seconds after the first line started); its CPU seconds the user and system time of the
 processes its lines ran. The budget is in CPU seconds: the build machine is shared, and a
-busy neighbour stretches wall time, not the work a check does, so CPU time is what shows a
-check grown costlier. A step over twice its budget gets a warning line, never a failure:
+busy neighbour stretches wall time far more than CPU time, so CPU time is what shows a
+check grown costlier (not exactly: CPU seconds grow under heavy load too). A step over twice its budget gets a warning line, never a failure:
 machines differ, and a slow machine must not keep a correct change from landing. A budget file that cannot be read, or a figure that is not a positive number, is
 refused (exit 2) with the file, line and field named.
 """

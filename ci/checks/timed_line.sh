@@ -3,8 +3,8 @@
 # wall and CPU time go to ATTN_TEST_TIMES, one line each: "target<TAB>start<TAB>end<TAB>
 # status<TAB>user<TAB>sys" (start and end in seconds since the epoch; user and sys as bash's
 # `times` prints the line's processes', e.g. 0m1.250s), which ci/checks/test_times.py turns
-# into the table make test prints at the end. CPU seconds, because the build machine is
-# shared: a busy neighbour stretches a check's wall time, not the work it does.
+# into the table make test prints at the end. CPU seconds too, because the build machine is
+# shared: a busy neighbour stretches a check's wall time far more than its CPU time.
 # Called by make as `bash ci/checks/timed_line.sh TARGET -c LINE` (the Makefile's
 # .SHELLFLAGS under `make test`); $(shell ...) calls come without a target ("-c LINE") and
 # are not timed. One short append per line: lines of jobs side by side do not interleave.
