@@ -209,21 +209,33 @@ $(BUILD)/testing/planted_check/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cu
 	  || { cat $(BUILD)/testing/planted_check/$*.ptxas.txt >&2; rm -f $@; exit 1; }
 
 # ---- sanitizers and fuzzing (CPU parts) -------------------------------------------------
-# (gcc's truncation warnings depend on the optimisation level; the -O2 build keeps them)
-SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
-             -Wno-format-truncation
+# The harness is compiled once more, with ASan + UBSan (every report fatal) and libFuzzer's
+# coverage (fuzzer-no-link), into $(BUILD)/asan/obj; from those one compile come the whole
+# sanitized attnladder (the CLI, bad-input and hostile-input cases of check-cli), the unit
+# tests again (check-asan) and every fuzz target (check-fuzz). Until issue 53 the ASan tree
+# (gcc) and the fuzz targets (clang) compiled the same 120 files twice; the fuzz targets
+# also stopped at no UBSan report then (recoverable), and now do. clang, because libFuzzer
+# is clang's; gcc's -O1 -Wno-format-truncation is not needed by clang's warnings.
+SAN_CC    ?= clang
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_CFLAGS := $(SAN_FLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(INCLUDES)
+ASAN_SRC     := $(filter-out harness/cmd/main.c,$(HARNESS_SRC))
+ASAN_LIB_OBJ := $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(ASAN_SRC))
+ASAN_OBJ     := $(ASAN_LIB_OBJ) $(BUILD)/asan/obj/harness/cmd/main.o
+ASAN_BIN     := $(BUILD)/asan/attnladder
+ASAN_TEST_BINS := $(patsubst $(BUILD)/%,$(BUILD)/asan/%,$(TEST_BINS))
+$(BUILD)/asan/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(SAN_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+-include $(ASAN_OBJ:.o=.d)
+$(ASAN_BIN): $(ASAN_OBJ)
+	$(SAN_CC) $(SAN_CFLAGS) -o $@ $^ $(HARNESS_LIBS)
+$(BUILD)/asan/tests/%: harness/tests/%.c $(ASAN_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(SAN_CC) $(SAN_CFLAGS) -o $@ $< $(ASAN_LIB_OBJ) -lcmocka $(HARNESS_LIBS)
+asan-build: $(ASAN_BIN) $(ASAN_TEST_BINS) $(FIXTURES)
+asan-tests: check-asan
 
-# The unit tests and the whole attnladder binary again, built with ASan + UBSan in their
-# own tree (one recursive make, so the objects are compiled once); the CLI and hostile
-# input checks run the sanitized binary (check-cli), the unit tests run there too.
-ASAN_BIN := $(BUILD)/asan/attnladder
-asan-build:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan OPT="$(SAN_FLAGS)" $(ASAN_BIN) \
-	  $(patsubst $(BUILD)/%,$(BUILD)/asan/%,$(TEST_BINS) $(FIXTURES))
-asan-tests: asan-build
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan OPT="$(SAN_FLAGS)" unit-tests
-
-FUZZ_SRC  := $(filter-out harness/cmd/main.c,$(HARNESS_SRC))
 FUZZ_BINS := $(BUILD)/fuzz/fuzz_evidence $(BUILD)/fuzz/fuzz_cli
 FUZZ_SECONDS ?= 20
 # The commands that read evidence, fuzzed in-process on mutated runs (fuzz_consumer.c):
@@ -231,23 +243,18 @@ FUZZ_SECONDS ?= 20
 FUZZ_CONSUMERS := show gate compare report
 FUZZ_CONSUMER_SECONDS ?= 8
 FUZZ_CONSUMER_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_CONSUMERS))
-# The harness is compiled once for every target (fuzzer-no-link), each target then linked.
-FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=address,undefined $(INCLUDES)
-FUZZ_OBJ   := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_SRC))
-$(BUILD)/fuzz/obj/%.o: %.c
-	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
--include $(FUZZ_OBJ:.o=.d)
+# Each target is the sanitized objects above linked with its driver and libFuzzer.
+FUZZ_LINK := $(SAN_CC) $(SAN_CFLAGS) -fsanitize=fuzzer
 # The evidence targets mutate runs in structure as well as in bytes (mutate_structure.c).
-$(BUILD)/fuzz/fuzz_cli: $(BUILD)/fuzz/%: harness/fuzz/%.c $(FUZZ_OBJ)
+$(BUILD)/fuzz/fuzz_cli: $(BUILD)/fuzz/%: harness/fuzz/%.c $(ASAN_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(HARNESS_LIBS)
-$(BUILD)/fuzz/fuzz_evidence: harness/fuzz/fuzz_evidence.c harness/fuzz/mutate_structure.c $(FUZZ_OBJ)
+	$(FUZZ_LINK) -o $@ $^ $(HARNESS_LIBS)
+$(BUILD)/fuzz/fuzz_evidence: harness/fuzz/fuzz_evidence.c harness/fuzz/mutate_structure.c $(ASAN_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(HARNESS_LIBS)
-$(FUZZ_CONSUMER_BINS): $(BUILD)/fuzz/fuzz_%: harness/fuzz/fuzz_consumer.c harness/fuzz/mutate_structure.c $(FUZZ_OBJ)
+	$(FUZZ_LINK) -o $@ $^ $(HARNESS_LIBS)
+$(FUZZ_CONSUMER_BINS): $(BUILD)/fuzz/fuzz_%: harness/fuzz/fuzz_consumer.c harness/fuzz/mutate_structure.c $(ASAN_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -DFUZZ_$(shell echo $* | tr a-z A-Z) -o $@ $^ $(HARNESS_LIBS)
+	$(FUZZ_LINK) -DFUZZ_$(shell echo $* | tr a-z A-Z) -o $@ $^ $(HARNESS_LIBS)
 
 # Corpus: typical command lines, and the committed runs cut small (for the reader and
 # the consumers; harness/fuzz/make_seeds.py).
@@ -302,10 +309,8 @@ TEST_JOBS ?= 2
 # finished first, and the long ones end up last, one core idle while they finish). So
 # under `make test` the short checks wait for the builds (order-only, below): the builds
 # and the fuzzers' fixed minute go first, then the long checks, longest first, and the
-# short ones fill the end. CPU seconds of each, alone, on the 2-core machine (builds
-# apart): check-fuzz 100 (72 of them fuzzing), check-cli 38, check-asan 36, check-judge
-# 33, check-unit 20, check-drift 27, check-report 14, check-planted 61 (10 nvcc),
-# check-kernels and check-study 1; the short ones 1-7 each.
+# short ones fill the end. Each check's CPU seconds on the 2-core machine are kept in
+# ci/checks/test_budget.tsv, and make test's last lines show this run's beside them.
 TEST_LONG  := check-fuzz check-cli check-asan check-judge check-unit check-drift \
               check-report check-planted check-kernels check-study
 TEST_SHORT := check-freeze check-layers check-names check-lint check-ab-gate check-store check-scripts
@@ -313,21 +318,36 @@ TEST_CHECKS := $(TEST_LONG) $(TEST_SHORT)
 ifneq ($(filter test-checks,$(MAKECMDGOALS)),)
 $(TEST_SHORT): | build asan-build $(TEST_BINS) $(FIXTURES) $(PLANT_CHECK_SOS)
 endif
+ifneq ($(filter test-checks,$(MAKECMDGOALS))$(if $(filter 0,$(MAKELEVEL)),$(TEST_TIMES)),)
+# Where the time goes: under `make test` every recipe line runs through
+# ci/checks/timed_line.sh, which records its target, start and end; at the end
+# ci/checks/test_times.py prints one line a check (and a line a kind of build) beside the
+# check's budget (ci/checks/test_budget.tsv, measured on the 2-core build machine) and a
+# warning, never a failure, for a check over twice its figure. $(BUILD)/test_times.tsv keeps
+# it. `make TEST_TIMES=1 check-xxx` records a single check the same way (the top make only:
+# a make a check runs in a scratch tree, as test_freeze.sh does, has no timed_line.sh).
+SHELL := /bin/bash
+.SHELLFLAGS = $(CURDIR)/ci/checks/timed_line.sh $@ -c
+export ATTN_TEST_TIMES ?= $(abspath $(BUILD))/test_times/lines.tsv
+$(shell mkdir -p $(dir $(ATTN_TEST_TIMES)))
+endif
 .PHONY: test-checks $(TEST_CHECKS)
 
 test: deps
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) -Otarget test-checks
+	@rm -rf $(BUILD)/test_times; mkdir -p $(BUILD)/test_times
+	@status=0; $(MAKE) --no-print-directory -j$(TEST_JOBS) -Otarget test-checks || status=$$?; \
+	  $(PYTHON) ci/checks/test_times.py --lines $(BUILD)/test_times/lines.tsv --build $(BUILD) \
+	    --budget ci/checks/test_budget.tsv --out $(BUILD)/test_times.tsv || status=2; \
+	  [ $$status = 0 ] || { echo "make test: failed (the table above says where the time went)"; exit $$status; }
 	@echo "make test: all passed"
 test-checks: $(TEST_CHECKS)
 
 check-unit: unit-tests
 check-kernels: kernel-checks
 	@bash ci/checks/check_build_sources.sh $(BUILD)
-# the ASan build is a prerequisite here as for check-cli, so that -j$(TEST_JOBS) makes it
-# once: two recursive makes of it side by side would compile the same objects at once
 check-asan: asan-build
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan OPT="$(SAN_FLAGS)" unit-tests
-check-fuzz:
+	@set -e; for t in $(ASAN_TEST_BINS); do echo "== $$t"; ATTN_FIXTURES=$(BUILD)/fixtures $$t; done
+check-fuzz: $(FUZZ_BINS) $(FUZZ_CONSUMER_BINS)
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
 # the CLI, bad-input and hostile-input cases run the binary built with ASan and UBSan
 check-cli: build asan-build
@@ -373,6 +393,7 @@ check-scripts:
 	@bash ci/checks/test_study_tools.sh
 	@$(PYTHON) ci/checks/test_torch_sdpa.py
 	@bash ci/checks/test_sass_loops.sh
+	@$(PYTHON) ci/checks/test_times.py --self-test
 # the drift gate on every committed run, once (ci/checks/drift_runs.sh)
 DRIFT_INPUTS := $(wildcard evidence/*/accepted.txt evidence/*/2*.json evidence/*/2*.json.gz) ci/gate.json ci/checks/drift_runs.sh
 $(BUILD)/drift/index.txt: $(BUILD)/attnladder $(DRIFT_INPUTS)

@@ -57,7 +57,8 @@ static void collect(json_t *x, nodes *ns)
 static const char *const HOSTILE[] = {
     "a|b", "line\nnext", "`touch /tmp/fuzz_pwned`", "'; system('touch /tmp/fuzz_pwned'); '",
     "\x1b[2J\x1b]0;title\x07", "<script>alert(1)</script>", "](javascript:alert(1))", "# heading",
-    "\xe2\x80\xae" "evil", "\xff\xfe", "..", "../../etc/passwd", "", "@team", "$x$", "\\", "\"",
+    ("\xe2\x80\xae" "evil"), /* U+202E, then "evil": one string, split to end the escape */
+    "\xff\xfe", "..", "../../etc/passwd", "", "@team", "$x$", "\\", "\"",
     "nvidia-h200", "unknown", "0123456789abcdef0123456789abcdef01234567",
 };
 
