@@ -5,6 +5,7 @@
 #include <string.h>
 #include "gate/drift_spread.h"
 #include "gate/ratio.h"
+#include "measure/l2_copies.h"
 
 void drift_outcome_free(drift_outcome *o)
 {
@@ -18,6 +19,25 @@ static int is_new_phase(const run_data *run, size_t upto, const char *name)
     for (size_t i = 0; i < upto; i++)
         if (!strcmp(run->impls[i].name, name)) return 0;
     return 1;
+}
+
+/* Whether a result's inputs were rotated past the L2 between launches (measure/l2_copies.h):
+ * a memory-bound point timed so reads its K and V from DRAM, one timed before (or resident)
+ * from L2, so the two ratios are of two different measurements. Cold by size and resident
+ * read the same one buffer, as runs before the rotation did. */
+int drift_inputs_rotated(const run_result *x) { return x && x->l2_state == L2_ROTATED; }
+
+/* 1 when a reference run timed the row with its inputs rotated and the run not, or the
+ * other way: another measurement, not a drift. */
+static int method_differs(const run_data *run, const run_data *refs, size_t n_refs, const char *phase,
+                          const attn_shape *s)
+{
+    int now = drift_inputs_rotated(run_find(run, phase, s));
+    for (size_t k = 0; k < n_refs; k++) {
+        const run_result *x = run_find(&refs[k], phase, s);
+        if (x && x->timed && drift_inputs_rotated(x) != now) return 1;
+    }
+    return 0;
 }
 
 /* One row: the run's own ratio with its CI against the set's centre and tolerance there.
@@ -87,6 +107,10 @@ int gate_drift(const gate_config *c, const run_data *run, const run_data *refs, 
         if (strcmp(im->kind, "phase") != 0 || !is_new_phase(run, p, im->name)) continue;
         size_t ns = row_shapes(c, run, im->name, shapes);
         for (size_t h = 0; h < ns; h++) {
+            if (method_differs(run, refs, n_refs, im->name, &shapes[h])) {
+                o->method_changed++;
+                continue;
+            }
             if (!build_row(c, run, &sp, im->name, &shapes[h], &o->rows[o->n])) {
                 o->skipped++;
                 continue;
@@ -134,6 +158,10 @@ void drift_print(FILE *f, const gate_config *c, const drift_outcome *o, int brie
     if (o->skipped)
         fprintf(f, "  (%zu phase/shape pair%s not compared: no ratio in this run or in any reference run)\n",
                 o->skipped, o->skipped == 1 ? "" : "s");
+    if (o->method_changed)
+        fprintf(f, "  (%zu phase/shape pair%s not judged: inputs kept cold in L2 in this run and not in a "
+                "reference run, or the other way: another measurement, not a drift)\n",
+                o->method_changed, o->method_changed == 1 ? "" : "s");
 }
 
 json_t *drift_json(const gate_config *c, const drift_outcome *o)
@@ -150,9 +178,10 @@ json_t *drift_json(const gate_config *c, const drift_outcome *o)
             "now_ci_hi", r->now_hi, "change", r->now / r->ref.center - 1));
     }
     static const char *const lib_names[] = { "same", "unknown", "changed" };
-    return json_pack("{s:I, s:b, s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:o}", "reference_runs", (json_int_t)o->n_refs,
+    return json_pack("{s:I, s:b, s:s, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:o}", "reference_runs", (json_int_t)o->n_refs,
                      "judged", o->judged, "baseline_library", lib_names[o->lib.verdict],
                      "baseline_library_now", (json_int_t)o->lib.now, "baseline_library_set", (json_int_t)o->lib.ref, "k_sigma", c->drift.k_sigma, "floor", o->floor,
                      "slower", (json_int_t)o->slower,
-                     "skipped", (json_int_t)o->skipped, "rows", rows);
+                     "skipped", (json_int_t)o->skipped, "method_changed", (json_int_t)o->method_changed,
+                     "rows", rows);
 }

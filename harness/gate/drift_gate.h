@@ -29,12 +29,17 @@ typedef struct {
     baseline_lib lib;        /* the run's baseline library against the set's */
     double floor;            /* the floor the set's rows took (drift_params_for_set) */
     size_t skipped;          /* rows without a ratio in the run or in every reference */
+    size_t method_changed;   /* rows whose inputs were kept cold in L2 (rotated copies) in
+                              * the run but not in a reference run, or the other way:
+                              * another measurement, shown, never judged */
 } drift_outcome;
 
 /* refs: the reference runs (same GPU as run, or bad input). 0, or -1 with err. */
 int gate_drift(const gate_config *c, const run_data *run, const run_data *refs, size_t n_refs,
                drift_outcome *o, char *err, size_t errlen);
 void drift_outcome_free(drift_outcome *o);
+/* 1 when the result's inputs were rotated past the L2 (timing.l2 "rotated") */
+int drift_inputs_rotated(const run_result *x);
 void drift_print(FILE *f, const gate_config *c, const drift_outcome *o, int brief);
 json_t *drift_json(const gate_config *c, const drift_outcome *o);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "core/stats.h"
 #include "gate/baseline_lib.h"
+#include "gate/drift_gate.h"
 #include "evidence/result_ratio.h"
 #include "gate/ratio.h"
 
@@ -112,6 +113,8 @@ static int settle(reg_row *w, const gate_config *c, const run_data *ref, const r
      * and the same row of the drift gate see the same numbers */
     /* ratios to two different baseline libraries: shown, never judged as drift */
     if (baseline_lib_of(now, ref, 1).verdict == BASELINE_LIB_CHANGED) return 0;
+    /* inputs rotated past the L2 in one run and not the other: another measurement */
+    if (drift_inputs_rotated(w->now) != drift_inputs_rotated(w->ref)) return 0;
     double centre;
     if (!is_phase(ref, w->impl) || !is_phase(now, w->impl) || !drift_judged_shape(c, &w->shape) ||
         gate_result_point_ratio(c, ref, w->ref, &centre) ||
