@@ -34,11 +34,12 @@ note() { echo "rung12_check: $*" | tee -a "$out/steps.txt"; }
 #    (1x64x1x2048x128, 16x8x1x8192x64, 4x32x4x16384x128 causal: 64-128 heads) and prefill.
 timed=(8,32,1,4096,128,0 16,32,1,2048,64,0 32,16,1,1024,128,0 8,32,16,4096,128,1 4,8,1,16384,128,0
        16,8,1,8192,64,0 4,32,4,16384,128,1 1,64,1,2048,128,0 32,32,1,512,64,0
+       4,32,1,1024,128,0 16,8,16,4096,64,1 32,8,1,2048,128,0 8,32,4,2048,128,1
        1,8,512,512,64,0 4,16,4096,4096,128,0)
 args=()
 for s in "${timed[@]}"; do args+=(--shape "$s"); done
 t0=$(date +%s)
-timeout 100 "$al" run --build "$build" --impl "$impls" "${args[@]}" --out "$out/rung12.json" \
+timeout 130 "$al" run --build "$build" --impl "$impls" "${args[@]}" --out "$out/rung12.json" \
   > "$out/rung12.log" 2>&1
 rc=$?
 note "timing: exit $rc in $(( $(date +%s) - t0 )) s (124: out of time)"

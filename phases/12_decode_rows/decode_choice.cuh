@@ -27,7 +27,7 @@ namespace dr {
 namespace sk = rung11::sk;
 
 constexpr long GRID_Y_MAX = 65535;   // blocks of a launch's y dimension: one a batch x head
-constexpr bool ZONE_TO_RUNG11 = false;   // the zone above: false, this rung's kernel
+constexpr bool ZONE_TO_RUNG11 = true;    // the zone above: false, this rung's kernel
 
 struct DecodeChoice {
     bool take = false;
