@@ -1,7 +1,8 @@
 /* test_writer_ab.c: the A/B comparison's file as evidence/writer_ab.c writes it from typed
  * values: the document, a row in each of its three outcomes (a failed check, throttled
  * pairs, a decision) and a phase's code paths, each against the keys, order and number
- * forms the A/B command wrote before the writer (spelled out here, as it packed them). */
+ * forms the A/B command wrote before the writer (spelled out here, as it packed them), with
+ * schema 3's additions: each row's wall time (`wall_s`). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -43,7 +44,7 @@ static void ab_document_is_written_as_before(void **state)
                           .paths = paths, .rows = rows };
     json_t *w = run_write_ab(&d);
     json_t *want = json_pack("{s:s, s:i, s:o, s:o, s:o, s:s, s:I, s:f, s:f, s:o, s:o, s:O, s:O}",
-                             "schema", "attnladder-ab", "schema_version", 2,
+                             "schema", "attnladder-ab", "schema_version", 3,
                              "gpu", run_write_gpu(&g), "versions", run_write_versions(&v),
                              "builds", json_pack("{s:o, s:o}", "base", run_write_git(&base), "head", run_write_git(&head)),
                              "loaded_first", "head", "seed", (json_int_t)42, "tolerance", 0.01,
@@ -71,6 +72,7 @@ static json_t *row_start(void)
                             "1x8x512x64", "selected", "path", "correct", 1);
     json_object_set_new(row, "base_note", json_string("tile 128x64"));
     json_object_set_new(row, "head_note", json_string("tile 128x128"));
+    json_object_set_new(row, "wall_s", json_real(1.5));   /* schema 3: each row's wall time */
     return row;
 }
 
@@ -90,7 +92,7 @@ static run_ab_row typed_row(run_ab_outcome outcome)
                          .bootstrap_seed = 0x7fffffffffffffffULL, .change = 1.0125, .change_lo = 0.99,
                          .change_hi = 1.03, .verdict = "unchanged", .pairs = 3, .base_first = 2, .inner = 20,
                          .stop = outcome == RUN_AB_THROTTLED ? "throttled" : "noise", .gpu_s = 0.75,
-                         .base = { base_us, 10.5 }, .head = { head_us, 10.625 } };
+                         .base = { base_us, 10.5 }, .head = { head_us, 10.625 }, .wall_s = 1.5 };
 }
 
 static json_t *side(const double *x, double median)
@@ -116,6 +118,7 @@ static void ab_rows_are_written_as_before(void **state)
     want = json_pack("{s:s, s:s, s:s, s:s, s:b}", "impl", "06_tiling", "kind", "phase", "shape", "1x8x512x64",
                      "selected", "path", "correct", 1);
     w = run_write_ab_row(&throttled);
+    json_object_set_new(want, "wall_s", json_real(1.5));
     json_object_set_new(want, "clock", pairs_clock());
     json_object_set_new(want, "verdict", json_string("throttled"));
     json_object_set_new(want, "pairs", json_integer(3));
