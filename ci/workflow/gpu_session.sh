@@ -45,11 +45,16 @@ if [[ " $steps " == *" ladder "* ]]; then
   # a call at the long shapes) is left out: a round would be mostly its low-power replay.
   # 4x32x4096x64 and 16x32x1024x64: the D=64 throughput shapes, where the two cuDNNs
   # differ most (5-12%, issue 51).
-  if python3 ci/tools/torch_sdpa.py --abi "$build/kernels/sdpa_cudnn.so" "$build/phases/10_latency.so" \
+  # The rungs above the bridge join that rotation too (timed, printed, not imported): their
+  # one-process ratio to PyTorch's cuDNN is what the bridged figure must match within 1%
+  # (ci/tools/check_bridge.py --direct reads this step's log, torch_sdpa.log).
+  above=(); for r in "$build"/phases/1[1-9]_*.so; do [ -f "$r" ] && above+=("$r"); done
+  if python3 ci/tools/torch_sdpa.py --abi "$build/kernels/sdpa_cudnn.so" "$build/phases/10_latency.so" "${above[@]}" \
        --bridge 10_latency --backends flash,efficient,cudnn \
        --out "$build/torch_sdpa.json" --shapes 1,8,512,512,64,0 \
        1,8,512,512,64,1 4,16,4096,4096,128,0 4,16,4096,4096,128,1 1,16,16384,16384,128,0 \
-       1,16,16384,16384,128,1 4,32,4096,4096,64,0 16,32,1024,1024,64,0 >&2; then
+       1,16,16384,16384,128,1 4,32,4096,4096,64,0 16,32,1024,1024,64,0 \
+       2>&1 | tee "${out:-$build}/torch_sdpa.log" >&2; [ "${PIPESTATUS[0]}" = 0 ]; then
     [ -s "$build/torch_sdpa.json" ] && ext=(--external "$build/torch_sdpa.json")
   fi
   step_done torch_sdpa "$t"
