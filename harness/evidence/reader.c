@@ -163,7 +163,13 @@ static int read_paired(const run_data *r, size_t i, const json_t *res, run_resul
      * timing does: no gate passes it silently */
     json_t *stop = json_object_get(pb, "stop");
     o->paired_stop = str_or(stop, NULL);
-    if (json_is_string(stop) && !strcmp(json_string_value(stop), "throttled")) o->throttled = 1;
+    if (json_is_string(stop) && !strcmp(json_string_value(stop), "throttled")) {
+        o->throttled = 1;
+        /* the gate's message names what was discarded: these pairs, not the graph's samples */
+        json_t *dp = json_object_get(json_object_get(pb, "clock"), "discarded_pairs");
+        o->discarded_pairs = json_is_integer(dp) && json_integer_value(dp) > 0
+                           ? (size_t)json_integer_value(dp) : 0;
+    }
     return 0;
 }
 

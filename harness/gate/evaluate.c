@@ -94,15 +94,22 @@ static void shape_str(const attn_shape *s, char *buf, size_t len) { run_shape_te
 
 /* The failed check of a throttled result t, naming its cause: a point whose rotation kept
  * no round (paired_throttled) has no discarded samples to count, so it names the rounds
- * and the baseline; otherwise the graph sampling stopped past the discard limit.
+ * and the baseline; a rotation stopped past its discard limit with pairs kept names the
+ * pairs; otherwise the graph sampling stopped past the discard limit.
  * 0, or -1 out of memory. */
 static int add_throttled(gate_outcome *o, const char *phase, const attn_shape *s, const char *text,
                          const run_result *t)
 {
+    int rotation = !t->paired_throttled && t->paired_stop && !strcmp(t->paired_stop, "throttled") &&
+                   !(t->graph_stop && !strcmp(t->graph_stop, "throttled"));
     gate_check *c = t->paired_throttled
         ? add(o, CHECK_BOUND, phase, s, 0, "throttled: %s at %s: all %zu rounds of the point's rotation "
               "with %s fell under clock events; measure it again", t->impl, text, t->discarded_pairs,
               t->paired_throttled_baseline)
+        : rotation
+        ? add(o, CHECK_BOUND, phase, s, 0, "throttled: %s at %s: its rotation with %s stopped with %zu pairs "
+              "discarded for clock events (the run's discard limit); measure it again", t->impl, text,
+              t->paired_baseline ? t->paired_baseline : "the baseline", t->discarded_pairs)
         : add(o, CHECK_BOUND, phase, s, 0, "throttled: %s at %s stopped sampling with %zu samples "
               "discarded for clock events (the run's discard limit); measure it again", t->impl, text,
               t->discarded);

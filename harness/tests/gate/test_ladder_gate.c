@@ -152,6 +152,17 @@ static void mark_paired_throttled(json_t *doc, const char *impl)
                         json_pack("{s:s, s:i}", "baseline", "sdpa_cudnn", "discarded_pairs", 10));
 }
 
+/* Marks impl at the non-causal headline shape as a rotation that stopped past the discard
+ * limit with pairs kept: paired.stop "throttled", 12 pairs discarded (point_ratios.c). */
+static void mark_rotation_throttled(json_t *doc, const char *impl)
+{
+    json_t *res = headline_result(doc, impl);
+    json_object_set_new(res, "paired",
+                        json_pack("{s:s, s:s, s:[f,f], s:[f,f], s:s, s:{s:i}}", "baseline", "sdpa_cudnn",
+                                  "design", "rotation", "impl_us", 9.0, 9.1, "baseline_us", 19.0, 19.2,
+                                  "stop", "throttled", "clock", "discarded_pairs", 12));
+}
+
 /* The message of the one failed 06_tiling bound check of doc (bound 0.95). */
 static void throttled_message_06(json_t *doc, char *msg, size_t len)
 {
@@ -187,6 +198,14 @@ static void throttled_message_names_its_cause(void **st)
     throttled_message_06(doc, msg, sizeof msg);
     assert_string_equal(msg, "throttled: 06_tiling at 1x8x512x64 stopped sampling with 40 samples discarded "
                              "for clock events (the run's discard limit); measure it again");
+    json_decref(doc);
+    /* a rotation that stopped past its discard limit with pairs kept (graph sampling clean)
+     * names its discarded pairs, not the graph's 0 samples */
+    doc = load_accepted();
+    mark_rotation_throttled(doc, "06_tiling");
+    throttled_message_06(doc, msg, sizeof msg);
+    assert_string_equal(msg, "throttled: 06_tiling at 1x8x512x64: its rotation with sdpa_cudnn stopped with "
+                             "12 pairs discarded for clock events (the run's discard limit); measure it again");
     json_decref(doc);
 }
 
