@@ -392,6 +392,7 @@ check-scripts:
 	@$(PYTHON) ci/checks/test_plant_rules.py
 	@bash ci/checks/test_study_tools.sh
 	@$(PYTHON) ci/checks/test_torch_sdpa.py
+	@bash ci/checks/test_check_bridge.sh
 	@bash ci/checks/test_sass_loops.sh
 	@$(PYTHON) ci/checks/test_times.py --self-test
 # the drift gate on every committed run, once (ci/checks/drift_runs.sh)

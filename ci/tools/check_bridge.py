@@ -15,9 +15,15 @@ product through the bridge) and checks that derived.ratio says "bridged" and nam
 bridge. Exit 0 when every external row with pairs is bridged, 1 when one is not (a run of
 the old method, or the bridge missing from the run), 2 on bad usage.
 
-usage: python3 ci/tools/check_bridge.py RUN.json[.gz] [--rung 11_split_keys]"""
+With --direct LOG (the session's torch_sdpa.log, whose rotation timed the rung beside the
+bridge and PyTorch's cuDNN in one process): the rung's direct ratio to PyTorch's cuDNN
+there (the quotient of their paired ratios to the bridge in that table), the bridged one
+beside it, their difference, and a count of the shapes within 1%.
+
+usage: python3 ci/tools/check_bridge.py RUN.json[.gz] [--rung 11_split_keys] [--direct LOG]"""
 import argparse
 import gzip
+import re
 import json
 import statistics
 import sys
@@ -44,11 +50,42 @@ def paired_median(res):
     return statistics.median(q) if q else None
 
 
+def direct_ratios(log, rung):
+    """{shape key: the rung's ratio to torch_cudnn} from the final table of a torch_sdpa.py
+    log ("paired ratio / BRIDGE" then one line a shape: its text, then "m [lo,hi] n=N" a
+    column). Shapes print as BxHxSQxSKVxD[ causal]."""
+    lines = log.splitlines()
+    head = [i for i, l in enumerate(lines) if l.startswith("paired ratio / ")]
+    if not head:
+        raise SystemExit("check_bridge: --direct: no 'paired ratio / ...' table in the log")
+    cols = lines[head[-1]].split()[4:]
+    if rung not in cols or "torch_cudnn" not in cols:
+        raise SystemExit(f"check_bridge: --direct: the log's table has no {rung} or torch_cudnn column: {cols}")
+    out = {}
+    for l in lines[head[-1] + 1:]:
+        m = re.match(r"^(\d+)x(\d+)x(\d+)x(\d+)x(\d+)( causal)?\s+(.*)$", l)
+        if not m:
+            break
+        vals = re.findall(r"(\d+\.\d+) \[[\d.]+,[\d.]+\] n=\d+", m.group(7))
+        if len(vals) != len(cols):
+            raise SystemExit(f"check_bridge: --direct: {len(vals)} values for {len(cols)} columns: {l!r}")
+        v = dict(zip(cols, map(float, vals)))
+        k = tuple(int(m.group(i)) for i in range(1, 6)) + (1 if m.group(6) else 0,)
+        out[k] = v[rung] / v["torch_cudnn"]
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("run")
     ap.add_argument("--rung", default="11_split_keys", help="the rung read against PyTorch's cuDNN")
+    ap.add_argument("--direct", help="the session's torch_sdpa.log: the rung timed in PyTorch's process")
     a = ap.parse_args(argv)
+    direct = None
+    if a.direct:
+        with open(a.direct) as f:
+            direct = direct_ratios(f.read(), a.rung)
+    within = compared = 0
     doc = load(a.run)
     base = doc["method"]["baseline"]
     kinds = {i["name"]: i.get("kind") for i in doc["implementations"]}
@@ -91,8 +128,16 @@ def main(argv=None):
             out.append(f"cuDNNs differ {100 * (ratios['sdpa_cudnn_torch'] - 1):+.1f}%")
         rung = rows.get((a.rung, k))
         if rung and "torch_cudnn" in ratios and paired_median(rung):
-            out.append(f"{a.rung} / torch_cudnn {paired_median(rung) / ratios['torch_cudnn']:.3f}")
+            bridged = paired_median(rung) / ratios["torch_cudnn"]
+            out.append(f"{a.rung} / torch_cudnn {bridged:.3f}")
+            if direct is not None and k in direct:
+                diff = bridged / direct[k] - 1
+                compared += 1
+                within += abs(diff) <= 0.01
+                out.append(f"direct {direct[k]:.3f} ({100 * diff:+.1f}%)")
         print(f"{text(k):26s} " + "; ".join(out))
+    if direct is not None:
+        print(f"{a.rung}: bridged within 1% of the direct one-process ratio at {within} of {compared} shapes")
     if not shapes:
         print("no external rows: the run was made without --external")
         bad = 1

@@ -491,7 +491,7 @@ def abi_prepare(torch, lib, s, q, k, v, ref, rows, ref_kind, args, types, cleanu
         torch.cuda.synchronize()
     except RuntimeError as e:
         return {"supported": False, "reason": str(e)[:600], "init_note": note}, None
-    res = {"supported": True, "init_note": note,
+    res = {"supported": True, "reason": None, "init_note": note,
            "correctness": compare(torch, o, ref, rows, ref_kind)}
     if not res["correctness"]["pass"]:
         return res, None

@@ -55,6 +55,9 @@ static int written_is_original(const json_t *w, const json_t *o, const char *pat
             char sub[512];
             snprintf(sub, sizeof sub, *path ? "%s.%s" : "%s%s", path, k);
             json_t *ov = json_object_get(o, k);
+            /* a supported row's reason is null: the C baseline's row from PyTorch's process
+             * (sdpa_cudnn_torch, build 727334b) left the key out, which reads the same */
+            if (!ov && !strcmp(k, "reason") && json_is_null(v)) continue;
             if (!ov) {
                 snprintf(where, len, "%s: written, absent from the original", sub);
                 return -1;

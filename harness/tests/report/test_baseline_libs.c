@@ -1,8 +1,9 @@
 /* test_baseline_libs.c: the report names each baseline's library and draws an external
  * baseline at the run baseline's time times its paired ratio (report/baseline_libs.h), and
  * quotes the paired method's targets from the accepted runs (report/targets.h). Read from
- * the committed H200 reference run (build 64ae353: PyTorch's rows of the method before
- * the bridge), then with its rows re-pointed at rung 10 as a bridged run writes them. */
+ * the committed H200 reference run (build 727334b: PyTorch's rows bridged through rung 10,
+ * the C baseline on PyTorch's cuDNN among them), then with its rows re-pointed at
+ * `sdpa_cudnn` as a run of the method before the bridge wrote them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,8 +16,8 @@
 #include "report/baseline_libs.h"
 #include "report/targets.h"
 
-#define H200_REF "evidence/nvidia-h200/20261201T212315Z_64ae353.json.gz"
-#define H200_SECOND "evidence/nvidia-h200/20261201T213302Z_64ae353.json.gz"
+#define H200_REF "evidence/nvidia-h200/20261202T020505Z_727334b.json.gz"
+#define H200_SECOND "evidence/nvidia-h200/20261202T015624Z_727334b.json.gz"
 
 static run_data g_run;
 static const attn_shape THROUGHPUT = { 4, 16, 4096, 4096, 128, 0, 0 };
@@ -58,12 +59,21 @@ static void has(const char *text, const char *words)
     if (!strstr(text, words)) fail_msg("'%s' does not say '%s'", text, words);
 }
 
+/* Re-pointed at `sdpa_cudnn` as the method before the bridge wrote PyTorch's rows: the
+ * paragraph says so, and names both libraries. */
 static void the_old_method_is_named_and_both_libraries_too(void **st)
 {
     (void)st;
     char lib[96];
     report_baseline_library(lib, sizeof lib, &g_run);
     assert_string_equal(lib, "cuDNN 9.14.0 (the machine's)");
+    const char **was = calloc(g_run.n_results, sizeof *was);
+    assert_non_null(was);
+    for (size_t k = 0; k < g_run.n_results; k++) {
+        was[k] = g_run.results[k].paired_baseline;
+        if (!strncmp(g_run.results[k].impl, "torch_", 6) && g_run.results[k].n_paired)
+            g_run.results[k].paired_baseline = "sdpa_cudnn";
+    }
     run_result *x = (run_result *)run_find(&g_run, "torch_cudnn", &THROUGHPUT);
     assert_non_null(x);
     assert_int_equal(report_external_source(&g_run, x), EXTERNAL_OLD_METHOD);
@@ -73,6 +83,8 @@ static void the_old_method_is_named_and_both_libraries_too(void **st)
     has(text, "This run predates the bridge");
     has(text, "the gate judges every rung against it");
     free(text);
+    for (size_t k = 0; k < g_run.n_results; k++) g_run.results[k].paired_baseline = was[k];
+    free(was);
 }
 
 /* An external's time is the baseline's median times its ratio, not its own clock. */
@@ -88,36 +100,21 @@ static void an_external_is_drawn_at_the_baseline_time_times_its_ratio(void **st)
     assert_true(fabs(us / x->median_us - 1) > 1e-3);
 }
 
-/* Re-pointed at rung 10 as a bridged run writes it, with the C baseline on PyTorch's cuDNN
- * among the externals: the paragraph says where the two cuDNNs differ past 2%. */
+/* The bridged run as committed: the paragraph names the bridge and lists the shapes
+ * where the two cuDNNs differ past 2% (4x32x4096x64: 9.19 about 12% slower), not those
+ * where they agree (4x16x4096x128, within 1%). */
 static void a_bridged_run_shows_where_the_two_cudnns_differ(void **st)
 {
     (void)st;
-    const char **was = calloc(g_run.n_results, sizeof *was);
-    assert_non_null(was);
-    for (size_t k = 0; k < g_run.n_results; k++) {
-        was[k] = g_run.results[k].paired_baseline;
-        if (!strncmp(g_run.results[k].impl, "torch_", 6) && g_run.results[k].n_paired)
-            g_run.results[k].paired_baseline = "10_latency";
-    }
     run_result *x = (run_result *)run_find(&g_run, "torch_cudnn", &THROUGHPUT);
-    const char *impl = x->impl;
+    assert_non_null(x);
     assert_int_equal(report_external_source(&g_run, x), EXTERNAL_PAIRED);
-    x->impl = REPORT_ON_TORCH_CUDNN;
-    double q, lo, hi;
-    assert_int_equal(result_ratio(&g_run, x, "sdpa_cudnn", &q, &lo, &hi), 0);
     char *text = paragraph();
     has(text, "beside a rung timed in both processes (the bridge)");
-    if (fabs(q - 1) > 0.02) {
-        has(text, "| 4x16x4096x128 |");
-        has(text, "The two cuDNNs differ by more than 2% at 1 of the 1 shapes");
-    } else {
-        has(text, "The two cuDNNs agree within 2% at all 1 shapes");
-    }
+    has(text, "The two cuDNNs differ by more than 2% at");
+    has(text, "| 4x32x4096x64 |");
+    if (strstr(text, "| 4x16x4096x128 |")) fail_msg("'%s' lists 4x16x4096x128, where the cuDNNs agree", text);
     free(text);
-    x->impl = impl;
-    for (size_t k = 0; k < g_run.n_results; k++) g_run.results[k].paired_baseline = was[k];
-    free(was);
 }
 
 static void targets_from_the_accepted_runs(void **st)
@@ -127,8 +124,12 @@ static void targets_from_the_accepted_runs(void **st)
     size_t n;
     double lo, hi;
     assert_int_equal(report_same_kernel_spread(runs, 1, &n, &lo, &hi), 0);
-    /* rung 10 against 09 and 11 against 10 where their init notes agree: within 1% */
-    assert_true(n >= 90 && lo < 0 && hi > 0 && lo > -0.01 && hi < 0.01);
+    /* rung 10 against 09, 11 against 10 and 12 against 11 where their init notes agree: the
+     * extremes are both at the 4 us headline 1x8x512x64, 11 over 10 -1.15% and 12 over 11
+     * +1.16% (the medians of the per-round quotients, computed apart from the harness) */
+    assert_true(n >= 90);
+    if (!(lo > -0.0120 && lo < -0.0110 && hi > 0.0110 && hi < 0.0120))
+        fail_msg("same-kernel spread %.4f..%.4f, expected -0.0115..+0.0116", lo, hi);
     size_t rows, within;
     report_reproduction(&g_run, &g_run, 0.02, &rows, &within);
     assert_true(rows > 500 && within == rows);
