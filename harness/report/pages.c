@@ -12,6 +12,7 @@
 #include "report/targets.h"
 #include "evidence/result_ratio.h"
 #include "evidence/run_lists.h"
+#include "measure/l2_copies.h"
 #include "core/files.h"
 #include "core/numfmt.h"
 #include "core/text_safe.h"
@@ -598,6 +599,39 @@ static void plot_img(FILE *f, const char *dir, const char *slug, const char *wha
     fprintf(f, "![%s](%splots/%s)\n\n", alt, dir, name);
 }
 
+/* Where a rung or the baseline read K and V cold (rotated copies, or K and V many times
+ * the L2) faster than the device copies: those figures are drawn as the rows' own (they
+ * are DRAM reads), and this says why they may pass the copy line and by how much. A copy
+ * writes as many bytes as it reads; a decode step only reads. Nothing when none does. */
+static void cold_reads_note(FILE *f, const run_data *r)
+{
+    if (!(r->dram_gbps > 0)) return;
+    long n = 0;
+    double worst = 0;
+    const run_result *w = NULL;
+    for (size_t k = 0; k < r->n_results; k++) {
+        const run_result *x = &r->results[k];
+        if (!x->timed || !x->tag || strcmp(x->tag, "decode") || !isfinite(x->gbps)) continue;
+        if (x->l2_state != L2_ROTATED && x->l2_state != L2_COLD_BY_SIZE) continue;
+        const run_impl *im = run_find_impl(r, x->impl);
+        if (!im || !strcmp(im->kind, "external")) continue;   /* timed in another process */
+        double over = x->gbps / r->dram_gbps - 1;
+        if (!(over > 0)) continue;
+        if (!n++ || over > worst) {
+            worst = over;
+            w = x;
+        }
+    }
+    if (!n) return;
+    char shape[96];
+    run_shape_text(&w->shape, shape, sizeof shape);
+    fprintf(f, "Cold reads past the copy: at %ld of the decode points a rung or the baseline read K and V "
+            "(cold in L2) faster than the device copies, %.0f GB/s, by up to %+.1f%% (%s at %s): a copy "
+            "writes as many bytes as it reads and a decode step only reads, so the copy's rate bounds a copy, "
+            "not a read stream; the harness measures no read-only ceiling yet.\n\n",
+            n, r->dram_gbps, 100 * worst, w->impl, shape);
+}
+
 /* The decode plot, or, for a reference run from before the decode sweep (no plot is
  * drawn: it would be empty, a gap), one line saying so and what adds the points. */
 static void decode_plot_or_note(FILE *f, const report_gpu *g)
@@ -614,6 +648,7 @@ static void decode_plot_or_note(FILE *f, const report_gpu *g)
     else if (report_has_decode(g->ref, 0))
         fprintf(f, "No batched-decode plot: this reference run predates the batched decode points (batch 4-32; "
                 "`attnladder run --sweep` adds them).\n\n");
+    cold_reads_note(f, g->ref);
 }
 
 /* A measured number with its unit, or "not measured" (a run made with --no-ceilings). */
