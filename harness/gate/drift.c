@@ -2,6 +2,7 @@
 #include "gate/drift.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 int drift_reference(const double *ratios, size_t k, double pooled, const drift_params *p, drift_ref *out)
 {
@@ -41,7 +42,27 @@ double drift_pooled(const drift_ref *rows, size_t n)
 
 drift_verdict drift_decide(const drift_ref *r, double now, double now_lo, double now_hi)
 {
-    double up = r->center * (1 + r->tol), down = r->center / (1 + r->tol);
+    return drift_decide_moved(r, 1, now, now_lo, now_hi);
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+double drift_shape_move(double *logs, size_t n, size_t min_rows)
+{
+    if (min_rows == 0 || n < min_rows) return 1;
+    qsort(logs, n, sizeof *logs, cmp_double);
+    double med = n % 2 ? logs[n / 2] : (logs[n / 2 - 1] + logs[n / 2]) / 2;
+    return isfinite(med) ? exp(med) : 1;
+}
+
+drift_verdict drift_decide_moved(const drift_ref *r, double move, double now, double now_lo, double now_hi)
+{
+    double up = r->center * (1 + r->tol) * (move > 1 ? move : 1);
+    double down = r->center / (1 + r->tol) * (move < 1 ? move : 1);
     if (now_lo > up) return DRIFT_SLOWER;
     if (now_hi < down) return DRIFT_FASTER;
     if (now > up || now < down) return DRIFT_UNSURE;

@@ -20,6 +20,11 @@ typedef struct {
     double floor_paired; /* the same for an accepted set whose every run measured its ratios
                           * in rotation (run_data.ratio_rotation): their between-session
                           * spread is a few times smaller (gate.json's drift note) */
+    double floor_other_gpu; /* the paired floor where the run under test was measured on a
+                          * GPU that none of the runs it is judged against was: a set's
+                          * spread knows the GPUs it was measured on, not another's */
+    size_t shape_rows;   /* rows in rotation a shape needs for its move to count
+                          * (drift_shape_move); 0: no move is ever taken */
 } drift_params;
 
 typedef struct {
@@ -51,6 +56,20 @@ void drift_settle(drift_ref *r, double pooled, const drift_params *p);
 double drift_pooled(const drift_ref *rows, size_t n);
 
 drift_verdict drift_decide(const drift_ref *r, double now, double now_lo, double now_hi);
+
+/* The move of a shape: exp of the median of the n log changes (log(ratio now / centre)) of
+ * the rows in rotation at the shape, when n >= min_rows (and min_rows > 0), else 1. The
+ * rows of one rotation share the baseline's rounds, so a move of the baseline (or of the
+ * machine under every rung alike) moves all their ratios by one factor; a change to one
+ * rung, or to fewer than half of them, cannot set the median. Sorts logs. */
+double drift_shape_move(double *logs, size_t n, size_t min_rows);
+
+/* drift_decide with the shape's move: slower only when the CI lies above centre x (1 +
+ * tol) and above centre x move x (1 + tol), faster only below both centre / (1 + tol) and
+ * centre x move / (1 + tol). The move excuses a row only the way the shape moved: a row
+ * that stayed where the set has it while the others moved is within, as without it.
+ * move 1 is drift_decide. */
+drift_verdict drift_decide_moved(const drift_ref *r, double move, double now, double now_lo, double now_hi);
 const char *drift_verdict_name(drift_verdict v);   /* "within", "slower", ... */
 
 #endif
