@@ -196,6 +196,12 @@ fi
 grep -q "baseline changed: cuDNN 9.19.0 in this run" "$tmp/lib3.md" && grep -q "^\*\*0 slower, 0 faster, 0 unsure, 0 within" "$tmp/lib3.md" ||
   note "compare of another cuDNN: expected 'baseline changed' and no row judged: $(grep -m1 slower "$tmp/lib3.md")"
 plant 11_split_keys 1x8x1x1024x128 1.36   # the run as recorded again, for the count below
+# gate --against REF names each judged row's change with its CI: rung 11's +36% there, not
+# the reference's ratio in its place
+n=$((n + 1))
+"$bin" gate "$planted" --against "evidence/$slug/$first" --evidence "$tmp/ev" --brief > "$tmp/ref.txt" 2>&1
+grep -qE "^  11_split_keys +1x8x1:1024x128 +FAIL +slower: ratio .*; change \+3[67]\.[0-9]% \[\+3[0-9]\.[0-9]%, \+[34][0-9]\.[0-9]%\]" "$tmp/ref.txt" ||
+  note "gate --against REF, rung 11 +36%: expected its change and CI in the row: $(grep -m1 -E '11_split_keys +1x8x1:1024x128' "$tmp/ref.txt")"
 # the drift gate judges every phase row of a complete run that the set has too
 judged=$(sed -n 's/^drift gate: [A-Z ]* (\([0-9]*\) of \([0-9]*\) rows.*/\2/p' "$tmp/p.txt")
 rows=$(python3 -c "

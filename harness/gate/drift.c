@@ -2,6 +2,7 @@
 #include "gate/drift.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 int drift_reference(const double *ratios, size_t k, double pooled, const drift_params *p, drift_ref *out)
@@ -78,4 +79,14 @@ const char *drift_verdict_name(drift_verdict v)
     case DRIFT_UNSURE: return "unsure";
     }
     return "?";
+}
+
+void drift_move_note(char *buf, size_t len, drift_verdict plain, drift_verdict v, double move)
+{
+    if (plain == v) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    snprintf(buf, len, " (the shape's rows in rotation moved %+.1f%%: %s against the centre alone)",
+             (move - 1) * 100, drift_verdict_name(plain));
 }

@@ -72,4 +72,9 @@ double drift_shape_move(double *logs, size_t n, size_t min_rows);
 drift_verdict drift_decide_moved(const drift_ref *r, double move, double now, double now_lo, double now_hi);
 const char *drift_verdict_name(drift_verdict v);   /* "within", "slower", ... */
 
+/* What a row's verdict owes to its shape's move, for every table that shows one: "" when
+ * the move changed nothing, else " (the shape's rows in rotation moved +4.8%: slower
+ * against the centre alone)". plain: drift_decide's verdict, v: drift_decide_moved's. */
+void drift_move_note(char *buf, size_t len, drift_verdict plain, drift_verdict v, double move);
+
 #endif

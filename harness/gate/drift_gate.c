@@ -229,8 +229,8 @@ void drift_print(FILE *f, const gate_config *c, const drift_outcome *o, int brie
             "runs' spread of log ratios, at least the spread pooled over the phases at that shape)\n",
             o->floor * 100, c->drift.k_sigma);
     if (c->drift.shape_rows)
-        fprintf(f, "  and, for a row in rotation, above that times its shape's move when the rows in rotation "
-                "there (at least %zu) moved up together (the median of their changes): the baseline's move\n",
+        fprintf(f, "  and, for a row in rotation, past that times its shape's move the way the shape moved (the "
+                "median change of the rows in rotation there, at least %zu: the baseline's move)\n",
                 c->drift.shape_rows);
     fprintf(f, "  %-22s %-24s %-7s %-8s %-26s %s\n", "phase", "shape", "result", "runs", "ratio now [CI]",
             "centre, tolerance (the smallest drift it can flag)");
@@ -242,9 +242,11 @@ void drift_print(FILE *f, const gate_config *c, const drift_outcome *o, int brie
         pct(b, sizeof b, r->now / r->ref.center - 1);
         char now[64];
         snprintf(now, sizeof now, "%.4g [%.4g, %.4g]", r->now, r->now_lo, r->now_hi);
-        fprintf(f, "  %-22s %-24s %-7s %-8zu %-26s %.4g (now %s), tol %s (spread %.2f%%, pooled %.2f%%)\n",
+        char moved[128];
+        drift_move_note(moved, sizeof moved, r->plain, r->verdict, r->move);
+        fprintf(f, "  %-22s %-24s %-7s %-8zu %-26s %.4g (now %s), tol %s (spread %.2f%%, pooled %.2f%%)%s\n",
                 r->phase, text, drift_verdict_name(r->verdict), r->ref.k, now, r->ref.center, b, a,
-                r->ref.spread * 100, r->pooled * 100);
+                r->ref.spread * 100, r->pooled * 100, moved);
     }
     if (o->skipped)
         fprintf(f, "  (%zu phase/shape pair%s not compared: no ratio in this run or in any reference run)\n",
