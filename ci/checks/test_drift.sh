@@ -128,7 +128,8 @@ n=$((n + 1))
 { [ "$rc" = 1 ] && grep -qE "^  11_split_keys +4x16x4096x128 causal +slower .*tol \+3\.0%" "$tmp/p.txt"; } ||
   note "11_split_keys +5% at 4x16x4096x128 causal (tolerance 3%): expected a 'slower' row, got exit $rc"
 # on another GPU than every run of the set's (context.gpu.uuid), the paired floor is
-# drift.floor_other_gpu: the 5% slower row passes, said so; 8% slower still fails
+# drift.floor_other_gpu: the 5% slower row does not block (unsure at most), said so; 8%
+# slower still fails
 other_gpu() { python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1])); d['context']['gpu']['uuid'] = 'GPU-00000000-0000-0000-0000-000000000001'; json.dump(d, open(sys.argv[1], 'w'))" "$planted"; }
@@ -136,14 +137,22 @@ other_gpu
 n=$((n + 1))
 "$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 { [ "$rc" = 0 ] && grep -q "this run's GPU is none of the set's (context.gpu.uuid): rows in rotation take the floor of another GPU, 5%" "$tmp/p.txt" &&
-  grep -qE "^  11_split_keys +4x16x4096x128 causal +within .*tol \+5\.0%" "$tmp/p.txt"; } ||
-  note "11_split_keys +5% at 4x16x4096x128 causal on another GPU: expected within at the 5% floor, said so, got exit $rc"
+  grep -qE "^  11_split_keys +4x16x4096x128 causal +(within|unsure) .*tol \+5\.0%" "$tmp/p.txt"; } ||
+  note "11_split_keys +5% at 4x16x4096x128 causal on another GPU: expected it not slower at the 5% floor, said so, got exit $rc"
 plant 11_split_keys 4x16x4096x128c 1.08
 other_gpu
 n=$((n + 1))
 "$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 { [ "$rc" = 1 ] && grep -qE "^  11_split_keys +4x16x4096x128 causal +slower .*tol \+5\.0%" "$tmp/p.txt"; } ||
   note "11_split_keys +8% at 4x16x4096x128 causal on another GPU: expected a 'slower' row, got exit $rc"
+# a run whose rows at a shape sit a little above the set's centre together (the first
+# accepted run at 64x16x256x256x128: +0.6%) is not a shape that moved: rung 11 5% slower
+# there (tolerance 4.5%) is still caught (drift.shape_move_floor: only a move past 1% counts)
+plant 11_split_keys 64x16x256x128 1.05
+n=$((n + 1))
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+{ [ "$rc" = 1 ] && grep -qE "^  11_split_keys +64x16x256x128 +slower" "$tmp/p.txt"; } ||
+  note "11_split_keys +5% at 64x16x256x128 (its shape's rows +0.6% together): expected a 'slower' row, got exit $rc: $(grep -m1 -E '^  11_split_keys +64x16x256x128 ' "$tmp/p.txt")"
 # rows that move together: every rung 5% slower at that shape is the baseline's move (its
 # rotation's rounds moved every quotient alike, as between two machines), not a rung's:
 # no row slower, the shape's move printed; one rung 5% slower beside four 5% faster is
@@ -167,7 +176,7 @@ shape_all 4x16x4096x128c 1.05
 n=$((n + 1))
 "$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 if [ "$rc" != 0 ] || grep -qE "^  [0-9a-z_]+ +4x16x4096x128 causal +slower" "$tmp/p.txt" ||
-   ! grep -qE "^  shape 4x16x4096x128 causal: the rotation's rows moved \+[45]\.[0-9]%" "$tmp/p.txt"; then
+   ! grep -qE "^  shape 4x16x4096x128 causal: the rotation's rows moved \+[34]\.[0-9]% past 1%" "$tmp/p.txt"; then
   note "every rung +5% at 4x16x4096x128 causal: expected no slower row and the shape's move printed, got exit $rc"
   grep -E "4x16x4096x128 causal|drift gate" "$tmp/p.txt" | head -12 >&2
 fi
@@ -176,7 +185,7 @@ fi
 n=$((n + 2))
 "$bin" gate "$planted" --against "evidence/$slug/$first" --evidence "$tmp/ev" > "$tmp/r.txt" 2>&1
 if grep -qE "^  [0-9a-z_]+ +4x16x4096x128 causal +FAIL +slower" "$tmp/r.txt" ||
-   ! grep -qE "^  11_split_keys +4x16x4096x128 causal +pass +within: .*\(the shape's rows in rotation moved \+[45]\.[0-9]%: slower against the centre alone\)" "$tmp/r.txt"; then
+   ! grep -qE "^  11_split_keys +4x16x4096x128 causal +pass +within: .*\(the shape's rows in rotation moved \+[34]\.[0-9]% past 1%: slower against the centre alone\)" "$tmp/r.txt"; then
   note "every rung +5% at 4x16x4096x128 causal, gate --against REF: expected no slower row, the move named"
   grep -E "4x16x4096x128 causal" "$tmp/r.txt" | head -4 >&2
 fi

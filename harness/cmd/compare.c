@@ -84,7 +84,7 @@ static void print_row(FILE *f, const reg_row *w, const gate_config *cfg)
            bhi = w->judged ? w->ratio_hi : c->now_hi;
     int bold = w->judged && w->verdict == DRIFT_SLOWER;
     char moved[128] = "";
-    if (w->judged) drift_move_note(moved, sizeof moved, w->plain, w->verdict, w->move);
+    if (w->judged) drift_move_note(moved, sizeof moved, &cfg->drift, w->plain, w->verdict, w->move);
     fprintf(f, "| %s | %s | %s %s | %s %s | %s [%s, %s] | %s | %s%s%s%s |\n", w->impl, shape,
             fmt_num(a1, sizeof a1, c->ref), fmt_ci(a2, sizeof a2, c->ref_lo, c->ref_hi),
             fmt_num(b1, sizeof b1, bn), fmt_ci(b2, sizeof b2, blo, bhi),

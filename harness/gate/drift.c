@@ -52,12 +52,14 @@ static int cmp_double(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-double drift_shape_move(double *logs, size_t n, size_t min_rows)
+double drift_shape_move(double *logs, size_t n, const drift_params *p)
 {
-    if (min_rows == 0 || n < min_rows) return 1;
+    if (p->shape_rows == 0 || n < p->shape_rows) return 1;
     qsort(logs, n, sizeof *logs, cmp_double);
     double med = n % 2 ? logs[n / 2] : (logs[n / 2 - 1] + logs[n / 2]) / 2;
-    return isfinite(med) ? exp(med) : 1;
+    double dead = log1p(p->shape_floor);
+    if (!isfinite(med) || fabs(med) <= dead) return 1;
+    return exp(med > 0 ? med - dead : med + dead);
 }
 
 drift_verdict drift_decide_moved(const drift_ref *r, double move, double now, double now_lo, double now_hi)
@@ -81,12 +83,13 @@ const char *drift_verdict_name(drift_verdict v)
     return "?";
 }
 
-void drift_move_note(char *buf, size_t len, drift_verdict plain, drift_verdict v, double move)
+void drift_move_note(char *buf, size_t len, const drift_params *p, drift_verdict plain, drift_verdict v,
+                     double move)
 {
     if (plain == v) {
         snprintf(buf, len, "%s", "");
         return;
     }
-    snprintf(buf, len, " (the shape's rows in rotation moved %+.1f%%: %s against the centre alone)",
-             (move - 1) * 100, drift_verdict_name(plain));
+    snprintf(buf, len, " (the shape's rows in rotation moved %+.1f%% past %.0f%%: %s against the centre alone)",
+             (move - 1) * 100, p->shape_floor * 100, drift_verdict_name(plain));
 }

@@ -79,7 +79,7 @@ static int apply_shape_moves(const gate_config *c, drift_outcome *o)
         rotation[i] = o->rows[i].rotation;
         lc[i] = log(o->rows[i].now / o->rows[i].ref.center);
     }
-    if (rc == 0) rc = drift_shape_moves(o->n, shapes, rotation, lc, c->drift.shape_rows, move, rows);
+    if (rc == 0) rc = drift_shape_moves(o->n, shapes, rotation, lc, &c->drift, move, rows);
     for (size_t i = 0; i < o->n && rc == 0; i++) {
         drift_row *r = &o->rows[i];
         if (!r->rotation) continue;   /* a row of separate medians shares no round with them */
@@ -178,7 +178,7 @@ int gate_drift(const gate_config *c, const run_data *run, const run_data *refs, 
 static void pct(char *buf, size_t len, double x) { snprintf(buf, len, "%+.1f%%", x * 100); }
 
 /* The shapes whose move let a row through, each once, with the move and how many. */
-static void print_moves(FILE *f, const drift_outcome *o)
+static void print_moves(FILE *f, const gate_config *c, const drift_outcome *o)
 {
     char text[96];
     for (size_t i = 0; i < o->n; i++) {
@@ -193,9 +193,10 @@ static void print_moves(FILE *f, const drift_outcome *o)
         }
         if (first != i || !let) continue;
         run_shape_text(&r->shape, text, sizeof text);
-        fprintf(f, "  shape %s: the rotation's rows moved %+.1f%% (median of %zu rows), the baseline's move "
-                "there, not a rung's: %zu row%s past %s tolerance against the centre alone, within with the move\n",
-                text, (r->move - 1) * 100, r->move_rows, let, let == 1 ? "" : "s", let == 1 ? "its" : "their");
+        fprintf(f, "  shape %s: the rotation's rows moved %+.1f%% past %.0f%% (median of %zu rows), the baseline's "
+                "move there, not a rung's: %zu row%s past %s tolerance against the centre alone, within with the "
+                "move\n", text, (r->move - 1) * 100, c->drift.shape_floor * 100, r->move_rows, let,
+                let == 1 ? "" : "s", let == 1 ? "its" : "their");
     }
 }
 
@@ -230,8 +231,8 @@ void drift_print(FILE *f, const gate_config *c, const drift_outcome *o, int brie
             o->floor * 100, c->drift.k_sigma);
     if (c->drift.shape_rows)
         fprintf(f, "  and, for a row in rotation, past that times its shape's move the way the shape moved (the "
-                "median change of the rows in rotation there, at least %zu: the baseline's move)\n",
-                c->drift.shape_rows);
+                "median change of the rows in rotation there, at least %zu, past %.0f%%: the baseline's move)\n",
+                c->drift.shape_rows, c->drift.shape_floor * 100);
     fprintf(f, "  %-22s %-24s %-7s %-8s %-26s %s\n", "phase", "shape", "result", "runs", "ratio now [CI]",
             "centre, tolerance (the smallest drift it can flag)");
     for (size_t i = 0; i < o->n; i++) {
@@ -243,7 +244,7 @@ void drift_print(FILE *f, const gate_config *c, const drift_outcome *o, int brie
         char now[64];
         snprintf(now, sizeof now, "%.4g [%.4g, %.4g]", r->now, r->now_lo, r->now_hi);
         char moved[128];
-        drift_move_note(moved, sizeof moved, r->plain, r->verdict, r->move);
+        drift_move_note(moved, sizeof moved, &c->drift, r->plain, r->verdict, r->move);
         fprintf(f, "  %-22s %-24s %-7s %-8zu %-26s %.4g (now %s), tol %s (spread %.2f%%, pooled %.2f%%)%s\n",
                 r->phase, text, drift_verdict_name(r->verdict), r->ref.k, now, r->ref.center, b, a,
                 r->ref.spread * 100, r->pooled * 100, moved);
@@ -255,7 +256,7 @@ void drift_print(FILE *f, const gate_config *c, const drift_outcome *o, int brie
         fprintf(f, "  (%zu phase/shape pair%s not judged: inputs kept cold in L2 in this run and not in a "
                 "reference run, or the other way: another measurement, not a drift)\n",
                 o->method_changed, o->method_changed == 1 ? "" : "s");
-    print_moves(f, o);
+    print_moves(f, c, o);
     print_counts(f, o);
 }
 

@@ -161,7 +161,7 @@ const drift_params *drift_params_for_runs(const drift_spread *s, const gate_conf
 }
 
 int drift_shape_moves(size_t n, const attn_shape *const *shapes, const int *rotation, const double *lc,
-                      size_t min_rows, double *move, size_t *rows)
+                      const drift_params *p, double *move, size_t *rows)
 {
     double *logs = malloc((n + 1) * sizeof *logs);
     if (!logs) return -1;
@@ -170,7 +170,7 @@ int drift_shape_moves(size_t n, const attn_shape *const *shapes, const int *rota
         for (size_t j = 0; j < n; j++)
             if (rotation[j] && run_same_shape(shapes[j], shapes[i])) logs[m++] = lc[j];
         rows[i] = m;
-        move[i] = drift_shape_move(logs, m, min_rows);
+        move[i] = drift_shape_move(logs, m, p);
     }
     free(logs);
     return 0;

@@ -60,9 +60,9 @@ int drift_other_gpu(const drift_spread *s, const run_data *a, const run_data *b)
 
 /* The move of each of n rows' shape (gate/drift.h, drift_shape_move): move[i] the move of
  * shapes[i] from the log changes lc of the rows at that shape with rotation set, when at
- * least min_rows of them (else 1), rows[i] their count. 0, or -1 out of memory. */
+ * least p->shape_rows of them (else 1), rows[i] their count. 0, or -1 out of memory. */
 int drift_shape_moves(size_t n, const attn_shape *const *shapes, const int *rotation, const double *lc,
-                      size_t min_rows, double *move, size_t *rows);
+                      const drift_params *p, double *move, size_t *rows);
 
 /* Whether two runs are compared at shape s: every shape with regression.shapes "all",
  * else the headline and throughput shapes of the config (the drift gate's). */

@@ -278,7 +278,7 @@ static int change_check(phase_checks *pc, const reg_row *row)
 {
     char a[48], b[48], d[48], e[48], g[48], t[48], c0[48], c1[48], c2[48], moved[128];
     const reg_change *ch = &row->change;
-    drift_move_note(moved, sizeof moved, row->plain, row->verdict, row->move);
+    drift_move_note(moved, sizeof moved, &pc->c->drift, row->plain, row->verdict, row->move);
     gate_check *ck = add(pc->o, CHECK_REGRESSION, pc->phase, &row->shape, row->verdict != DRIFT_SLOWER,
                          "%s: ratio %s -> %s [%s, %s], %s (tolerance %s; change %s [%s, %s])%s",
                          drift_verdict_name(row->verdict), fmt_num(a, sizeof a, row->ref_drift.center),

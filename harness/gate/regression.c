@@ -150,7 +150,7 @@ static int shape_move(const gate_config *c, const run_data *ref, const run_data 
             continue;
         logs[m++] = log(a / b);
     }
-    *move = drift_shape_move(logs, m, c->drift.shape_rows);
+    *move = drift_shape_move(logs, m, &c->drift);
     free(logs);
     return 0;
 }

@@ -218,15 +218,24 @@ static void config_section(void **st)
 static void the_shape_move_is_the_median_of_enough_rows(void **st)
 {
     (void)st;
+    drift_params p = { .shape_rows = 5 }, off = { .shape_rows = 0 }, three = { .shape_rows = 3 };
     double all[] = { log(1.05), log(1.049), log(1.052), log(1.05), log(1.051) };
-    assert_true(fabs(drift_shape_move(all, 5, 5) - 1.05) < 1e-9);
+    assert_true(fabs(drift_shape_move(all, 5, &p) - 1.05) < 1e-9);
     double one[] = { 0, log(1.001), log(1.36), log(0.999), 0 };   /* one rung changed */
-    assert_true(fabs(drift_shape_move(one, 5, 5) - 1.0) < 1e-9);
+    assert_true(fabs(drift_shape_move(one, 5, &p) - 1.0) < 1e-9);
     double few[] = { log(1.05), log(1.05), log(1.05), log(1.05) };
-    assert_true(drift_shape_move(few, 4, 5) == 1.0);   /* fewer rows than asked: no move */
-    assert_true(drift_shape_move(all, 5, 0) == 1.0);   /* off */
+    assert_true(drift_shape_move(few, 4, &p) == 1.0);   /* fewer rows than asked: no move */
+    assert_true(drift_shape_move(all, 5, &off) == 1.0);
     double even[] = { log(1.02), log(1.04), log(1.06), log(1.08) };
-    assert_true(fabs(drift_shape_move(even, 4, 3) - sqrt(1.04 * 1.06)) < 1e-9);
+    assert_true(fabs(drift_shape_move(even, 4, &three) - sqrt(1.04 * 1.06)) < 1e-9);
+    /* the floor: a move within 1% is none, one past it counts past it, either way */
+    drift_params fl = { .shape_rows = 5, .shape_floor = 0.01 };
+    double small[] = { log(1.006), log(1.005), log(1.007), log(1.006), log(1.004) };
+    assert_true(drift_shape_move(small, 5, &fl) == 1.0);
+    double up[] = { log(1.05), log(1.049), log(1.052), log(1.05), log(1.051) };
+    assert_true(fabs(drift_shape_move(up, 5, &fl) - 1.05 / 1.01) < 1e-9);
+    double down[] = { log(0.95), log(0.949), log(0.952), log(0.95), log(0.951) };
+    assert_true(fabs(drift_shape_move(down, 5, &fl) - 0.95 * 1.01) < 1e-9);
 }
 
 static void a_row_moving_with_its_shape_is_within(void **st)
@@ -253,11 +262,14 @@ static void config_shape_move_and_other_gpu(void **st)
     gate_config c;
     char err[512];
     assert_int_equal(load("{\"floor_paired\": 0.03}", &c, err, sizeof err), 0);
-    assert_true(c.drift.shape_rows == 0 && c.drift.floor_other_gpu == 0.03);   /* unless said: off */
+    assert_true(c.drift.shape_rows == 0 && c.drift.shape_floor == 0 && c.drift.floor_other_gpu == 0.03);
+    gate_config_free(&c);   /* unless said: off */
+    assert_int_equal(load("{\"floor_paired\": 0.03, \"floor_other_gpu\": 0.05, \"shape_move_rows\": 5, "
+                          "\"shape_move_floor\": 0.01}", &c, err, sizeof err), 0);
+    assert_true(c.drift.shape_rows == 5 && c.drift.floor_other_gpu == 0.05 && c.drift.shape_floor == 0.01);
     gate_config_free(&c);
-    assert_int_equal(load("{\"floor_paired\": 0.03, \"floor_other_gpu\": 0.05, \"shape_move_rows\": 5}", &c, err,
-                          sizeof err), 0);
-    assert_true(c.drift.shape_rows == 5 && c.drift.floor_other_gpu == 0.05);
+    assert_int_equal(load("{\"shape_move_floor\": 2}", &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "drift.shape_move_floor: must be a number in [0, 1]"));
     gate_config_free(&c);
     assert_int_equal(load("{\"shape_move_rows\": 2}", &c, err, sizeof err), -1);
     assert_non_null(strstr(err, "drift.shape_move_rows: must be 0 (off) or a whole number in [3, 1000]"));
