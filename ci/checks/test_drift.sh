@@ -24,20 +24,46 @@ if [ -z "$drift" ]; then drift=$tmp/drift; bash ci/checks/drift_runs.sh "$bin" "
 # set is of that build. A run of another build (a newer reference, measured before three
 # sessions of its build can be accepted) may differ for a reason; its verdict is printed,
 # counted, and asserted only where it is of the set's build.
-other=0
+# A run of the set's build is judged against the other runs of its set (leave-one-out: a
+# set of three judges each member against two, drift.min_runs): every timed phase row of it
+# must be judged (the count printed, never 0) and none may be slower.
+other=0 aa_runs=0 aa_rows=0
 while read -r gpu run _; do
   n=$((n + 1))
   stem=${run%.gz}; stem=${stem%.json}   # a run committed compressed: drift_runs.sh names by stem
-  slower=$(python3 -c "import json; d=json.load(open('$drift/$gpu/$stem.json')); print(d['drift']['slower'] if d.get('drift') else 'none')" 2>/dev/null)
+  counts=$(python3 - "$drift/$gpu/$stem.json" "evidence/$gpu/$run" <<'PY' 2>/dev/null
+import gzip, json, sys
+d = json.load(open(sys.argv[1])).get("drift")
+if not d:
+    print("none"); sys.exit()
+c = d["counts"]
+op = gzip.open if sys.argv[2].endswith(".gz") else open
+run = json.load(op(sys.argv[2], "rt"))
+kinds = {i["name"]: i["kind"] for i in run["implementations"]}
+timed = [r for r in run["results"] if kinds.get(r["impl"]) == "phase" and "graph" in (r.get("timing") or {})]
+rotation = sum(1 for r in timed if (r.get("paired") or {}).get("design") == "rotation")
+print(d["slower"], c["judged"], c["not_judged"], c["slower"], c["unsure"], c["faster"], c["moved_with_shape"],
+      len(timed), rotation, d["reference_runs"])
+PY
+)
+  read -r slower judged notj cs cu cf cm timed rot refs <<<"$counts"
   build=${stem##*_}
   if ! grep -q "_${build}\.json" "evidence/$gpu/accepted.txt"; then
     other=$((other + 1))
-    echo "test_drift: evidence/$gpu/$run (build $build, not the accepted set's): $slower rows slower than the set, not a false alarm by definition"
-    [ "$slower" != none ] || note "evidence/$gpu/$run: the drift gate did not run"
+    echo "test_drift: evidence/$gpu/$run (build $build, not the accepted set's): ${slower:-?} rows slower than the set, not a false alarm by definition"
+    [ "${slower:-none}" != none ] || note "evidence/$gpu/$run: the drift gate did not run"
     continue
   fi
-  [ "$slower" = 0 ] || note "evidence/$gpu/$run: drift gate found $slower rows slower than its set (or did not run): $(grep -E 'slower|drift gate' "$drift/$gpu/$stem.txt" | head -3)"
+  aa_runs=$((aa_runs + 1)) aa_rows=$((aa_rows + ${judged:-0}))
+  echo "test_drift: A/A evidence/$gpu/$run against the $refs other runs of its set: ${judged:-?} rows judged" \
+       "(of $timed timed, $rot in rotation), $notj not judged, $cs slower, $cu unsure, $cf faster, $cm moved with their shape"
+  [ "$slower" = 0 ] && [ "$cs" = 0 ] ||
+    note "evidence/$gpu/$run: drift gate found ${slower:-?} rows slower than its set (or did not run): $(grep -E 'slower|drift gate' "$drift/$gpu/$stem.txt" | head -3)"
+  [ -n "$judged" ] && [ "$judged" -gt 0 ] && [ "$judged" = "$timed" ] && [ "$notj" = 0 ] ||
+    note "evidence/$gpu/$run: the A/A judged ${judged:-no} of its $timed timed phase rows ($notj not judged)"
 done < "$drift/index.txt"
+[ "$aa_runs" -gt 0 ] || note "no run of an accepted set's build was judged against the rest of its set"
+echo "test_drift: A/A over $aa_runs runs of the accepted sets' builds: $aa_rows rows judged"
 
 slug=nvidia-h100-80gb-hbm3
 first=$(grep -v '^#' "evidence/$slug/accepted.txt" | grep . | head -1 | tr -d ' ')
@@ -101,6 +127,90 @@ n=$((n + 1))
 "$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 { [ "$rc" = 1 ] && grep -qE "^  11_split_keys +4x16x4096x128 causal +slower .*tol \+3\.0%" "$tmp/p.txt"; } ||
   note "11_split_keys +5% at 4x16x4096x128 causal (tolerance 3%): expected a 'slower' row, got exit $rc"
+# on another GPU than every run of the set's (context.gpu.uuid), the paired floor is
+# drift.floor_other_gpu: the 5% slower row does not block (unsure at most), said so; 8%
+# slower still fails
+other_gpu() { python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['context']['gpu']['uuid'] = 'GPU-00000000-0000-0000-0000-000000000001'; json.dump(d, open(sys.argv[1], 'w'))" "$planted"; }
+other_gpu
+n=$((n + 1))
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+{ [ "$rc" = 0 ] && grep -q "this run's GPU is none of the set's (context.gpu.uuid): rows in rotation take the floor of another GPU, 5%" "$tmp/p.txt" &&
+  grep -qE "^  11_split_keys +4x16x4096x128 causal +(within|unsure) .*tol \+5\.0%" "$tmp/p.txt"; } ||
+  note "11_split_keys +5% at 4x16x4096x128 causal on another GPU: expected it not slower at the 5% floor, said so, got exit $rc"
+plant 11_split_keys 4x16x4096x128c 1.08
+other_gpu
+n=$((n + 1))
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+{ [ "$rc" = 1 ] && grep -qE "^  11_split_keys +4x16x4096x128 causal +slower .*tol \+5\.0%" "$tmp/p.txt"; } ||
+  note "11_split_keys +8% at 4x16x4096x128 causal on another GPU: expected a 'slower' row, got exit $rc"
+# a run whose rows at a shape sit a little above the set's centre together (the first
+# accepted run at 64x16x256x256x128: +0.6%) is not a shape that moved: rung 11 5% slower
+# there (tolerance 4.5%) is still caught (drift.shape_move_floor: only a move past 1% counts)
+plant 11_split_keys 64x16x256x128 1.05
+n=$((n + 1))
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+{ [ "$rc" = 1 ] && grep -qE "^  11_split_keys +64x16x256x128 +slower" "$tmp/p.txt"; } ||
+  note "11_split_keys +5% at 64x16x256x128 (its shape's rows +0.6% together): expected a 'slower' row, got exit $rc: $(grep -m1 -E '^  11_split_keys +64x16x256x128 ' "$tmp/p.txt")"
+# rows that move together: every rung 5% slower at that shape is the baseline's move (its
+# rotation's rounds moved every quotient alike, as between two machines), not a rung's:
+# no row slower, the shape's move printed; one rung 5% slower beside four 5% faster is
+# still caught (the shape's move only ever excuses a row moving its way)
+shape_all() {   # shape_all SHAPE FACTOR [IMPL FACTOR]: every phase at SHAPE FACTOR slower, IMPL by its own
+  python3 - "evidence/$slug/$first" "$planted" "$@" <<'PY'
+import gzip, json, os, sys
+sys.path.insert(0, "ci/checks")
+import plant_row
+src, dst, shape, f = sys.argv[1], sys.argv[2], plant_row.parse_shape(sys.argv[3]), float(sys.argv[4])
+one = dict(zip(sys.argv[5::2], map(float, sys.argv[6::2])))
+d = json.load(gzip.open(src, "rt"))
+for i in d["implementations"]:
+    if i["kind"] == "phase":
+        plant_row.plant(d, i["name"], shape, one.get(i["name"], f))
+json.dump(d, open(dst + ".tmp", "w"))
+os.replace(dst + ".tmp", dst)
+PY
+}
+shape_all 4x16x4096x128c 1.05
+n=$((n + 1))
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+if [ "$rc" != 0 ] || grep -qE "^  [0-9a-z_]+ +4x16x4096x128 causal +slower" "$tmp/p.txt" ||
+   ! grep -qE "^  shape 4x16x4096x128 causal: the rotation's rows moved \+[34]\.[0-9]% past 1%" "$tmp/p.txt"; then
+  note "every rung +5% at 4x16x4096x128 causal: expected no slower row and the shape's move printed, got exit $rc"
+  grep -E "4x16x4096x128 causal|drift gate" "$tmp/p.txt" | head -12 >&2
+fi
+# the same run against the first accepted run alone (gate --against REF, compare): one rule,
+# the same move
+n=$((n + 2))
+"$bin" gate "$planted" --against "evidence/$slug/$first" --evidence "$tmp/ev" > "$tmp/r.txt" 2>&1
+if grep -qE "^  [0-9a-z_]+ +4x16x4096x128 causal +FAIL +slower" "$tmp/r.txt" ||
+   ! grep -qE "^  11_split_keys +4x16x4096x128 causal +pass +within: .*\(the shape's rows in rotation moved \+[34]\.[0-9]% past 1%: slower against the centre alone\)" "$tmp/r.txt"; then
+  note "every rung +5% at 4x16x4096x128 causal, gate --against REF: expected no slower row, the move named"
+  grep -E "4x16x4096x128 causal" "$tmp/r.txt" | head -4 >&2
+fi
+"$bin" compare "evidence/$slug/$first" "$planted" --evidence "$tmp/ev" > "$tmp/r.md" 2>&1
+if grep -qE "^\| [0-9a-z_]+ \| 4x16x4096x128 causal \|.*\*\*slower\*\*" "$tmp/r.md" ||
+   ! grep -qE "^\| 11_split_keys \| 4x16x4096x128 causal \|.*\| within \(the shape's rows in rotation moved" "$tmp/r.md"; then
+  note "every rung +5% at 4x16x4096x128 causal, compare: expected no slower row, the move named"
+  grep -E "4x16x4096x128 causal" "$tmp/r.md" | head -4 >&2
+fi
+shape_all 4x16x4096x128c 1.05 11_split_keys 1.1025
+n=$((n + 1))
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+if [ "$rc" != 1 ] || ! grep -qE "^  11_split_keys +4x16x4096x128 causal +slower" "$tmp/p.txt" ||
+   [ "$(grep -cE "^  [0-9a-z_]+ +4x16x4096x128 causal +slower" "$tmp/p.txt")" != 1 ]; then
+  note "every rung +5% at 4x16x4096x128 causal, 11_split_keys +5% more: expected it alone slower, got exit $rc"
+  grep -E "4x16x4096x128 causal|drift gate" "$tmp/p.txt" | head -12 >&2
+fi
+# the other rungs 5% faster, rung 11 as it was: the shape's move does not make it slower
+shape_all 4x16x4096x128c 0.95 11_split_keys 1.0
+n=$((n + 1))
+"$bin" gate "$planted" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
+if [ "$rc" != 0 ] || grep -qE "^  [0-9a-z_]+ +4x16x4096x128 causal +slower" "$tmp/p.txt"; then
+  note "every rung but 11 -5% at 4x16x4096x128 causal: expected no slower row, got exit $rc"
+  grep -E "4x16x4096x128 causal|drift gate" "$tmp/p.txt" | head -12 >&2
+fi
 plant 11_split_keys 1x8x1x1024x128 1.36
 # a run on another baseline library than the set's is "baseline changed", never drift: the
 # same 36% slower run with cuDNN 9.19 recorded says so, with both versions, and no row of
@@ -127,6 +237,12 @@ fi
 grep -q "baseline changed: cuDNN 9.19.0 in this run" "$tmp/lib3.md" && grep -q "^\*\*0 slower, 0 faster, 0 unsure, 0 within" "$tmp/lib3.md" ||
   note "compare of another cuDNN: expected 'baseline changed' and no row judged: $(grep -m1 slower "$tmp/lib3.md")"
 plant 11_split_keys 1x8x1x1024x128 1.36   # the run as recorded again, for the count below
+# gate --against REF names each judged row's change with its CI: rung 11's +36% there, not
+# the reference's ratio in its place
+n=$((n + 1))
+"$bin" gate "$planted" --against "evidence/$slug/$first" --evidence "$tmp/ev" --brief > "$tmp/ref.txt" 2>&1
+grep -qE "^  11_split_keys +1x8x1:1024x128 +FAIL +slower: ratio .*; change \+3[67]\.[0-9]% \[\+3[0-9]\.[0-9]%, \+[34][0-9]\.[0-9]%\]" "$tmp/ref.txt" ||
+  note "gate --against REF, rung 11 +36%: expected its change and CI in the row: $(grep -m1 -E '11_split_keys +1x8x1:1024x128' "$tmp/ref.txt")"
 # the drift gate judges every phase row of a complete run that the set has too
 judged=$(sed -n 's/^drift gate: [A-Z ]* (\([0-9]*\) of \([0-9]*\) rows.*/\2/p' "$tmp/p.txt")
 rows=$(python3 -c "

@@ -215,10 +215,11 @@ def drift_section(out, binary, drift_dir=None):
     rows = {}
     verdicts = {}      # judged runs: the gate's verdicts
     unjudged = {}      # runs whose set is smaller than drift.min_runs: what the rule would say
-    runs = runs_unjudged = 0
+    runs = runs_unjudged = moved = 0
     for gpu, doc in drift_results(binary, drift_dir):
         d = doc.get("drift") or {}
         runs += 1
+        moved += (d.get("counts") or {}).get("moved_with_shape", 0)
         judged = bool(d.get("judged"))
         runs_unjudged += not judged
         count = verdicts if judged else unjudged
@@ -235,9 +236,12 @@ def drift_section(out, binary, drift_dir=None):
     out.append(f"**Drift** (`attnladder gate RUN --against accepted` on each of the {runs} committed complete runs, "
                f"a member of the set against the others, every phase row the run and the set share): judged "
                f"({runs - runs_unjudged} runs): {n} rows, {listed(verdicts)}; false alarms (slower) "
-               f"{verdicts.get('slower', 0)} of {n}. Not judged ({runs_unjudged} runs, a member of a set of "
-               f"drift.min_runs runs against fewer others): {m} rows, {listed(unjudged)}; the rule would have "
-               f"called {unjudged.get('slower', 0)} of them slower. The smallest drift each phase's row can flag "
+               f"{verdicts.get('slower', 0)} of {n} ({moved} within by their shape's move, "
+               "harness/gate/README.md). " +
+               (f"Not judged ({runs_unjudged} runs, a member of a set smaller than drift.min_runs against the "
+                f"others): {m} rows, {listed(unjudged)}; the rule would have called {unjudged.get('slower', 0)} of "
+                "them slower. " if runs_unjudged else "") +
+               "The smallest drift each phase's row can flag "
                "in the judged runs (its tolerance), and in brackets the part that comes from the runs' spread "
                "(k_sigma x s) before the floor:\n")
     out.append("| GPU | phase | headline | 4x16x4096x128 | the other sweep rows |")

@@ -83,13 +83,15 @@ static void print_row(FILE *f, const reg_row *w, const gate_config *cfg)
     double bn = w->judged ? w->ratio : c->now, blo = w->judged ? w->ratio_lo : c->now_lo,
            bhi = w->judged ? w->ratio_hi : c->now_hi;
     int bold = w->judged && w->verdict == DRIFT_SLOWER;
-    fprintf(f, "| %s | %s | %s %s | %s %s | %s [%s, %s] | %s | %s%s%s |\n", w->impl, shape,
+    char moved[128] = "";
+    if (w->judged) drift_move_note(moved, sizeof moved, &cfg->drift, w->plain, w->verdict, w->move);
+    fprintf(f, "| %s | %s | %s %s | %s %s | %s [%s, %s] | %s | %s%s%s%s |\n", w->impl, shape,
             fmt_num(a1, sizeof a1, c->ref), fmt_ci(a2, sizeof a2, c->ref_lo, c->ref_hi),
             fmt_num(b1, sizeof b1, bn), fmt_ci(b2, sizeof b2, blo, bhi),
             fmt_change(ch, sizeof ch, c->change), fmt_change(lo, sizeof lo, c->lo),
             fmt_change(hi, sizeof hi, c->hi),
             w->judged ? fmt_change(tol, sizeof tol, 1 + w->ref_drift.tol) : "-", bold ? "**" : "",
-            w->judged ? drift_verdict_name(w->verdict) : "not judged", bold ? "**" : "");
+            w->judged ? drift_verdict_name(w->verdict) : "not judged", bold ? "**" : "", moved);
 }
 
 static void table_head(FILE *f, const gate_config *c)

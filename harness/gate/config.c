@@ -60,11 +60,15 @@ static int read_drift(json_t *d, const char *path, drift_params *p, char *err, s
     p->floor = 0.02;
     p->floor_paired = p->floor;
     p->min_runs = 3;
+    p->floor_other_gpu = p->floor_paired;
+    p->shape_rows = 0;
+    p->shape_floor = 0;
     if (!d) return 0;
     if (!json_is_object(d)) return json_file_fail(err, errlen, path, "drift: not an object");
-    static const char *const known[] = { "k_sigma", "floor", "floor_paired", "min_runs", "note", NULL };
+    static const char *const known[] = { "k_sigma", "floor", "floor_paired", "floor_other_gpu", "min_runs",
+                                          "shape_move_rows", "shape_move_floor", "note", NULL };
     if (known_keys(d, "drift", known, path, err, errlen)) return -1;
-    double min_runs = (double)p->min_runs;
+    double min_runs = (double)p->min_runs, shape_rows = 0;
     if (section_number(d, "drift", "k_sigma", 0.5, 20, &p->k_sigma, path, err, errlen) ||
         section_number(d, "drift", "floor", 0.0, 1.0, &p->floor, path, err, errlen))
         return -1;
@@ -75,6 +79,15 @@ static int read_drift(json_t *d, const char *path, drift_params *p, char *err, s
     if (min_runs != (double)(size_t)min_runs)
         return json_file_fail(err, errlen, path, "drift.min_runs: must be a whole number in [2, 32]");
     p->min_runs = (size_t)min_runs;
+    p->floor_other_gpu = p->floor_paired;   /* unless said: the paired floor on any GPU */
+    if (section_number(d, "drift", "floor_other_gpu", 0.0, 1.0, &p->floor_other_gpu, path, err, errlen) ||
+        section_number(d, "drift", "shape_move_rows", 0, 1000, &shape_rows, path, err, errlen) ||
+        section_number(d, "drift", "shape_move_floor", 0.0, 1.0, &p->shape_floor, path, err, errlen))
+        return -1;
+    /* a move from fewer than three rows would let one changed rung set it */
+    if (shape_rows != (double)(size_t)shape_rows || (shape_rows > 0 && shape_rows < 3))
+        return json_file_fail(err, errlen, path, "drift.shape_move_rows: must be 0 (off) or a whole number in [3, 1000]");
+    p->shape_rows = (size_t)shape_rows;
     return 0;
 }
 

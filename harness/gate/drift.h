@@ -20,6 +20,14 @@ typedef struct {
     double floor_paired; /* the same for an accepted set whose every run measured its ratios
                           * in rotation (run_data.ratio_rotation): their between-session
                           * spread is a few times smaller (gate.json's drift note) */
+    double floor_other_gpu; /* the paired floor where the run under test was measured on a
+                          * GPU that none of the runs it is judged against was: a set's
+                          * spread knows the GPUs it was measured on, not another's */
+    size_t shape_rows;   /* rows in rotation a shape needs for its move to count
+                          * (drift_shape_move); 0: no move is ever taken */
+    double shape_floor;  /* the part of a shape's move within this (relative) is not taken:
+                          * a run's rows at a shape sit that far from the set together by
+                          * chance, and taking it would let a changed rung through */
 } drift_params;
 
 typedef struct {
@@ -51,6 +59,28 @@ void drift_settle(drift_ref *r, double pooled, const drift_params *p);
 double drift_pooled(const drift_ref *rows, size_t n);
 
 drift_verdict drift_decide(const drift_ref *r, double now, double now_lo, double now_hi);
+
+/* The move of a shape: the median of the n log changes (log(ratio now / centre)) of the
+ * rows in rotation at the shape, less p->shape_floor towards 0 (none when within it), as a
+ * factor; 1 when n < p->shape_rows or shape_rows is 0. The rows of one rotation share the
+ * baseline's rounds, so a move of the baseline (or of the machine under every rung alike)
+ * moves all their ratios by one factor; a change to one rung, or to fewer than half of
+ * them, cannot set the median. Sorts logs. */
+double drift_shape_move(double *logs, size_t n, const drift_params *p);
+
+/* drift_decide with the shape's move: slower only when the CI lies above centre x (1 +
+ * tol) and above centre x move x (1 + tol), faster only below both centre / (1 + tol) and
+ * centre x move / (1 + tol). The move excuses a row only the way the shape moved: a row
+ * that stayed where the set has it while the others moved is within, as without it.
+ * move 1 is drift_decide. */
+drift_verdict drift_decide_moved(const drift_ref *r, double move, double now, double now_lo, double now_hi);
 const char *drift_verdict_name(drift_verdict v);   /* "within", "slower", ... */
+
+/* What a row's verdict owes to its shape's move, for every table that shows one: "" when
+ * the move changed nothing, else " (the shape's rows in rotation moved +3.8% past p's
+ * shape_floor: slower against the centre alone)". plain: drift_decide's verdict, v:
+ * drift_decide_moved's, move: drift_shape_move's. */
+void drift_move_note(char *buf, size_t len, const drift_params *p, drift_verdict plain, drift_verdict v,
+                     double move);
 
 #endif

@@ -15,7 +15,13 @@ typedef struct {
     attn_shape shape;
     drift_ref ref;
     double now, now_lo, now_hi;
-    drift_verdict verdict;
+    drift_verdict verdict;   /* against the centre and the shape's move (drift_decide_moved) */
+    drift_verdict plain;     /* against the centre alone (drift_decide) */
+    int rotation;            /* the row's ratio is the rotation's in the run and in every run
+                              * of the set (its tolerance the paired floor's): it shares the
+                              * baseline's rounds with the other such rows at its shape */
+    double move;             /* the shape's move over those rows (1: none taken) */
+    size_t move_rows;        /* how many rows it is the median of */
     double pooled;           /* the between-run spread pooled over the phases at this shape */
 } drift_row;
 
@@ -32,9 +38,17 @@ typedef struct {
     size_t method_changed;   /* rows whose inputs were kept cold in L2 (rotated copies) in
                               * the run but not in a reference run, or the other way:
                               * another measurement, shown, never judged */
+    int other_gpu;           /* the run's GPU is none of the set's (drift_other_gpu) and its
+                              * rows in rotation take drift.floor_other_gpu */
+    size_t count[4];         /* judged rows by verdict (drift_verdict), 0 when not judged */
+    size_t moved;            /* judged rows whose verdict against the centre alone was not
+                              * within and that are within with their shape's move */
 } drift_outcome;
 
-/* refs: the reference runs (same GPU as run, or bad input). 0, or -1 with err. */
+/* refs: the reference runs (same GPU as run, or bad input). 0, or -1 with err. Every row
+ * of the run is judged against the set's centre and tolerance there, with its shape's move
+ * (drift.shape_move_rows, gate/drift.h): rows in rotation that moved together moved with
+ * the baseline, not with their code. */
 int gate_drift(const gate_config *c, const run_data *run, const run_data *refs, size_t n_refs,
                drift_outcome *o, char *err, size_t errlen);
 void drift_outcome_free(drift_outcome *o);

@@ -20,6 +20,7 @@ int drift_judged_shape(const gate_config *c, const attn_shape *s)
 void drift_spread_free(drift_spread *s)
 {
     free(s->rows);
+    free(s->gpus);
     memset(s, 0, sizeof *s);
 }
 
@@ -69,16 +70,20 @@ int drift_spread_of(const gate_config *c, const run_data *set, size_t n, drift_s
     s->n_runs = n;
     s->params = drift_params_for_set(&c->drift, set, n);
     s->measured = n >= c->drift.min_runs;
+    s->params_other_gpu = s->params;
+    if (s->params_other_gpu.floor < c->drift.floor_other_gpu) s->params_other_gpu.floor = c->drift.floor_other_gpu;
     size_t cap = 1;
     for (size_t i = 0; i < n; i++) cap += set[i].n_results;
     s->rows = calloc(cap, sizeof *s->rows);
+    s->gpus = calloc(n + 1, sizeof *s->gpus);
     double *ratios = malloc((n + 1) * sizeof *ratios);
-    if (!s->rows || !ratios) {
+    if (!s->rows || !s->gpus || !ratios) {
         free(ratios);
         drift_spread_free(s);
         snprintf(err, errlen, "out of memory reading the accepted set's spread");
         return -1;
     }
+    for (size_t i = 0; i < n; i++) s->gpus[i] = set[i].ctx.uuid;
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < set[i].n_results; k++) {
             const run_result *r = &set[i].results[k];
@@ -136,11 +141,39 @@ void drift_spread_ref(const drift_spread *s, const drift_params *p, const char *
     drift_settle(out, pooled, p);
 }
 
+int drift_other_gpu(const drift_spread *s, const run_data *a, const run_data *b)
+{
+    /* a run without the GPU's uuid (runs before it was recorded) cannot be told apart */
+    if (!a->ctx.uuid) return 0;
+    if (b) return b->ctx.uuid && strcmp(a->ctx.uuid, b->ctx.uuid) != 0;
+    if (!s || !s->gpus || !s->n_runs) return 0;
+    for (size_t i = 0; i < s->n_runs; i++)
+        if (!s->gpus[i] || !strcmp(a->ctx.uuid, s->gpus[i])) return 0;
+    return 1;
+}
+
 const drift_params *drift_params_for_runs(const drift_spread *s, const gate_config *c, const run_data *a,
                                           const run_data *b)
 {
-    if (s && a->ratio_rotation && (!b || b->ratio_rotation)) return &s->params;
+    if (s && a->ratio_rotation && (!b || b->ratio_rotation))
+        return drift_other_gpu(s, a, b) ? &s->params_other_gpu : &s->params;
     return &c->drift;
+}
+
+int drift_shape_moves(size_t n, const attn_shape *const *shapes, const int *rotation, const double *lc,
+                      const drift_params *p, double *move, size_t *rows)
+{
+    double *logs = malloc((n + 1) * sizeof *logs);
+    if (!logs) return -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t m = 0;
+        for (size_t j = 0; j < n; j++)
+            if (rotation[j] && run_same_shape(shapes[j], shapes[i])) logs[m++] = lc[j];
+        rows[i] = m;
+        move[i] = drift_shape_move(logs, m, p);
+    }
+    free(logs);
+    return 0;
 }
 
 const drift_params *drift_params_for_results(const drift_spread *s, const gate_config *c, const run_data *a,

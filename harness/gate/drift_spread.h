@@ -27,6 +27,9 @@ typedef struct {
     int measured;        /* n_runs >= drift.min_runs: the spread counts; with fewer runs a
                           * comparison of two runs takes the floor alone */
     drift_params params; /* the config's, its floor the set's (drift_params_for_set) */
+    drift_params params_other_gpu; /* params with the floor at least drift.floor_other_gpu:
+                          * a paired comparison of a run on a GPU the centre's runs were not */
+    const char **gpus;   /* each run's context.gpu.uuid (borrowed; NULL when absent) */
 } drift_spread;
 
 /* The drift parameters for a set of n runs: p, its floor floor_paired when every run
@@ -36,7 +39,10 @@ drift_params drift_params_for_set(const drift_params *p, const run_data *set, si
 /* The parameters a comparison of run a (and b, or NULL) against the set s judges by: the
  * set's (its paired floor) when a and b took their ratios in rotation too, else the
  * config's (a run of separate medians moves by up to 10% from a paired one at the long
- * shapes, a difference of method, not of the code). */
+ * shapes, a difference of method, not of the code). The set's with drift.floor_other_gpu
+ * (params_other_gpu) when a was measured on a GPU that none of the runs its centre comes
+ * from was (b's alone when b is given, else every run of the set's): a GPU's own
+ * difference is no part of a spread measured on others (drift_other_gpu). */
 const drift_params *drift_params_for_runs(const drift_spread *s, const gate_config *c, const run_data *a,
                                           const run_data *b);
 
@@ -47,6 +53,16 @@ const drift_params *drift_params_for_runs(const drift_spread *s, const gate_conf
  * two medians, which the rotation's floor was never measured against. */
 const drift_params *drift_params_for_results(const drift_spread *s, const gate_config *c, const run_data *a,
                                              const run_result *ra, const run_data *b, const run_result *rb);
+
+/* 1 when run a's GPU (context.gpu.uuid) is not that of b (b non-NULL) or of any run of the
+ * set s (b NULL); 0 where a uuid is missing (runs before it was recorded: not told apart). */
+int drift_other_gpu(const drift_spread *s, const run_data *a, const run_data *b);
+
+/* The move of each of n rows' shape (gate/drift.h, drift_shape_move): move[i] the move of
+ * shapes[i] from the log changes lc of the rows at that shape with rotation set, when at
+ * least p->shape_rows of them (else 1), rows[i] their count. 0, or -1 out of memory. */
+int drift_shape_moves(size_t n, const attn_shape *const *shapes, const int *rotation, const double *lc,
+                      const drift_params *p, double *move, size_t *rows);
 
 /* Whether two runs are compared at shape s: every shape with regression.shapes "all",
  * else the headline and throughput shapes of the config (the drift gate's). */

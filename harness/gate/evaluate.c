@@ -283,16 +283,17 @@ static int is_the_phase(const run_data *r, const char *impl, void *ctx)
 
 static int change_check(phase_checks *pc, const reg_row *row)
 {
-    char a[48], b[48], d[48], e[48], g[48], t[48];
+    char a[48], b[48], d[48], e[48], g[48], t[48], c0[48], c1[48], c2[48], moved[128];
     const reg_change *ch = &row->change;
+    drift_move_note(moved, sizeof moved, &pc->c->drift, row->plain, row->verdict, row->move);
     gate_check *ck = add(pc->o, CHECK_REGRESSION, pc->phase, &row->shape, row->verdict != DRIFT_SLOWER,
-                         "%s: ratio %s -> %s [%s, %s], %s (tolerance %s; change %s [%s, %s])",
+                         "%s: ratio %s -> %s [%s, %s], %s (tolerance %s; change %s [%s, %s])%s",
                          drift_verdict_name(row->verdict), fmt_num(a, sizeof a, row->ref_drift.center),
                          fmt_num(b, sizeof b, row->ratio), fmt_num(d, sizeof d, row->ratio_lo),
                          fmt_num(e, sizeof e, row->ratio_hi),
                          fmt_change(g, sizeof g, row->ratio / row->ref_drift.center),
-                         fmt_change(t, sizeof t, 1 + row->ref_drift.tol), fmt_change(a, sizeof a, ch->change),
-                         fmt_change(d, sizeof d, ch->lo), fmt_change(e, sizeof e, ch->hi));
+                         fmt_change(t, sizeof t, 1 + row->ref_drift.tol), fmt_change(c0, sizeof c0, ch->change),
+                         fmt_change(c1, sizeof c1, ch->lo), fmt_change(c2, sizeof c2, ch->hi), moved);
     if (!ck) return -1;
     ck->change = *ch;
     ck->ref_drift = row->ref_drift;

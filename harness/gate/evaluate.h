@@ -32,7 +32,7 @@ typedef struct {
     drift_ref ref_drift;             /* CHECK_REGRESSION: centre and tolerance */
     double now, now_lo, now_hi;      /* CHECK_REGRESSION: the run's ratio and CI */
     drift_verdict verdict;
-    char message[320];
+    char message[448];
 } gate_check;
 
 typedef struct {

@@ -1,6 +1,7 @@
 /* regression.c: the rows two runs are compared on (see regression.h). */
 #include "gate/regression.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/stats.h"
@@ -120,11 +121,63 @@ static int settle(reg_row *w, const gate_config *c, const run_data *ref, const r
         gate_result_point_ratio(c, ref, w->ref, &centre) ||
         gate_result_ratio(c, now, w->now, &w->ratio, &w->ratio_lo, &w->ratio_hi))
         return 0;
-    drift_spread_ref(spread, drift_params_for_results(spread, c, now, w->now, ref, w->ref), w->impl, &w->shape,
-                     centre, &w->ref_drift);
-    w->verdict = drift_decide(&w->ref_drift, w->ratio, w->ratio_lo, w->ratio_hi);
+    const drift_params *p = drift_params_for_results(spread, c, now, w->now, ref, w->ref);
+    drift_spread_ref(spread, p, w->impl, &w->shape, centre, &w->ref_drift);
+    w->plain = w->verdict = drift_decide(&w->ref_drift, w->ratio, w->ratio_lo, w->ratio_hi);
+    w->rotation = p != &c->drift;
+    w->move = 1;
     w->judged = 1;
     return 0;
+}
+
+/* The move of shape s between ref and now (gate/drift.h, drift_shape_move): over every
+ * phase both runs timed there whose row is judged at the set's paired floor, whatever rows
+ * the caller asked for (the gate asks one phase at a time). 0, or -1 out of memory. */
+static int shape_move(const gate_config *c, const run_data *ref, const run_data *now, const drift_spread *spread,
+                      const attn_shape *s, double *move)
+{
+    double *logs = malloc((now->n_results + 1) * sizeof *logs);
+    if (!logs) return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < now->n_results; i++) {
+        const run_result *rn = &now->results[i], *rr;
+        double a, b;
+        if (!run_same_shape(&rn->shape, s) || run_find(now, rn->impl, s) != rn || !timed(rn) ||
+            !is_phase(now, rn->impl) || !is_phase(ref, rn->impl) || !timed(rr = run_find(ref, rn->impl, s)) ||
+            drift_inputs_rotated(rn) != drift_inputs_rotated(rr) ||
+            drift_params_for_results(spread, c, now, rn, ref, rr) == &c->drift ||
+            gate_result_point_ratio(c, now, rn, &a) || gate_result_point_ratio(c, ref, rr, &b))
+            continue;
+        logs[m++] = log(a / b);
+    }
+    *move = drift_shape_move(logs, m, &c->drift);
+    free(logs);
+    return 0;
+}
+
+/* The judged rows of the rotation decided again with their shape's move (the drift gate's
+ * rule, gate/drift_gate.c), each shape's move computed once. 0, or -1 out of memory. */
+static int apply_shape_moves(const gate_config *c, const run_data *ref, const run_data *now,
+                             const drift_spread *spread, reg_row *rows, size_t n)
+{
+    size_t *first = malloc((n + 1) * sizeof *first);   /* the row whose shape's move a row takes */
+    if (!first) return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        reg_row *w = &rows[i];
+        if (!w->judged || !w->rotation || !c->drift.shape_rows) continue;
+        first[i] = i;
+        for (size_t j = 0; j < i; j++)
+            if (rows[j].judged && rows[j].rotation && run_same_shape(&rows[j].shape, &w->shape)) {
+                first[i] = first[j];
+                break;
+            }
+        if (first[i] == i) rc = shape_move(c, ref, now, spread, &w->shape, &w->move);
+        else w->move = rows[first[i]].move;
+        w->verdict = drift_decide_moved(&w->ref_drift, w->move, w->ratio, w->ratio_lo, w->ratio_hi);
+    }
+    free(first);
+    return rc;
 }
 
 int reg_rows(const gate_config *c, const run_data *ref, const run_data *now, const drift_spread *spread,
@@ -143,6 +196,7 @@ int reg_rows(const gate_config *c, const run_data *ref, const run_data *now, con
         out[i] = l.items[i].row;
         rc = settle(&out[i], c, ref, now, spread);
     }
+    if (rc == 0) rc = apply_shape_moves(c, ref, now, spread, out, l.n);
     free(l.items);
     if (rc) {
         free(out);

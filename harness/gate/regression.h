@@ -37,7 +37,11 @@ typedef struct {
                                               * set's tolerance */
     double ratio, ratio_lo, ratio_hi;        /* judged: the run's ratio and CI, as the
                                               * drift gate reads them (gate/ratio.h) */
-    drift_verdict verdict;                   /* judged */
+    drift_verdict verdict;                   /* judged: with the shape's move */
+    drift_verdict plain;                     /* judged: against the centre alone */
+    int rotation;                            /* judged at the set's paired floor: a row of
+                                              * both runs' rotations */
+    double move;                             /* its shape's move over such rows (1: none) */
 } reg_row;
 
 /* Which rows: the implementations `wanted` accepts (asked with the run a result comes
@@ -51,7 +55,8 @@ typedef struct {
 /* The rows of ref and now that the filter selects, in order of implementation name,
  * then shape (run_shape_order with the config's headline shapes first), each settled: its
  * state, the change bootstrapped with the config's parameters, and at a judged row the
- * drift verdict with the tolerance `spread` gives (NULL: the floor alone). A row's results
+ * drift verdict with the tolerance `spread` gives (NULL: the floor alone) and the move of
+ * its shape over the judged rows of both rotations (drift.shape_move_rows, gate/drift.h). A row's results
  * are the first of each run at its (implementation, shape). *rows (the caller frees it)
  * gets *n rows. 0, or -1 when memory ran out or the bootstrap refused its parameters. */
 int reg_rows(const gate_config *c, const run_data *ref, const run_data *now, const drift_spread *spread,

@@ -158,7 +158,7 @@ static void a_row_of_separate_medians_takes_the_floor(void **st)
     run_data run = { 0 };
     run.ratio_rotation = 1;
     spread_row row = { "01_scalar", t, { 3, 62.5, 0.004, 0, 0 }, 0.003, 0 };
-    drift_spread sp = { &row, 1, 3, 1, drift_params_for_set(&p, &run, 1) };
+    drift_spread sp = { .rows = &row, .n = 1, .n_runs = 3, .measured = 1, .params = drift_params_for_set(&p, &run, 1) };
     assert_true(drift_params_for_results(&sp, &c, &run, &pairs, NULL, NULL)->floor == 0.03);
     assert_true(drift_params_for_results(&sp, &c, &run, &pairs, &run, &pairs)->floor == 0.03);
     assert_true(drift_params_for_results(&sp, &c, &run, &medians, NULL, NULL)->floor == 0.20);
@@ -212,6 +212,92 @@ static void config_section(void **st)
     assert_non_null(strstr(err, "drift: not an object"));
 }
 
+/* Rows that move together: the median of the rows in rotation at a shape is the shape's
+ * move (the baseline's), and a row is slower only past its tolerance against the centre
+ * and against the centre moved by it; one changed rung cannot set the median. */
+static void the_shape_move_is_the_median_of_enough_rows(void **st)
+{
+    (void)st;
+    drift_params p = { .shape_rows = 5 }, off = { .shape_rows = 0 }, three = { .shape_rows = 3 };
+    double all[] = { log(1.05), log(1.049), log(1.052), log(1.05), log(1.051) };
+    assert_true(fabs(drift_shape_move(all, 5, &p) - 1.05) < 1e-9);
+    double one[] = { 0, log(1.001), log(1.36), log(0.999), 0 };   /* one rung changed */
+    assert_true(fabs(drift_shape_move(one, 5, &p) - 1.0) < 1e-9);
+    double few[] = { log(1.05), log(1.05), log(1.05), log(1.05) };
+    assert_true(drift_shape_move(few, 4, &p) == 1.0);   /* fewer rows than asked: no move */
+    assert_true(drift_shape_move(all, 5, &off) == 1.0);
+    double even[] = { log(1.02), log(1.04), log(1.06), log(1.08) };
+    assert_true(fabs(drift_shape_move(even, 4, &three) - sqrt(1.04 * 1.06)) < 1e-9);
+    /* the floor: a move within 1% is none, one past it counts past it, either way */
+    drift_params fl = { .shape_rows = 5, .shape_floor = 0.01 };
+    double small[] = { log(1.006), log(1.005), log(1.007), log(1.006), log(1.004) };
+    assert_true(drift_shape_move(small, 5, &fl) == 1.0);
+    double up[] = { log(1.05), log(1.049), log(1.052), log(1.05), log(1.051) };
+    assert_true(fabs(drift_shape_move(up, 5, &fl) - 1.05 / 1.01) < 1e-9);
+    double down[] = { log(0.95), log(0.949), log(0.952), log(0.95), log(0.951) };
+    assert_true(fabs(drift_shape_move(down, 5, &fl) - 0.95 * 1.01) < 1e-9);
+}
+
+static void a_row_moving_with_its_shape_is_within(void **st)
+{
+    (void)st;
+    drift_ref r = { .k = 2, .center = 1.0, .tol = 0.03 };
+    /* every rung 5% slower: slower against the centre, within with the move */
+    assert_int_equal(drift_decide(&r, 1.05, 1.045, 1.055), DRIFT_SLOWER);
+    assert_int_equal(drift_decide_moved(&r, 1.05, 1.05, 1.045, 1.055), DRIFT_WITHIN);
+    /* one rung 5% slower on top of the shape's 5%: slower */
+    assert_int_equal(drift_decide_moved(&r, 1.05, 1.1025, 1.098, 1.107), DRIFT_SLOWER);
+    /* the others 5% faster, this one where it was: not slower (the move excuses a row
+     * only the way the shape moved, and never makes one slower) */
+    assert_int_equal(drift_decide_moved(&r, 0.95, 1.0, 0.998, 1.002), DRIFT_WITHIN);
+    assert_int_equal(drift_decide_moved(&r, 0.95, 1.05, 1.045, 1.055), DRIFT_SLOWER);
+    /* faster the same way: the shape 5% faster, the row with it */
+    assert_int_equal(drift_decide_moved(&r, 0.95, 0.95, 0.945, 0.955), DRIFT_WITHIN);
+    assert_int_equal(drift_decide_moved(&r, 1.0, 0.95, 0.945, 0.955), DRIFT_FASTER);
+}
+
+static void config_shape_move_and_other_gpu(void **st)
+{
+    (void)st;
+    gate_config c;
+    char err[512];
+    assert_int_equal(load("{\"floor_paired\": 0.03}", &c, err, sizeof err), 0);
+    assert_true(c.drift.shape_rows == 0 && c.drift.shape_floor == 0 && c.drift.floor_other_gpu == 0.03);
+    gate_config_free(&c);   /* unless said: off */
+    assert_int_equal(load("{\"floor_paired\": 0.03, \"floor_other_gpu\": 0.05, \"shape_move_rows\": 5, "
+                          "\"shape_move_floor\": 0.01}", &c, err, sizeof err), 0);
+    assert_true(c.drift.shape_rows == 5 && c.drift.floor_other_gpu == 0.05 && c.drift.shape_floor == 0.01);
+    gate_config_free(&c);
+    assert_int_equal(load("{\"shape_move_floor\": 2}", &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "drift.shape_move_floor: must be a number in [0, 1]"));
+    gate_config_free(&c);
+    assert_int_equal(load("{\"shape_move_rows\": 2}", &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "drift.shape_move_rows: must be 0 (off) or a whole number in [3, 1000]"));
+    assert_int_equal(load("{\"shape_move_rows\": 4.5}", &c, err, sizeof err), -1);
+    assert_int_equal(load("{\"floor_other_gpu\": -0.1}", &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "drift.floor_other_gpu: must be a number in [0, 1]"));
+}
+
+static void another_gpu_takes_its_floor(void **st)
+{
+    (void)st;
+    gate_config c = { 0 };
+    c.drift = (drift_params){ .k_sigma = 4, .floor = 0.2, .floor_paired = 0.03, .floor_other_gpu = 0.05, .min_runs = 2 };
+    run_data set[2] = { { 0 }, { 0 } }, run = { 0 }, old = { 0 };
+    set[0].ratio_rotation = set[1].ratio_rotation = run.ratio_rotation = old.ratio_rotation = 1;
+    set[0].ctx.uuid = set[1].ctx.uuid = "GPU-a";
+    drift_spread sp;
+    char err[256];
+    assert_int_equal(drift_spread_of(&c, set, 2, &sp, err, sizeof err), 0);
+    run.ctx.uuid = "GPU-a";
+    assert_true(drift_params_for_runs(&sp, &c, &run, NULL)->floor == 0.03);
+    run.ctx.uuid = "GPU-b";
+    assert_true(drift_params_for_runs(&sp, &c, &run, NULL)->floor == 0.05);
+    assert_true(drift_params_for_runs(&sp, &c, &run, &set[0])->floor == 0.05);   /* against one run: its GPU */
+    assert_true(drift_params_for_runs(&sp, &c, &old, NULL)->floor == 0.03);      /* no uuid: not told apart */
+    drift_spread_free(&sp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +311,10 @@ int main(void)
         cmocka_unit_test(config_section),
         cmocka_unit_test(a_paired_set_takes_its_own_floor),
         cmocka_unit_test(a_row_of_separate_medians_takes_the_floor),
+        cmocka_unit_test(the_shape_move_is_the_median_of_enough_rows),
+        cmocka_unit_test(a_row_moving_with_its_shape_is_within),
+        cmocka_unit_test(config_shape_move_and_other_gpu),
+        cmocka_unit_test(another_gpu_takes_its_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,7 +28,7 @@ static void pair_rule_tolerance(void **st)
         { "06_tiling", h, { 5, 0.65, 0.004, 0, 0 }, 0.003, 0 },
         { "06_tiling", t, { 5, 1.30, 0.06, 0, 0 }, 0.05, 0 },
     };
-    drift_spread s = { rows, 2, 5, 1, p };
+    drift_spread s = { .rows = rows, .n = 2, .n_runs = 5, .measured = 1, .params = p };
     drift_ref r;
     /* a quiet row: the floor */
     drift_spread_ref(&s, &p, "06_tiling", &h, 0.70, &r);
