@@ -322,7 +322,7 @@ TEST_JOBS ?= 2
 # and the fuzzers' fixed minute go first, then the long checks, longest first, and the
 # short ones fill the end. Each check's CPU seconds on the 2-core machine are kept in
 # ci/checks/test_budget.tsv, and make test's last lines show this run's beside them.
-TEST_LONG  := check-fuzz check-cli check-asan check-judge check-unit check-drift \
+TEST_LONG  := check-fuzz check-cli check-asan check-judge check-drift \
               check-report check-planted check-kernels check-study
 TEST_SHORT := check-freeze check-layers check-names check-lint check-ab-gate check-store check-scripts
 TEST_CHECKS := $(TEST_LONG) $(TEST_SHORT)
@@ -353,6 +353,14 @@ test: deps
 	@echo "make test: all passed"
 test-checks: $(TEST_CHECKS)
 
+# The unit tests run once under make test: check-asan, the same tests and assertions built
+# with ASan and UBSan, which also stop on the memory and undefined-behaviour faults that the
+# plain build's run (check-unit) passes. Planted in core/stats.c: a median 0.1% wrong failed
+# both runs of test_stats (10 tests each); a read one past the end of the median's sorted
+# copy passed the plain run and stopped the ASan one (heap-buffer-overflow). Until issue 53
+# make test ran both: the plain run took 96 s alone here, the ASan one 209 s. The binaries are
+# still built under make test (gcc -O2's warnings are not clang's); `make check-unit` runs
+# them, the quick loop while working.
 check-unit: unit-tests
 check-kernels: kernel-checks
 	@bash ci/checks/check_build_sources.sh $(BUILD)
