@@ -185,6 +185,11 @@ JSON
     head_build="mkdir -p head/build && cp -r '$build/obj' head/build/ && touch head/harness/gate/ab_rule.c && make -s -C head build/attnladder >/dev/null"
   fi
   local judge_build="mkdir -p judge/build && cp '$bin' judge/build/"
+  # The freeze check (12 s of nvcc -M over the frozen rungs' closures) runs in the clean
+  # and freeze attacks, which it passes and fails; in the gate and ab attacks, which it
+  # has no part in, a pass stands in for it, as in the fault cases below. Planted in
+  # judge.sh's decide (the gate's status recorded as 0): the gate attack still failed here.
+  case $name in gate|ab) [ -z "$fault" ] && judge_build+=" && printf '#!/usr/bin/env bash\\necho \"freeze: stood in by test_judge.sh\"\\n' > judge/ci/freeze.sh" ;; esac
   # the measurement: recorded files where the GPU's would be, and the statuses measure writes
   local measure="mkdir -p \"\$OUT/ev/$gpu\" && cp '$tmp/$run' \"\$OUT/ev/$gpu/$run_name\" && cp '$tmp/$ab' \"\$OUT/ab.json\" && echo 0 > \"\$OUT/run.status\" && echo 0 > \"\$OUT/ab_measure.status\""
   local path=$PATH
