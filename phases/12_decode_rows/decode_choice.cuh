@@ -28,6 +28,10 @@ namespace sk = rung11::sk;
 
 constexpr long GRID_Y_MAX = 65535;   // blocks of a launch's y dimension: one a batch x head
 constexpr bool ZONE_TO_RUNG11 = true;    // the zone above: false, this rung's kernel
+// The zone is given back only up to this many keys: the two sweep points measured slower
+// than rung 10 there have 1024 and 4096 keys; at 8192 (16x8x1x8192x64) this rung's kernel
+// read 0.917 of cuDNN against rung 10's 0.955 and rung 07's 0.939 (README, Outcome).
+constexpr long ZONE_MAX_KV = 4096;
 
 struct DecodeChoice {
     bool take = false;
@@ -104,7 +108,8 @@ inline cudaError_t decode_choose(const attn_shape *s, DecodeChoice &d)
     if (e != cudaSuccess || c.per_sm < 1) return e;
     const long bh = (long)s->batch * s->heads, slots = (long)c.sms * c.per_sm;
     if (hopper && s->seq_kv < sk::SPLIT_MIN_KV && bh < slots) return cudaSuccess;
-    if (ZONE_TO_RUNG11 && hopper && bh < c.sms && !rung11_splits(s, bh, c.sms)) return cudaSuccess;
+    if (ZONE_TO_RUNG11 && hopper && bh < c.sms && !rung11_splits(s, bh, c.sms) && s->seq_kv <= ZONE_MAX_KV)
+        return cudaSuccess;
     c.tiles = (s->seq_kv + sk::SPLIT_KT - 1) / sk::SPLIT_KT;
     decode_pieces(bh, slots, c);
     d.take = true;
