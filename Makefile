@@ -397,8 +397,9 @@ check-lint:
 # the gate against pull requests made to pass it (both workflows dry-run; no GPU)
 check-judge: $(BUILD)/attnladder $(HARNESS_OBJ)
 	@bash ci/checks/test_judge.sh $(BUILD)
-check-ab-gate: $(BUILD)/attnladder $(PATH_FIXTURES)
+check-ab-gate: $(BUILD)/attnladder $(PATH_FIXTURES) $(BUILD)/kernels/launch_floor.so
 	@bash ci/checks/test_ab_gate.sh $(BUILD)
+	@bash ci/checks/test_profile_driver.sh $(BUILD)
 check-store:
 	@bash ci/checks/check_store.sh
 check-scripts:

@@ -74,7 +74,50 @@ static const char NCU_METRICS_SHORT[] =
 
 /* ---- the profiled target ------------------------------------------------------------ */
 
-static int profile_target(const char *build, const char *name, const attn_shape *s)
+/* One implementation, on the target's inputs: a warm-up run, then one run inside
+ * cudaProfilerStart/Stop, after the marker's launch when there is one (ncu_csv.h). */
+static int target_one(const loaded_impl *im, const loaded_impl *marker, const attn_shape *s,
+                      const host_inputs *in, void *q, void *k, void *v, cudaStream_t st)
+{
+    void *o = NULL, *ws = NULL, *state = NULL, *mstate = NULL;
+    const char *name = im->ph->name;
+    size_t wsb = im->ph->workspace_bytes(s), no = in->nq * 2;
+    int rc = EXIT_GATE;
+    if (cudaMalloc(&o, no) || (wsb && cudaMalloc(&ws, wsb))) {
+        fprintf(stderr, "attnladder profile: %s: allocating failed: %s\n", name,
+                cudaGetErrorString(cudaGetLastError()));
+        goto done;
+    }
+    if (im->ph->init(&state, s) || (marker && marker->ph->init(&mstate, s))) {
+        fprintf(stderr, "attnladder profile: %s: init failed\n", name);
+        goto done;
+    }
+    attn_args a = { q, k, v, o, ws, st };
+    int r1 = im->ph->run(state, &a);
+    cudaError_t e = cudaStreamSynchronize(st);
+    cudaProfilerStart();
+    int rm = marker ? marker->ph->run(mstate, &a) : 0;
+    int r2 = im->ph->run(state, &a);
+    cudaError_t e2 = cudaStreamSynchronize(st);
+    cudaProfilerStop();
+    if (r1 || r2 || rm || e || e2)
+        fprintf(stderr, "attnladder profile: %s: run failed: %s\n", name,
+                r1 ? im->ph->error_string(r1) : r2 ? im->ph->error_string(r2)
+                : rm ? marker->ph->error_string(rm) : cudaGetErrorString(e ? e : e2));
+    else
+        rc = EXIT_OK;
+done:
+    if (state) im->ph->fini(state);
+    if (mstate) marker->ph->fini(mstate);
+    cudaFree(o);
+    cudaFree(ws);
+    return rc;
+}
+
+/* The profiled process: names (a comma list) run one after another on one set of inputs;
+ * with marked, each after the launch floor's kernel, so that one ncu process can tell
+ * their kernels apart (ncu_split_by_marker). */
+static int profile_target(const char *build, const char *names, const attn_shape *s, int marked)
 {
     char err[1024];
     loaded_impl *all;
@@ -83,52 +126,49 @@ static int profile_target(const char *build, const char *name, const attn_shape 
         fprintf(stderr, "attnladder profile: %s\n", err);
         return EXIT_BAD_INPUT;
     }
-    const loaded_impl *im = loader_find(all, n, name);
-    host_inputs in = { 0 };
-    void *q = NULL, *k = NULL, *v = NULL, *o = NULL, *ws = NULL, *state = NULL;
-    int rc = EXIT_GATE;
-    const char *why;
-    if (!im || (why = im->ph->unsupported(s)) != NULL) {
-        fprintf(stderr, "attnladder profile: %s: %s\n", name, im ? why : "not found");
+    const loaded_impl *chosen[MAX_ITEMS];
+    size_t n_chosen = 0;
+    char *list = strdup(names);
+    int rc = EXIT_BAD_INPUT;
+    for (char *t = list ? strtok(list, ",") : NULL; t; t = strtok(NULL, ",")) {
+        const loaded_impl *im = loader_find(all, n, t);
+        const char *why = im ? im->ph->unsupported(s) : "not found";
+        if (why || n_chosen == MAX_ITEMS) {
+            fprintf(stderr, "attnladder profile: %s: %s\n", t, why ? why : "too many implementations");
+            free(list);
+            loader_close_all(all, n);
+            return EXIT_BAD_INPUT;
+        }
+        chosen[n_chosen++] = im;
+    }
+    free(list);
+    const loaded_impl *marker = marked ? loader_find(all, n, "launch_floor") : NULL;
+    if (marked && !marker) {
+        fprintf(stderr, "attnladder profile: --marked: no launch_floor in %s\n", build);
         loader_close_all(all, n);
         return EXIT_BAD_INPUT;
     }
-    size_t wsb = im->ph->workspace_bytes(s);
+    host_inputs in = { 0 };
+    void *q = NULL, *k = NULL, *v = NULL;
     cudaStream_t st = NULL;
+    rc = EXIT_GATE;
     if (inputs_generate(&in, s, 1234, DIST_UNIFORM) || cudaMalloc(&q, in.nq * 2) || cudaMalloc(&k, in.nkv * 2) ||
-        cudaMalloc(&v, in.nkv * 2) || cudaMalloc(&o, in.nq * 2) || (wsb && cudaMalloc(&ws, wsb)) ||
+        cudaMalloc(&v, in.nkv * 2) ||
         cudaMemcpy(q, in.q, in.nq * 2, cudaMemcpyHostToDevice) ||
         cudaMemcpy(k, in.k, in.nkv * 2, cudaMemcpyHostToDevice) ||
         cudaMemcpy(v, in.v, in.nkv * 2, cudaMemcpyHostToDevice) ||
         cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)) {
-        fprintf(stderr, "attnladder profile: setting up %s failed: %s\n", name,
+        fprintf(stderr, "attnladder profile: setting up %s failed: %s\n", names,
                 cudaGetErrorString(cudaGetLastError()));
         goto done;
     }
-    if (im->ph->init(&state, s)) {
-        fprintf(stderr, "attnladder profile: %s: init failed\n", name);
-        goto done;
-    }
-    attn_args a = { q, k, v, o, ws, st };
-    int r1 = im->ph->run(state, &a);
-    cudaError_t e = cudaStreamSynchronize(st);
-    cudaProfilerStart();
-    int r2 = im->ph->run(state, &a);
-    cudaError_t e2 = cudaStreamSynchronize(st);
-    cudaProfilerStop();
-    if (r1 || r2 || e || e2)
-        fprintf(stderr, "attnladder profile: %s: run failed: %s\n", name,
-                r1 ? im->ph->error_string(r1) : r2 ? im->ph->error_string(r2) : cudaGetErrorString(e ? e : e2));
-    else
-        rc = EXIT_OK;
-    im->ph->fini(state);
+    rc = EXIT_OK;
+    for (size_t i = 0; i < n_chosen && rc == EXIT_OK; i++) rc = target_one(chosen[i], marker, s, &in, q, k, v, st);
 done:
     if (st) cudaStreamDestroy(st);
     cudaFree(q);
     cudaFree(k);
     cudaFree(v);
-    cudaFree(o);
-    cudaFree(ws);
     inputs_free(&in);
     loader_close_all(all, n);
     return rc;
@@ -248,7 +288,7 @@ static int ncu_available(const char *ncu)
 /* What one `profile` holds between its stages; profile_close is the one cleanup. */
 typedef struct {
     const char *build, *into, *ncu, *names, *raw_dir;
-    int target;
+    int target, marked;             /* --target: the profiled process; --marked: ncu_csv.h */
     attn_shape shapes[MAX_ITEMS];
     size_t n_shapes;
     json_t *doc;                   /* the run profiled into */
@@ -265,9 +305,10 @@ static int profile_parse(profile_session *p, int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         if (!strcmp(a, "--target")) { p->target = 1; continue; }
+        if (!strcmp(a, "--marked")) { p->marked = 1; continue; }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: attnladder profile --into EVIDENCE.json [--impl A,B] [--shape S]... "
-                   "[--ncu PATH] [--build DIR] [--raw-dir DIR]\n  default shapes: the headline shapes; default "
+                   "[--ncu PATH] [--build DIR] [--raw-dir DIR]\n  one profiled process a shape (one an implementation where their kernels cannot be told apart);\n  default shapes: the headline shapes; default "
                    "implementations: every phase\n");
             return 1;
         }
@@ -373,35 +414,9 @@ static int profile_choose(profile_session *p)
     return 0;
 }
 
-/* One implementation at one shape through ncu (the full metric set, then the short one):
- * its kernels' metrics and top stalls, or NULL (said). */
-static json_t *profile_one(const profile_session *p, const char *self, const char *impl, const attn_shape *sh)
+/* The kernels of one implementation at one shape, with their top stalls; said. */
+static json_t *finish_kernels(json_t *kernels, const char *impl, const char *text)
 {
-    char shape_arg[96], text[96];
-    snprintf(shape_arg, sizeof shape_arg, "%d,%d,%d,%d,%d,%d", sh->batch, sh->heads,
-             sh->seq_q, sh->seq_kv, sh->head_dim, sh->causal);
-    shape_format(sh, text, sizeof text);
-    json_t *kernels = NULL;
-    for (int attempt = 0; attempt < 2 && !kernels; attempt++) {
-        char *args[] = { (char *)p->ncu, "--csv", "--page", "raw", "--profile-from-start", "off",
-                         "--metrics", (char *)(attempt == 0 ? NCU_METRICS_FULL : NCU_METRICS_SHORT),
-                         (char *)self, "profile", "--target", "--build", (char *)p->build, "--impl",
-                         (char *)impl, "--shape", shape_arg, NULL };
-        int status;
-        char *outp = run_capture(args, &status);
-        if (outp && p->raw_dir) save_raw(p->raw_dir, impl, shape_arg, attempt, outp);
-        if (outp) kernels = ncu_parse_raw_csv(outp, KEEP);
-        if (!kernels || json_array_size(kernels) == 0) {
-            const char *line = outp ? strstr(outp, "==ERROR==") : NULL;
-            if (attempt == 1)
-                printf("profile: %s %s: ncu gave no metrics (%.*s)\n", impl, text,
-                       line ? (int)strcspn(line, "\n") : 24, line ? line : "no output");
-            json_decref(kernels);
-            kernels = NULL;
-        }
-        free(outp);
-    }
-    if (!kernels) return NULL;
     size_t k;
     json_t *kv;
     json_array_foreach(kernels, k, kv)
@@ -410,8 +425,79 @@ static json_t *profile_one(const profile_session *p, const char *self, const cha
     return kernels;
 }
 
-/* Every chosen implementation at every shape it supports, appended to the run's profile
- * rows. */
+/* ncu over `self profile --target` for impls (a comma list) at one shape, the full metric
+ * set, then the short one; marked: one process for them all (ncu_csv.h's markers). The
+ * parsed page, or NULL; *status is ncu's exit status. */
+static json_t *ncu_page(const profile_session *p, const char *self, const char *impls, const attn_shape *sh,
+                        int marked, int attempt, int *status)
+{
+    char shape_arg[96];
+    snprintf(shape_arg, sizeof shape_arg, "%d,%d,%d,%d,%d,%d", sh->batch, sh->heads,
+             sh->seq_q, sh->seq_kv, sh->head_dim, sh->causal);
+    char *args[] = { (char *)p->ncu, "--csv", "--page", "raw", "--profile-from-start", "off",
+                     "--metrics", (char *)(attempt == 0 ? NCU_METRICS_FULL : NCU_METRICS_SHORT),
+                     (char *)self, "profile", "--target", "--build", (char *)p->build, "--impl",
+                     (char *)impls, "--shape", shape_arg, marked ? "--marked" : NULL, NULL };
+    char *outp = run_capture(args, status);
+    if (outp && p->raw_dir) save_raw(p->raw_dir, marked ? "all" : impls, shape_arg, attempt, outp);
+    json_t *kernels = outp ? ncu_parse_raw_csv(outp, KEEP) : NULL;
+    if (!kernels || json_array_size(kernels) == 0) {
+        const char *line = outp ? strstr(outp, "==ERROR==") : NULL;
+        if (attempt == 1)
+            printf("profile: %s at %s: ncu gave no metrics (%.*s)\n", marked ? "one process" : impls, shape_arg,
+                   line ? (int)strcspn(line, "\n") : 24, line ? line : "no output");
+        json_decref(kernels);
+        kernels = NULL;
+    }
+    free(outp);
+    return kernels;
+}
+
+/* One implementation at one shape, a process of its own: its kernels, or NULL (said). */
+static json_t *profile_one(const profile_session *p, const char *self, const char *impl, const attn_shape *sh)
+{
+    char text[96];
+    shape_format(sh, text, sizeof text);
+    json_t *kernels = NULL;
+    for (int attempt = 0; attempt < 2 && !kernels; attempt++) {
+        int status;
+        kernels = ncu_page(p, self, impl, sh, 0, attempt, &status);
+    }
+    return kernels ? finish_kernels(kernels, impl, text) : NULL;
+}
+
+/* n implementations at one shape in one profiled process: an array of n kernel arrays, or
+ * NULL when the process failed or its kernels cannot be told apart (said). Each process
+ * costs ncu's start, a CUDA context and the inputs: about 2.5 s an item when every
+ * implementation had its own (39 processes, ~100 s of a session on an H200). */
+static json_t *profile_group(const profile_session *p, const char *self, const char *const *impls, size_t n,
+                             const attn_shape *sh)
+{
+    char list[MAX_ITEMS * 64] = "", text[96];
+    shape_format(sh, text, sizeof text);
+    for (size_t i = 0; i < n; i++) {
+        if (strlen(list) + strlen(impls[i]) + 2 > sizeof list) return NULL;
+        if (i) strcat(list, ",");
+        strcat(list, impls[i]);
+    }
+    json_t *groups = NULL;
+    for (int attempt = 0; attempt < 2 && !groups; attempt++) {
+        int status;
+        json_t *kernels = ncu_page(p, self, list, sh, 1, attempt, &status);
+        if (kernels && status == 0) groups = ncu_split_by_marker(kernels, n);
+        json_decref(kernels);
+    }
+    if (!groups) {
+        printf("profile: %s: the implementations' kernels not told apart in one process; one process each\n", text);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) finish_kernels(json_array_get(groups, i), impls[i], text);
+    return groups;
+}
+
+/* Every chosen implementation at every shape it supports, one profiled process a shape
+ * (one an implementation where that fails), appended to the run's profile rows in the
+ * order of implementations, then shapes. */
 static void profile_all(profile_session *p)
 {
     char self[4096];
@@ -422,13 +508,26 @@ static void profile_all(profile_session *p)
         prof = json_array();
         json_object_set_new(p->doc, "profile", prof);
     }
+    static json_t *found[MAX_ITEMS][MAX_ITEMS];   /* [implementation][shape] */
+    memset(found, 0, sizeof found);
+    for (size_t s = 0; s < p->n_shapes; s++) {
+        const attn_shape *sh = &p->shapes[s];
+        const char *names[MAX_ITEMS];
+        size_t idx[MAX_ITEMS], m = 0;
+        for (size_t i = 0; i < p->n_chosen; i++)
+            if (!loader_find(p->all, p->n_all, p->chosen[i])->ph->unsupported(sh)) {
+                names[m] = p->chosen[i];
+                idx[m++] = i;
+            }
+        json_t *groups = m > 1 ? profile_group(p, self, names, m, sh) : NULL;
+        for (size_t j = 0; j < m; j++)
+            found[idx[j]][s] = groups ? json_incref(json_array_get(groups, j)) : profile_one(p, self, names[j], sh);
+        json_decref(groups);
+    }
     for (size_t i = 0; i < p->n_chosen; i++)
-        for (size_t s = 0; s < p->n_shapes; s++) {
-            const attn_shape *sh = &p->shapes[s];
-            if (loader_find(p->all, p->n_all, p->chosen[i])->ph->unsupported(sh)) continue;
-            json_t *kernels = profile_one(p, self, p->chosen[i], sh);
-            if (kernels) json_array_append_new(prof, run_write_profile(p->chosen[i], sh, "ncu", kernels));
-        }
+        for (size_t s = 0; s < p->n_shapes; s++)
+            if (found[i][s])
+                json_array_append_new(prof, run_write_profile(p->chosen[i], &p->shapes[s], "ncu", found[i][s]));
 }
 
 static void profile_close(profile_session *p)
@@ -445,10 +544,10 @@ int cmd_profile(int argc, char **argv)
     if (parsed) return parsed > 0 ? EXIT_OK : EXIT_BAD_INPUT;
     if (p.target) {
         if (!p.names || p.n_shapes != 1) {
-            fprintf(stderr, "attnladder profile --target: needs one --impl and one --shape\n");
+            fprintf(stderr, "attnladder profile --target: needs --impl and one --shape\n");
             return EXIT_BAD_INPUT;
         }
-        return profile_target(p.build, p.names, &p.shapes[0]);
+        return profile_target(p.build, p.names, &p.shapes[0], p.marked);
     }
     int rc = EXIT_OK;
     if (profile_open_into(&p) || profile_choose(&p)) {

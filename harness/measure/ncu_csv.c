@@ -92,3 +92,41 @@ json_t *ncu_parse_raw_csv(const char *text, const char *const *wanted)
     free(copy);
     return out;
 }
+
+/* The marker by name and by launch: a phase's kernel may share the name, not the launch of
+ * one block of 32 threads. */
+static int is_marker(const json_t *row)
+{
+    const char *name = json_string_value(json_object_get(row, "kernel"));
+    const json_t *m = json_object_get(row, "metrics");
+    const json_t *grid = json_object_get(m, "launch__grid_size");
+    const json_t *block = json_object_get(m, "launch__block_size");
+    return name && strstr(name, NCU_MARKER_KERNEL) && json_is_number(grid) && json_is_number(block) &&
+           json_number_value(grid) == 1 && json_number_value(block) == 32;
+}
+
+json_t *ncu_split_by_marker(const json_t *kernels, size_t n)
+{
+    size_t rows = json_array_size(kernels);
+    if (!json_is_array(kernels) || n == 0 || rows == 0 || !is_marker(json_array_get(kernels, 0)))
+        return NULL;
+    json_t *groups = json_array();
+    json_t *cur = NULL;
+    for (size_t i = 0; i < rows; i++) {
+        json_t *row = json_array_get(kernels, i);
+        if (is_marker(row)) {
+            if (cur && json_array_size(cur) == 0) break;   /* an implementation with no kernel */
+            cur = json_array();
+            json_array_append_new(groups, cur);
+            continue;
+        }
+        json_array_append_new(cur, json_deep_copy(row));
+    }
+    int ok = json_array_size(groups) == n;
+    for (size_t g = 0; ok && g < n; g++) ok = json_array_size(json_array_get(groups, g)) > 0;
+    if (!ok) {
+        json_decref(groups);
+        return NULL;
+    }
+    return groups;
+}

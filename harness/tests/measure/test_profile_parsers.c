@@ -87,12 +87,69 @@ static void ncu_raw_page(void **st)
     assert_null(ncu_parse_raw_csv("==ERROR== no counters\n", keep));
 }
 
+/* One row of a parsed page: a kernel name and its launch shape. */
+static json_t *kernel_row(const char *name, double grid, double block)
+{
+    return json_pack("{s:s, s:{s:f, s:f}}", "kernel", name, "metrics", "launch__grid_size", grid,
+                     "launch__block_size", block);
+}
+
+static json_t *rows_of(const char *const *names)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; names[i]; i++) {
+        int marker = strstr(names[i], "empty_kernel") != NULL;
+        json_array_append_new(a, kernel_row(names[i], marker ? 1 : 132, marker ? 32 : 384));
+    }
+    return a;
+}
+
+/* One ncu process over several implementations: each group starts at a marker launch. */
+static void ncu_groups_by_marker(void **st)
+{
+    (void)st;
+    static const char *const two[] = { "(anonymous namespace)::empty_kernel()", "flash<64>(P)",
+                                       "merge(P)", "(anonymous namespace)::empty_kernel()", "cudnn_sdpa", NULL };
+    json_t *rows = rows_of(two);
+    json_t *g = ncu_split_by_marker(rows, 2);
+    assert_non_null(g);
+    assert_int_equal(json_array_size(g), 2);
+    assert_int_equal(json_array_size(json_array_get(g, 0)), 2);
+    assert_int_equal(json_array_size(json_array_get(g, 1)), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(json_array_get(g, 0), 1), "kernel")),
+                        "merge(P)");
+    json_decref(g);
+    assert_null(ncu_split_by_marker(rows, 3));   /* two markers, three implementations */
+    json_decref(rows);
+
+    static const char *const empty_group[] = { "empty_kernel()", "empty_kernel()", "k(P)", NULL };
+    rows = rows_of(empty_group);
+    assert_null(ncu_split_by_marker(rows, 2));   /* the first ran no kernel of its own */
+    json_decref(rows);
+
+    static const char *const no_lead[] = { "k(P)", "empty_kernel()", "k(P)", NULL };
+    rows = rows_of(no_lead);
+    assert_null(ncu_split_by_marker(rows, 1));   /* a kernel before any marker */
+    json_decref(rows);
+
+    /* a kernel named like the marker but launched wider is an implementation's */
+    json_t *wide = json_array();
+    json_array_append_new(wide, kernel_row("empty_kernel()", 1, 32));
+    json_array_append_new(wide, kernel_row("empty_kernel()", 4, 32));
+    g = ncu_split_by_marker(wide, 1);
+    assert_non_null(g);
+    assert_int_equal(json_array_size(json_array_get(g, 0)), 1);
+    json_decref(g);
+    json_decref(wide);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ptxas_report_per_arch),
         cmocka_unit_test(csv_split_quotes),
         cmocka_unit_test(ncu_raw_page),
+        cmocka_unit_test(ncu_groups_by_marker),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
