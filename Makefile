@@ -62,7 +62,7 @@ TEST_BINS    := $(patsubst harness/tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # libraries, e.g. -lcublas) or NVCCFLAGS_<name> (e.g. an sm_90a target).
 -include $(wildcard phases/*/build.mk kernels/*/build.mk)
 
-.PHONY: all deps build run test unit-tests kernel-checks clean FORCE asan-build asan-tests fuzz fuzz-corpus fuzz-long sanitize test-switches planted-phases
+.PHONY: all deps build run test unit-tests kernel-checks phase-objects clean FORCE asan-build asan-tests fuzz fuzz-corpus fuzz-long sanitize test-switches planted-phases
 .DEFAULT_GOAL := all
 
 all: build
@@ -96,21 +96,55 @@ $(BUILD)/obj/harness/measure/device_info.o: CFLAGS += -DATTN_NVCC_VERSION='"$(NV
 
 # ---- phases and kernels: one shared object each, ptxas report beside it ---------------
 .SECONDEXPANSION:
-# How a phase's object is built, written once: the rule below runs it and
+# How a phase's object is built, written once: the rules below run it and
 # `make -s nvcc-command-NAME` prints it (with the build directory as <build>), which the
 # freeze manifest pins, so a frozen phase built with other flags fails `make test`.
-phase_nvcc = $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -Xptxas -v -MD -MF $(2)/phases/$(1).d \
-             -o $(2)/phases/$(1).so $(sort $(wildcard phases/$(1)/*.cu)) $(LDLIBS_$(1))
+# A phase of one .cu file: one nvcc command. A phase of several, or one that links an
+# object of the rung below (PHASE_LINKS_<name>), is compiled one object a translation unit
+# (each .cu with the same flags and -c, under <build>/obj/phases/NAME/), then linked by
+# nvcc: what nvcc does inside one command over several .cu files, but an object can then
+# be linked by the rung above instead of compiled again. Until issue 53 rung 12 compiled
+# rung 11's rung10.cu (rung 10 whole, with 06 and 09 inside) again: 92 of its 110 CPU s.
+# Rung 11's machine code is the same both ways (ci/frozen/11_split_keys.recompiled).
+phase_cus = $(sort $(wildcard phases/$(1)/*.cu))
+phase_objs = $(patsubst phases/%.cu,$(2)/obj/phases/%.o,$(call phase_cus,$(1)) $(PHASE_LINKS_$(1)))
+phase_by_objs = $(strip $(word 2,$(call phase_cus,$(1))) $(PHASE_LINKS_$(1)))
+phase_obj_nvcc = $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -Xptxas -v -MD -MF $(2)/obj/$(basename $(3)).d \
+                 -c -o $(2)/obj/$(basename $(3)).o $(3)
+phase_link_nvcc = $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -Xptxas -v -o $(2)/phases/$(1).so $(call phase_objs,$(1),$(2)) $(LDLIBS_$(1))
+phase_nvcc = $(if $(call phase_by_objs,$(1)), \
+               $(foreach cu,$(call phase_cus,$(1)),$(call phase_obj_nvcc,$(1),$(2),$(cu)) &&) \
+               $(call phase_link_nvcc,$(1),$(2)), \
+             $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -Xptxas -v -MD -MF $(2)/phases/$(1).d \
+               -o $(2)/phases/$(1).so $(call phase_cus,$(1)) $(LDLIBS_$(1)))
+# Rung 12 holds rung 11 whole: its attention.cu includes rung 11's, and the rest of rung 11
+# (rung10.cu, the translation unit behind rung10_link::) is this object, rung 11's own.
+# (Here and not in rung 12's build.mk: a build.mk names no other directory, ci/freeze.sh.)
+PHASE_LINKS_12_decode_rows := phases/11_split_keys/rung10.cu
+# Named here, so that make keeps them (not intermediate files) and builds a missing one.
+PHASE_OBJS := $(sort $(foreach p,$(PHASE_NAMES),$(if $(call phase_by_objs,$(p)),$(call phase_objs,$(p),$(BUILD)))))
+phase-objects: $(PHASE_OBJS)
 # Each binary's record of what it was built from (ci/tools/record_sources.sh), which a GPU
 # session checks against the tree before it measures (ci/checks/check_build_sources.sh);
 # the recorder is a prerequisite so that a build from before the records is rebuilt.
 $(BUILD)/phases/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phases/$$*/*.h phases/$$*/*.c) harness/include/attn_phase.h \
-                     ci/tools/record_sources.sh
+                     ci/tools/record_sources.sh $$(if $$(call phase_by_objs,$$*),$$(call phase_objs,$$*,$(BUILD)))
+	@mkdir -p $(dir $@)
+	@echo "nvcc  $@$(if $(call phase_by_objs,$*), (link))"
+	@$(if $(call phase_by_objs,$*), \
+	  { cat $(patsubst %.o,%.ptxas.txt,$(call phase_objs,$*,$(BUILD))) >&2 && $(call phase_link_nvcc,$*,$(BUILD)); }, \
+	  $(call phase_nvcc,$*,$(BUILD))) 2> $(BUILD)/phases/$*.ptxas.txt \
+	  || { cat $(BUILD)/phases/$*.ptxas.txt >&2; rm -f $@; exit 1; }
+	@$(if $(call phase_by_objs,$*),cat $(patsubst %.o,%.d,$(call phase_objs,$*,$(BUILD))) > $(BUILD)/phases/$*.d)
+	@bash ci/tools/record_sources.sh $@ $(BUILD)/phases/$*.d $(filter phases/$*/% harness/include/attn_phase.h,$^)
+# One translation unit of a phase built from objects, with its phase's flags; its ptxas
+# report beside it (the phase's report gathers them).
+$(BUILD)/obj/phases/%.o: phases/%.cu $$(wildcard phases/$$(*D)/*.cuh phases/$$(*D)/*.h phases/$$(*D)/*.c) \
+                         harness/include/attn_phase.h
 	@mkdir -p $(dir $@)
 	@echo "nvcc  $@"
-	@$(call phase_nvcc,$*,$(BUILD)) 2> $(BUILD)/phases/$*.ptxas.txt \
-	  || { cat $(BUILD)/phases/$*.ptxas.txt >&2; rm -f $@; exit 1; }
-	@bash ci/tools/record_sources.sh $@ $(BUILD)/phases/$*.d $(filter phases/$*/% harness/include/attn_phase.h,$^)
+	@$(call phase_obj_nvcc,$(*D),$(BUILD),$<) 2> $(@:.o=.ptxas.txt) \
+	  || { cat $(@:.o=.ptxas.txt) >&2; rm -f $@; exit 1; }
 nvcc-command-%:
 	@echo '$(strip $(call phase_nvcc,$*,<build>))'
 
@@ -123,7 +157,7 @@ $(BUILD)/kernels/%.so: $$(wildcard kernels/$$*/*.cu kernels/$$*/*.cuh kernels/$$
 	  || { cat $(BUILD)/kernels/$*.ptxas.txt >&2; rm -f $@; exit 1; }
 	@bash ci/tools/record_sources.sh $@ $(BUILD)/kernels/$*.d $(filter kernels/$*/% harness/include/attn_phase.h,$^)
 
--include $(wildcard $(BUILD)/phases/*.d $(BUILD)/kernels/*.d)
+-include $(wildcard $(BUILD)/phases/*.d $(BUILD)/obj/phases/*/*.d $(BUILD)/kernels/*.d)
 
 # ---- tests ---------------------------------------------------------------------------
 $(BUILD)/tests/%: harness/tests/%.c $(LIB_OBJ)
