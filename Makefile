@@ -157,7 +157,10 @@ $(BUILD)/kernels/%.so: $$(wildcard kernels/$$*/*.cu kernels/$$*/*.cuh kernels/$$
 	  || { cat $(BUILD)/kernels/$*.ptxas.txt >&2; rm -f $@; exit 1; }
 	@bash ci/tools/record_sources.sh $@ $(BUILD)/kernels/$*.d $(filter kernels/$*/% harness/include/attn_phase.h,$^)
 
--include $(wildcard $(BUILD)/phases/*.d $(BUILD)/obj/phases/*/*.d $(BUILD)/kernels/*.d)
+# A phase built from objects has its objects' dependency files; its own NAME.d (theirs
+# gathered, for its record of sources) is not read, nor one left by its build before.
+-include $(filter-out $(patsubst %,$(BUILD)/phases/%.d,$(foreach p,$(PHASE_NAMES),$(if $(call phase_by_objs,$(p)),$(p)))), \
+           $(wildcard $(BUILD)/phases/*.d)) $(wildcard $(BUILD)/obj/phases/*/*.d $(BUILD)/kernels/*.d)
 
 # ---- tests ---------------------------------------------------------------------------
 $(BUILD)/tests/%: harness/tests/%.c $(LIB_OBJ)
