@@ -432,6 +432,7 @@ check-report: $(BUILD)/attnladder
 check-freeze:
 	@bash ci/freeze.sh --check
 	@bash ci/checks/test_freeze.sh
+	@$(PYTHON) ci/tools/same_code.py --self-test
 check-layers: $(HARNESS_OBJ)
 	@$(PYTHON) ci/checks/check_layers.py --objects $(BUILD)/obj
 	@$(PYTHON) ci/checks/check_long_functions.py

@@ -2,6 +2,7 @@
 """Do two builds of a rung's shared object hold the same machine code?
 
     same_code.py OLD.so NEW.so     (exit 0 the same, 1 not, 2 bad input)
+    same_code.py --self-test       (make check-freeze)
 
 For a frozen rung whose nvcc command changes but whose code must not (ci/freeze.sh
 --recompile): no cuobjdump is needed. The host side: the loaded sections that hold code
@@ -17,6 +18,7 @@ and the build ID are left out: they move when a header grows.
 import collections
 import hashlib
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -27,10 +29,15 @@ HOST_SECTIONS = [".text", ".rodata", ".data", ".data.rel.ro", ".init", ".fini", 
 
 
 def section(so, name):
-    """The bytes of one section of so ('' when it has none)."""
+    """The bytes of one section of so (b'' when it has none). --dump-section, not -O binary:
+    that writes only loaded sections, and an unloaded .nv_fatbin would compare as empty."""
+    res = subprocess.run(["readelf", "-S", "-W", so], check=True, capture_output=True, text=True)
+    names = {m.group(1) for m in re.finditer(r"^\s*\[\s*\d+\]\s+(\S+)", res.stdout, re.M)}
+    if name not in names:
+        return b""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "sec")
-        subprocess.run(["objcopy", "-O", "binary", "--only-section=" + name, so, out],
+        subprocess.run(["objcopy", "--dump-section", f"{name}={out}", so, os.path.join(tmp, "copy")],
                        check=True, capture_output=True)
         with open(out, "rb") as f:
             return f.read()
@@ -42,6 +49,9 @@ def fatbins(data):
     while off + 16 <= len(data):
         magic, _ver, hsz, fsz = struct.unpack_from("<IHHQ", data, off)
         if magic != FATBIN_MAGIC:
+            # padding between fat binaries is zeros; anything else is not read as code
+            if any(data[off:off + 8]):
+                raise ValueError(f".nv_fatbin holds bytes at {off} that are no fat binary")
             off += 8
             continue
         if off + hsz + fsz > len(data):
@@ -95,9 +105,63 @@ def compare(old, new):
     return same
 
 
+def fake_fatbin(images, ident):
+    """A fat binary of the layout fatbins() and entries() read: each image an entry whose
+    header carries ident (as nvcc's carry the source or object names)."""
+    body = b""
+    for kind, payload in images:
+        head = struct.pack("<HHIQ", kind, 0x101, 16 + len(ident), len(payload)) + ident
+        body += head + payload
+    return struct.pack("<IHHQ", FATBIN_MAGIC, 1, 16, len(body)) + body
+
+
+def self_test():
+    """Builds small shared objects with gcc, adds a .nv_fatbin to each, and checks that the
+    same code passes with a different ident, and that one changed cubin byte, a missing
+    image, or changed host code fails."""
+    with tempfile.TemporaryDirectory() as tmp:
+        def build(name, ret, images, ident):
+            src, so, fb = (os.path.join(tmp, name + ext) for ext in (".c", ".so", ".fatbin"))
+            with open(src, "w") as f:
+                f.write(f"int f(void) {{ return {ret}; }}\n")
+            with open(fb, "wb") as f:
+                f.write(fake_fatbin(images, ident) + b"\0" * 8 + fake_fatbin(images[:1], ident))
+            subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-o", so, src], check=True)
+            subprocess.run(["objcopy", "--add-section", ".nv_fatbin=" + fb, so], check=True)
+            return so
+        cubin, ptx = b"\x7fELF" + bytes(range(60)), (b".version 8.0\n" * 4).ljust(56, b"\0")
+        # idents padded to 8 bytes, as nvcc pads its headers (136 and 152 bytes in rung 11's)
+        src_ident, obj_ident = b"a.cu b.cu".ljust(16, b"\0"), b"build/obj/a.o b.o".ljust(24, b"\0")
+        base = build("base", 1, [(2, cubin), (1, ptx)], src_ident)
+        cases = [
+            ("the same code, another ident", True, build("ident", 1, [(2, cubin), (1, ptx)], obj_ident)),
+            ("one cubin byte changed", False, build("byte", 1, [(2, cubin[:-1] + b"\x01"), (1, ptx)], src_ident)),
+            ("a PTX image missing", False, build("missing", 1, [(2, cubin)], src_ident)),
+            ("other host code", False, build("host", 2, [(2, cubin), (1, ptx)], src_ident)),
+        ]
+        bad = 0
+        with open(os.devnull, "w") as quiet:
+            for what, want, so in cases:
+                saved, sys.stdout = sys.stdout, quiet
+                try:
+                    got = compare(base, so)
+                finally:
+                    sys.stdout = saved
+                if got != want:
+                    print(f"same_code: self-test: {what}: {'same' if got else 'different'}, expected "
+                          f"{'same' if want else 'different'}", file=sys.stderr)
+                    bad += 1
+    if bad == 0:
+        print(f"same_code: self-test passed ({len(cases)} cases: an ident alone differs; a cubin byte, "
+              f"a missing image, host code)")
+    return 1 if bad else 0
+
+
 def main(argv):
+    if argv[1:] == ["--self-test"]:
+        return self_test()
     if len(argv) != 3:
-        print("usage: same_code.py OLD.so NEW.so", file=sys.stderr)
+        print("usage: same_code.py OLD.so NEW.so | --self-test", file=sys.stderr)
         return 2
     for so in argv[1:]:
         if not os.path.isfile(so):
