@@ -105,7 +105,7 @@ $(BUILD)/obj/harness/measure/device_info.o: CFLAGS += -DATTN_NVCC_VERSION='"$(NV
 # nvcc: what nvcc does inside one command over several .cu files, but an object can then
 # be linked by the rung above instead of compiled again. Until issue 53 rung 12 compiled
 # rung 11's rung10.cu (rung 10 whole, with 06 and 09 inside) again: 92 of its 110 CPU s.
-# Rung 11's machine code is the same both ways (ci/frozen/11_split_keys.recompiled).
+# Rung 11's machine code is the same both ways (ci/frozen/11_split_keys.recompiled.txt).
 phase_cus = $(sort $(wildcard phases/$(1)/*.cu))
 phase_objs = $(patsubst phases/%.cu,$(2)/obj/phases/%.o,$(call phase_cus,$(1)) $(PHASE_LINKS_$(1)))
 phase_by_objs = $(strip $(word 2,$(call phase_cus,$(1))) $(PHASE_LINKS_$(1)))
@@ -248,7 +248,8 @@ planted-phases: $(PLANTED_SOS) $(BUILD)/testing/planted_wrapper.so
 # comes from the setter's template, the one host code the transform writes, the same in
 # every rung: an unused parameter and an int compared with the unsigned long long cycles
 # passed -cubin and failed -c, so PLANT_HOST_RUNGS keep the host pass (-c) for that. The
-# host pass was a fifth of a rung's compile (06_tiling: 19.6 CPU s -c, 15.8 -cubin). The
+# host pass was an eighth to a fifth of a rung's compile (CPU s -c and -cubin, back to
+# back: 06_tiling 19.6 and 15.8, 09_tile_scheduling 30.9 and 26.8). The
 # hook faults above failed -cubin too (01_scalar, 07_wgmma_tma). Rung 12's copy compiles
 # its own file only: rung 11's second unit is linked, not included (issue 53), 49 CPU s
 # before.
