@@ -14,6 +14,13 @@
 #                           reviewed change; say why in the commit
 #   ci/freeze.sh --check    recompute every manifest; exit 1 on any difference
 #                           (a changed, missing or newly included file)
+#   ci/freeze.sh --recompile NAME OLD.so NEW.so
+#                           re-pin only the nvcc command of a frozen phase whose files are
+#                           unchanged, where OLD.so (built by the pinned command) and NEW.so
+#                           (by the new one, same tree) hold the same machine code
+#                           (ci/tools/same_code.py): the proof is kept in
+#                           ci/frozen/NAME.recompiled.txt; exit 1 when the files or the code
+#                           differ (nothing written)
 set -u
 cd "$(dirname "$0")/.."
 CUDA=${CUDA:-/usr/local/cuda}
@@ -86,7 +93,48 @@ if [ "${1:-}" = "--check" ]; then
   exit $fail
 fi
 
-[ $# -gt 0 ] || { echo "usage: ci/freeze.sh NAME... | --check" >&2; exit 2; }
+# How a frozen phase is compiled may change, its machine code not: the manifest's files
+# and nvcc release must be what is pinned, and the two builds' code the same.
+recompile() {
+  local name=$1 old=$2 new=$3 m now proof
+  m=ci/frozen/$name.sha256
+  case "$name" in "" | *[!A-Za-z0-9_]*) echo "freeze: '$name' is not a phase name" >&2; return 2 ;; esac
+  [ -f "$m" ] || { echo "freeze: $name is not frozen (no $m)" >&2; return 2; }
+  [ -f "$old" ] && [ -f "$new" ] || { echo "freeze: --recompile needs the two builds, OLD.so and NEW.so" >&2; return 2; }
+  now=$(manifest "$name") || return 2
+  if ! diff <(grep -v '^nvcc-command ' "$m") <(printf '%s\n' "$now" | grep -v '^nvcc-command ') >/dev/null; then
+    echo "freeze: $name: its files or nvcc release changed, not only how it is compiled; nothing re-pinned" >&2
+    return 1
+  fi
+  if [ "$(grep '^nvcc-command ' "$m")" = "$(printf '%s\n' "$now" | grep '^nvcc-command ')" ]; then
+    echo "freeze: $name: its nvcc command is the one pinned; nothing to re-pin"
+    return 0
+  fi
+  proof=$(${PYTHON:-python3} ci/tools/same_code.py "$old" "$new")
+  case $? in
+    0) ;;
+    1) printf '%s\n' "$proof" >&2; echo "freeze: $name: the new command's code differs; nothing re-pinned" >&2; return 1 ;;
+    *) return 2 ;;
+  esac
+  local note=ci/frozen/$name.recompiled.txt
+  {
+    [ -f "$note" ] && cat "$note"
+    echo "# $name: the nvcc command re-pinned on $(date -u +%Y-%m-%d) (ci/freeze.sh --recompile), the machine code unchanged"
+    echo "old $(grep '^nvcc-command ' "$m")"
+    echo "new $(printf '%s\n' "$now" | grep '^nvcc-command ')"
+    echo "old build sha256 $(sha256sum < "$old" | cut -c1-64), new build sha256 $(sha256sum < "$new" | cut -c1-64)"
+    printf '%s\n' "$proof"
+  } > "$note.tmp" && printf '%s\n' "$now" > "$m.tmp" && mv "$m.tmp" "$m" && mv "$note.tmp" "$note" \
+    || { rm -f "$m.tmp" "$note.tmp"; return 2; }
+  echo "freeze: $name: nvcc command re-pinned in $m, the proof in ci/frozen/$name.recompiled.txt"
+}
+if [ "${1:-}" = "--recompile" ]; then
+  [ $# = 4 ] || { echo "usage: ci/freeze.sh --recompile NAME OLD.so NEW.so" >&2; exit 2; }
+  recompile "$2" "$3" "$4"
+  exit $?
+fi
+
+[ $# -gt 0 ] || { echo "usage: ci/freeze.sh NAME... | --check | --recompile NAME OLD.so NEW.so" >&2; exit 2; }
 for name in "$@"; do
   # A phase's name: a directory under phases/ (letters, digits, underscores: no path, no
   # option), checked before anything is written.

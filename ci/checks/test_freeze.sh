@@ -8,6 +8,7 @@ cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/ci/frozen" "$tmp/phases/99_probe" "$tmp/harness/include"
 cp ci/freeze.sh "$tmp/ci/"
+mkdir -p "$tmp/ci/tools"; cp ci/tools/same_code.py "$tmp/ci/tools/"
 cp Makefile "$tmp/"
 mkdir -p "$tmp/phases/98_other"
 cp harness/include/attn_phase.h "$tmp/harness/include/"
@@ -56,5 +57,25 @@ for bad in 97_missing --help ../phases/99_probe; do
     || { echo "test_freeze: freeze.sh '$bad' wrote $(ls "$tmp/ci/frozen" | grep -v '^99_probe.sha256$')" >&2; fail=1; }
   find "$tmp/ci/frozen" -type f ! -name 99_probe.sha256 -delete
 done
-[ $fail = 0 ] && echo "test_freeze: the freeze check catches edits, new includes, new files, other build flags and build.mk files outside their directory, and refuses a name that is no phase"
+# --recompile re-pins how a frozen phase is compiled only where its files are unchanged and
+# the two builds hold the same code (here host code: gcc objects, no nvcc needed).
+rm -f "$tmp/phases/99_probe/build.mk"; check 0 "the frozen phase's build.mk removed"
+so() { printf 'int f(void) { return %s; }\n' "$2" | gcc -shared -fPIC -O2 -x c - -o "$tmp/$1.so"; }
+so one 1; so one_again 1; so two 2
+recompile() {  # expected-status what OLD NEW
+  (cd "$tmp" && bash ci/freeze.sh --recompile 99_probe "$3.so" "$4.so" >/dev/null 2>&1); got=$?
+  if [ "$got" != "$1" ]; then echo "test_freeze: --recompile, $2: expected $1, got $got" >&2; fail=1; fi
+}
+cp "$tmp/ci/frozen/99_probe.sha256" "$tmp/manifest.bak"
+sed -i 's/^NVCCFLAGS ?= -O3 -lineinfo/NVCCFLAGS ?= -O3 -lineinfo -DPROBE_UNUSED/' "$tmp/Makefile"; check 1 "Makefile's command changed"
+recompile 1 "the two builds' code differs" one two
+cmp -s "$tmp/manifest.bak" "$tmp/ci/frozen/99_probe.sha256" && [ ! -e "$tmp/ci/frozen/99_probe.recompiled.txt" ] \
+  || { echo "test_freeze: --recompile wrote though the code differs" >&2; fail=1; }
+echo "// edit" >> "$tmp/phases/99_probe/probe.cu"; recompile 1 "the phase's source changed as well" one one_again
+sed -i '$d' "$tmp/phases/99_probe/probe.cu"
+recompile 0 "the same code, the files unchanged" one one_again; check 0 "command re-pinned"
+grep -q '^new nvcc-command .*-DPROBE_UNUSED' "$tmp/ci/frozen/99_probe.recompiled.txt" \
+  || { echo "test_freeze: --recompile kept no proof of the re-pinned command" >&2; fail=1; }
+sed -i 's/^NVCCFLAGS ?= -O3 -lineinfo -DPROBE_UNUSED/NVCCFLAGS ?= -O1 -lineinfo -DPROBE_UNUSED/' "$tmp/Makefile"; check 1 "re-pinned, then -O1"
+[ $fail = 0 ] && echo "test_freeze: the freeze check catches edits, new includes, new files, other build flags and build.mk files outside their directory, refuses a name that is no phase, and re-pins a command only with the same code"
 exit $fail

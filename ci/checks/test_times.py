@@ -23,6 +23,7 @@ import tempfile
 
 # (pattern on the target relative to the build directory, the step it counts toward)
 BUILD_GROUPS = [
+    (r"obj/phases/", "build: rungs and kernels (nvcc)"),   # a rung's objects (one a .cu)
     (r"(obj/.*|attnladder|gitinfo)$", "build: harness (gcc -O2)"),
     (r"(phases|kernels)/", "build: rungs and kernels (nvcc)"),
     (r"(asan/|asan-build$)", "build: harness and unit tests (ASan+UBSan)"),

@@ -10,10 +10,11 @@
 // The files:
 //   attention.cu      (this file) rung 11 whole (frozen), in namespace rung11, and the
 //                     phase ABI: the decode paths, and rung 11 for the rest
-//   rung11_below.cu   rung 11's second translation unit (rung 10 and the wgmma split path)
 //   decode_choice.cuh which shapes the 16-row kernels take, and into how many pieces
 //   decode_kernel.cuh a whole head a block: rung 11's piece kernel with an epilogue that
 //                     stores O
+// and rung 11's second translation unit (its rung10.cu: rung 10 and the wgmma split path),
+// linked as rung 11's build compiled it (the Makefile's PHASE_LINKS_12_decode_rows).
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -26,6 +27,13 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include "attn_phase.h"
+
+// Rung 11's tables of the rungs below (rung10_link::) are declared here, at global scope:
+// its include of rung10.h below is then empty (#pragma once), and its names resolve to
+// ::rung10_link, which rung 11's rung10.cu object defines, linked into this shared object as
+// it is into rung 11's, not compiled again (until issue 53 this rung compiled rung10.cu again
+// in namespace rung11: 92 of its 110 CPU s).
+#include "11_split_keys/rung10.h"
 
 // Rung 11 is included, not copied: the system headers above are already in, so its own
 // includes of them are empty here; its entry point is renamed and not exported (this shared
