@@ -12,6 +12,7 @@ set -u
 bin=${1:-build/attnladder}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/python_once.sh" && python_once "$tmp/bin"   # python3 started once per call, not its shim
 fail=0 n=0
 note() { echo "test_drift: $*" >&2; fail=1; }
 
