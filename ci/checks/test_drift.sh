@@ -150,18 +150,15 @@ fi
 # on another GPU than every run of the set's (context.gpu.uuid), the paired floor is
 # drift.floor_other_gpu: the 5% slower row does not block (unsure at most), said so; 8%
 # slower still fails
-other_gpu() { python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1])); d['context']['gpu']['uuid'] = 'GPU-00000000-0000-0000-0000-000000000001'; json.dump(d, open(sys.argv[1], 'w'))" "$planted"; }
-plant 11_split_keys 4x16x4096x128c 1.05
-other_gpu
+# (the uuid set in the planted copy itself: one read of the run, not two)
+other_gpu=(--set 'context.gpu.uuid="GPU-00000000-0000-0000-0000-000000000001"')
+plant 11_split_keys 4x16x4096x128c 1.05 "${other_gpu[@]}"
 n=$((n + 1))
 "$bin" gate "$planted" --config "$cfg" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 { [ "$rc" = 0 ] && grep -q "this run's GPU is none of the set's (context.gpu.uuid): rows in rotation take the floor of another GPU, 5%" "$tmp/p.txt" &&
   grep -qE "^  11_split_keys +4x16x4096x128 causal +(within|unsure) .*tol \+5\.0%" "$tmp/p.txt"; } ||
   note "11_split_keys +5% at 4x16x4096x128 causal on another GPU: expected it not slower at the 5% floor, said so, got exit $rc"
-plant 11_split_keys 4x16x4096x128c 1.08
-other_gpu
+plant 11_split_keys 4x16x4096x128c 1.08 "${other_gpu[@]}"
 n=$((n + 1))
 "$bin" gate "$planted" --config "$cfg" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 { [ "$rc" = 1 ] && grep -qE "^  11_split_keys +4x16x4096x128 causal +slower .*tol \+5\.0%" "$tmp/p.txt"; } ||
@@ -224,13 +221,10 @@ if [ "$rc" != 0 ] || grep -qE "^  [0-9a-z_]+ +4x16x4096x128 causal +slower" "$tm
   note "every rung but 11 -5% at 4x16x4096x128 causal: expected no slower row, got exit $rc"
   grep -E "4x16x4096x128 causal|drift gate" "$tmp/p.txt" | head -12 >&2
 fi
-plant 11_split_keys 1x8x1x1024x128 1.36
 # a run on another baseline library than the set's is "baseline changed", never drift: the
 # same 36% slower run with cuDNN 9.19 recorded says so, with both versions, and no row of
 # it counts as slower (the ladder gate still fails it by the decode bound)
-python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1])); d['context']['versions']['cudnn'] = 91900; json.dump(d, open(sys.argv[1], 'w'))" "$planted"
+plant 11_split_keys 1x8x1x1024x128 1.36 --set context.versions.cudnn=91900
 n=$((n + 1))
 "$bin" gate "$planted" --config "$cfg" --against accepted --evidence "$tmp/ev" --json "$tmp/lib.json" > "$tmp/lib.txt" 2>&1; rc=$?
 if ! grep -q "drift gate: BASELINE CHANGED (0 of" "$tmp/lib.txt" ||
