@@ -225,6 +225,10 @@ JSON
     esac
     # the pull request's own binary is left out: its verdicts are shown, never counted
     head_build="mkdir -p head/build/phases"
+    # names adds a file under ci/frozen/, so decide runs the pull request's own freeze.sh
+    # (14 CPU s of nvcc -M): shown, never counted, and asserted nowhere here; a pass
+    # stands in (the freeze attack runs the head's for real)
+    [ "$name" = names ] && head_build+=" && printf '#!/usr/bin/env bash\\necho \"freeze: stood in by test_judge.sh\"\\n' > head/ci/freeze.sh"
     [ "$name" = segv ] && head_build+=" && cc -shared -fPIC -Ihead/harness/include -I/usr/local/cuda/include -o head/build/phases/99_segv.so head/phases/99_segv/segv.c"
     measure="mkdir -p head/build/phases && bash judge/ci/workflow/judge.sh measure head \"\$OUT\""
     path=$tmp/fakebin:$PATH
