@@ -204,6 +204,8 @@ JSON
   # The ladder and drift gate and its compare (9 CPU s on the recorded run) are the same
   # run under the same bounds in the ab and freeze attacks as in the clean change, whose
   # gate is the real one: there a pass stands in for them (the gate attack's is real).
+  # Planted in judge.sh's decide (the A/B gate's status recorded as 0): the ab attack
+  # failed here with them stood in, as did the ab-judge fault case.
   case $name in ab|freeze) [ -z "$fault" ] && judge_build="mkdir -p judge/build && cp '$tmp/gate_standin' judge/build/attnladder" ;; esac
   # The freeze check (12 s of nvcc -M over the frozen rungs' closures) runs in the clean
   # and freeze attacks, which it passes and fails; in the gate and ab attacks, which it
