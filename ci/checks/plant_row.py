@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Plant a slowdown in one row of a committed run, as a run that slow would have written it
 (the drift gate's tests, no GPU):
-  python3 ci/checks/plant_row.py SRC IMPL SHAPE FACTOR DST
+  python3 ci/checks/plant_row.py [--set KEY.KEY=JSON ...] SRC IMPL SHAPE FACTOR [IMPL SHAPE FACTOR ...] DST
 SHAPE is BxHxSQxSKVxD, or BxHxSxD for seq_q == seq_kv, with a trailing 'c' for causal
 (1x8x1x1024x128, 1x8x512x64c). Every time of IMPL at SHAPE is multiplied by FACTOR: the
 graph samples and their statistics, the rotation's rounds (so the per-round quotients the
 reader recomputes the ratio from are FACTOR times slower), the stored ratio (its median
 recomputed from the rounded rounds) and what is derived from the time (TF/s, GB/s and
-their fractions). The baseline and every other row are left as they were. SRC may be
-gzipped; DST is written plain. Exit 2 when the row is not in SRC."""
+their fractions). The baseline and every other row are left as they were. Several rows
+(IMPL SHAPE FACTOR again) are planted in one copy, SRC read once: a complete run is ~100 MB
+of JSON, 2-3 CPU s to read and write. SRC may be gzipped; DST is written plain. Exit 2 when
+a row is not in SRC. --set puts a JSON value at a path of objects in the same copy
+(--set context.gpu.uuid='"GPU-1"', --set context.versions.cudnn=91900), as a run of
+another GPU or library would have recorded it."""
 import gzip
 import json
 import os
@@ -76,20 +80,37 @@ def plant(d, impl, shape, f):
 
 
 def main(argv):
-    if len(argv) != 6:
+    args, sets = [argv[0]], []
+    it = iter(argv[1:])
+    for a in it:
+        if a == "--set":
+            sets.append(next(it, ""))
+        else:
+            args.append(a)
+    if len(args) < 6 or (len(args) - 3) % 3:
         print(__doc__, file=sys.stderr)
         return 2
-    src, impl, shape_text, factor, dst = argv[1:]
+    src, dst, rows = args[1], args[-1], args[2:-1]
     try:
-        shape, f = parse_shape(shape_text), float(factor)
-    except ValueError as e:
+        plants = [(rows[i], rows[i + 1], parse_shape(rows[i + 1]), float(rows[i + 2])) for i in range(0, len(rows), 3)]
+        values = [(s.split("=", 1)[0].split("."), json.loads(s.split("=", 1)[1])) for s in sets]
+    except (ValueError, IndexError) as e:
         print(f"plant_row: {e}", file=sys.stderr)
         return 2
     with (gzip.open(src, "rt") if src.endswith(".gz") else open(src)) as fh:
         d = json.load(fh)
-    if plant(d, impl, shape, f) == 0:
-        print(f"plant_row: {src} has no result of {impl} at {shape_text}", file=sys.stderr)
-        return 2
+    for impl, shape_text, shape, f in plants:
+        if plant(d, impl, shape, f) == 0:
+            print(f"plant_row: {src} has no result of {impl} at {shape_text}", file=sys.stderr)
+            return 2
+    for keys, value in values:
+        node = d
+        for k in keys[:-1]:
+            node = node.get(k) if isinstance(node, dict) else None
+        if not isinstance(node, dict) or keys[-1] not in node:
+            print(f"plant_row: {src} has no {'.'.join(keys)}", file=sys.stderr)
+            return 2
+        node[keys[-1]] = value
     with open(dst + ".tmp", "w") as fh:
         json.dump(d, fh)
     os.replace(dst + ".tmp", dst)

@@ -12,6 +12,7 @@ set -u
 bin=${1:-build/attnladder}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/python_once.sh" && python_once "$tmp/bin"   # python3 started once per call, not its shim
 fail=0 n=0
 note() { echo "test_drift: $*" >&2; fail=1; }
 
@@ -82,34 +83,47 @@ cfg = json.load(open("ci/gate.json"))
 cfg["bounds"] = {k: v for k, v in cfg["bounds"].items() if k in have}
 json.dump(cfg, open(out, "w"))
 PY
-plant() {   # plant IMPL SHAPE FACTOR: the first accepted run with one row FACTOR times slower
-  python3 ci/checks/plant_row.py "evidence/$slug/$first" "$1" "$2" "$3" "$planted"
+plant() {   # plant IMPL SHAPE FACTOR [IMPL SHAPE FACTOR ...]: the first accepted run with those rows slower
+  python3 ci/checks/plant_row.py "evidence/$slug/$first" "$@" "$planted"
 }
 # the edited copy gets a name of its own: a member of the set is never its own reference
 planted=$tmp/ev/$slug/20991231T000000Z_0000000.json
-plant 06_tiling 1x8x512x64 1.30
-n=$((n + 1))
+# Four slowdowns, each a row of its own, planted in one copy and gated once (a gate of a
+# complete run against the set and a plant each take 2-5 CPU s; they were four copies and
+# four gates). Each row's verdict is asserted as it was alone:
+#  - 06_tiling 30% slower at the headline: a 'slower' row;
+#  - every paired row is judged, not only the headline and throughput shapes: rung 11 made
+#    36% slower at the sweep's short decode point (what one changed constant of its shape
+#    rule did, timed by `ab`) fails the drift gate there, and the ladder gate by that
+#    point's decode bound;
+#  - a small slowdown where the set is tight: rung 11 5% slower at 4x16x4096x128 causal, a
+#    row whose tolerance is the 3% floor (its rounds in rotation in every run of the set);
+#  - a run whose rows at a shape sit a little above the set's centre together (the first
+#    accepted run at 64x16x256x256x128: +0.6%) is not a shape that moved: rung 11 5% slower
+#    there (tolerance 4.5%) is still caught (drift.shape_move_floor: only a move past 1%).
+# Planted in gate/drift.c (a row slower only past twice its tolerance): the 5% rows at
+# 4x16x4096x128 causal and 64x16x256x128 failed here, as they did alone.
+plant 06_tiling 1x8x512x64 1.30 11_split_keys 1x8x1x1024x128 1.36 11_split_keys 4x16x4096x128c 1.05 \
+      11_split_keys 64x16x256x128 1.05
+n=$((n + 4))
 "$bin" gate "$planted" --config "$cfg" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 if [ "$rc" != 1 ] || ! grep -qE "06_tiling +1x8x512x64 +slower" "$tmp/p.txt" || ! grep -q "drift gate: FAIL" "$tmp/p.txt"; then
   note "06_tiling +30% at the headline: expected exit 1 and a 'slower' row, got exit $rc"; sed -n '/drift gate/,$p' "$tmp/p.txt" | head -8 >&2
 fi
+if ! grep -qE "^  11_split_keys +1x8x1:1024x128 +slower" "$tmp/p.txt" ||
+   ! grep -qE "11_split_keys +1x8x1:1024x128 +FAIL +ratio .*NOT under bound" "$tmp/p.txt"; then
+  note "11_split_keys +36% at 1x8x1x1024x128: expected a 'slower' drift row and a failed decode bound, got exit $rc"
+  grep -E "11_split_keys +1x8x1:1024|gate:" "$tmp/p.txt" | head -6 >&2
+fi
+grep -qE "^  11_split_keys +4x16x4096x128 causal +slower .*tol \+3\.0%" "$tmp/p.txt" ||
+  note "11_split_keys +5% at 4x16x4096x128 causal (tolerance 3%): expected a 'slower' row, got exit $rc"
+grep -qE "^  11_split_keys +64x16x256x128 +slower" "$tmp/p.txt" ||
+  note "11_split_keys +5% at 64x16x256x128 (its shape's rows +0.6% together): expected a 'slower' row, got exit $rc: $(grep -m1 -E '^  11_split_keys +64x16x256x128 ' "$tmp/p.txt")"
 plant 06_tiling 1x8x512x64 1.01
 n=$((n + 1))
 "$bin" gate "$planted" --config "$cfg" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 grep -q "drift gate: PASS" "$tmp/p.txt" || note "06_tiling +1%: expected the drift gate to pass (exit $rc)"
 
-# every paired row is judged, not only the headline and throughput shapes: rung 11 made
-# 36% slower at the sweep's short decode point (what one changed constant of its shape
-# rule did, timed by `ab`) must fail the drift gate there, and the ladder gate by that
-# point's decode bound
-plant 11_split_keys 1x8x1x1024x128 1.36
-n=$((n + 1))
-"$bin" gate "$planted" --config "$cfg" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
-if [ "$rc" != 1 ] || ! grep -qE "^  11_split_keys +1x8x1:1024x128 +slower" "$tmp/p.txt" || ! grep -q "drift gate: FAIL" "$tmp/p.txt" ||
-   ! grep -qE "11_split_keys +1x8x1:1024x128 +FAIL +ratio .*NOT under bound" "$tmp/p.txt"; then
-  note "11_split_keys +36% at 1x8x1x1024x128: expected exit 1, a 'slower' drift row and a failed decode bound, got exit $rc"
-  grep -E "11_split_keys +1x8x1:1024|gate:" "$tmp/p.txt" | head -6 >&2
-fi
 # the same 36% at that point, the point timed with its inputs rotated past the L2 (as runs
 # since the cold inputs are): another measurement than the set's, resident there, so the
 # row is shown, not judged as drift (the ladder's decode bound still judges it)
@@ -133,39 +147,22 @@ if grep -qE "^  11_split_keys +1x8x1:1024x128 +slower" "$tmp/p.txt" || ! grep -q
   note "11_split_keys +36% at 1x8x1x1024x128 on rotated inputs against a resident set: expected the row not judged, got exit $rc"
   grep -E "11_split_keys +1x8x1:1024|not judged|drift gate" "$tmp/p.txt" | head -6 >&2
 fi
-# a small slowdown where the set is tight: rung 11 5% slower at 4x16x4096x128 causal, a row
-# whose tolerance is the 3% floor (its rounds in rotation in every run of the set), fails
-plant 11_split_keys 4x16x4096x128c 1.05
-n=$((n + 1))
-"$bin" gate "$planted" --config "$cfg" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
-{ [ "$rc" = 1 ] && grep -qE "^  11_split_keys +4x16x4096x128 causal +slower .*tol \+3\.0%" "$tmp/p.txt"; } ||
-  note "11_split_keys +5% at 4x16x4096x128 causal (tolerance 3%): expected a 'slower' row, got exit $rc"
 # on another GPU than every run of the set's (context.gpu.uuid), the paired floor is
 # drift.floor_other_gpu: the 5% slower row does not block (unsure at most), said so; 8%
 # slower still fails
-other_gpu() { python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1])); d['context']['gpu']['uuid'] = 'GPU-00000000-0000-0000-0000-000000000001'; json.dump(d, open(sys.argv[1], 'w'))" "$planted"; }
-other_gpu
+# (the uuid set in the planted copy itself: one read of the run, not two)
+other_gpu=(--set 'context.gpu.uuid="GPU-00000000-0000-0000-0000-000000000001"')
+plant 11_split_keys 4x16x4096x128c 1.05 "${other_gpu[@]}"
 n=$((n + 1))
 "$bin" gate "$planted" --config "$cfg" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 { [ "$rc" = 0 ] && grep -q "this run's GPU is none of the set's (context.gpu.uuid): rows in rotation take the floor of another GPU, 5%" "$tmp/p.txt" &&
   grep -qE "^  11_split_keys +4x16x4096x128 causal +(within|unsure) .*tol \+5\.0%" "$tmp/p.txt"; } ||
   note "11_split_keys +5% at 4x16x4096x128 causal on another GPU: expected it not slower at the 5% floor, said so, got exit $rc"
-plant 11_split_keys 4x16x4096x128c 1.08
-other_gpu
+plant 11_split_keys 4x16x4096x128c 1.08 "${other_gpu[@]}"
 n=$((n + 1))
 "$bin" gate "$planted" --config "$cfg" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
 { [ "$rc" = 1 ] && grep -qE "^  11_split_keys +4x16x4096x128 causal +slower .*tol \+5\.0%" "$tmp/p.txt"; } ||
   note "11_split_keys +8% at 4x16x4096x128 causal on another GPU: expected a 'slower' row, got exit $rc"
-# a run whose rows at a shape sit a little above the set's centre together (the first
-# accepted run at 64x16x256x256x128: +0.6%) is not a shape that moved: rung 11 5% slower
-# there (tolerance 4.5%) is still caught (drift.shape_move_floor: only a move past 1% counts)
-plant 11_split_keys 64x16x256x128 1.05
-n=$((n + 1))
-"$bin" gate "$planted" --config "$cfg" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
-{ [ "$rc" = 1 ] && grep -qE "^  11_split_keys +64x16x256x128 +slower" "$tmp/p.txt"; } ||
-  note "11_split_keys +5% at 64x16x256x128 (its shape's rows +0.6% together): expected a 'slower' row, got exit $rc: $(grep -m1 -E '^  11_split_keys +64x16x256x128 ' "$tmp/p.txt")"
 # rows that move together: every rung 5% slower at that shape is the baseline's move (its
 # rotation's rounds moved every quotient alike, as between two machines), not a rung's:
 # no row slower, the shape's move printed; one rung 5% slower beside four 5% faster is
@@ -224,13 +221,10 @@ if [ "$rc" != 0 ] || grep -qE "^  [0-9a-z_]+ +4x16x4096x128 causal +slower" "$tm
   note "every rung but 11 -5% at 4x16x4096x128 causal: expected no slower row, got exit $rc"
   grep -E "4x16x4096x128 causal|drift gate" "$tmp/p.txt" | head -12 >&2
 fi
-plant 11_split_keys 1x8x1x1024x128 1.36
 # a run on another baseline library than the set's is "baseline changed", never drift: the
 # same 36% slower run with cuDNN 9.19 recorded says so, with both versions, and no row of
 # it counts as slower (the ladder gate still fails it by the decode bound)
-python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1])); d['context']['versions']['cudnn'] = 91900; json.dump(d, open(sys.argv[1], 'w'))" "$planted"
+plant 11_split_keys 1x8x1x1024x128 1.36 --set context.versions.cudnn=91900
 n=$((n + 1))
 "$bin" gate "$planted" --config "$cfg" --against accepted --evidence "$tmp/ev" --json "$tmp/lib.json" > "$tmp/lib.txt" 2>&1; rc=$?
 if ! grep -q "drift gate: BASELINE CHANGED (0 of" "$tmp/lib.txt" ||

@@ -20,7 +20,7 @@
 # Each attack's comment names the judge's verdict first and asks for a maintainer's review.
 # The judge fails closed: on the harmless change, each of its checks in turn (the
 # measurement's ladder run and A/B pairs, the ladder and drift gate, the A/B gate, the
-# freeze) crashes (SIGSEGV), is killed (SIGKILL) and times out, and the job must fail each
+# freeze) crashes (SIGSEGV), is killed (SIGKILL) or times out, and the job must fail each
 # time; so must a pull request whose rung segfaults the measuring process after its
 # outputs are written (the real judge.sh measure, the GPU's work stood in for by recorded
 # files: ci/checks/test_judge_verdict.py checks the verdict's every status first).
@@ -32,6 +32,7 @@ build=$(cd "${1:-build}" && pwd)
 bin=$build/attnladder
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. ci/checks/python_once.sh && python_once "$tmp/bin"   # python3 started once per call, not its shim
 # the makes below are the throwaway repository's own, not jobs of a make that runs this test
 unset MAKEFLAGS MFLAGS MAKELEVEL
 fail=0 cases=0 fault=""
@@ -161,6 +162,21 @@ json.dump(ab(False), open(f"{tmp}/ab_ok.json", "w"))
 json.dump(ab(True), open(f"{tmp}/ab_slow.json", "w"))
 PY
 
+# the judge's binary with its ladder and drift gate and compare stood in by passes
+cat > "$tmp/gate_standin" <<SH
+#!/usr/bin/env bash
+real='$bin'
+SH
+cat >> "$tmp/gate_standin" <<'SH'
+arg() { local want=$1; shift; while [ $# -gt 0 ]; do [ "$1" = "$want" ] && { echo "$2"; return; }; shift; done; }
+case ${1:-} in
+  gate) echo "gate: stood in by test_judge.sh"; exit 0 ;;
+  compare) echo "compare: stood in by test_judge.sh" > "$(arg --out "$@")"; exit 0 ;;
+esac
+exec "$real" "$@"
+SH
+chmod +x "$tmp/gate_standin"
+
 # actions/checkout stood in for: the throwaway repository at REF, cloned into the step's path
 checkout_cmd() {
   echo "mkdir -p \"\$CHECKOUT_PATH\" && git clone -q --no-checkout '$tmp/origin' \"\$CHECKOUT_PATH/.clone\" && mv \"\$CHECKOUT_PATH/.clone/.git\" \"\$CHECKOUT_PATH/.git\" && rmdir \"\$CHECKOUT_PATH/.clone\" && git -C \"\$CHECKOUT_PATH\" checkout -q --detach $1"
@@ -185,6 +201,12 @@ JSON
     head_build="mkdir -p head/build && cp -r '$build/obj' head/build/ && touch head/harness/gate/ab_rule.c && make -s -C head build/attnladder >/dev/null"
   fi
   local judge_build="mkdir -p judge/build && cp '$bin' judge/build/"
+  # The ladder and drift gate and its compare (9 CPU s on the recorded run) are the same
+  # run under the same bounds in the ab and freeze attacks as in the clean change, whose
+  # gate is the real one: there a pass stands in for them (the gate attack's is real).
+  # Planted in judge.sh's decide (the A/B gate's status recorded as 0): the ab attack
+  # failed here with them stood in, as did the ab-judge fault case.
+  case $name in ab|freeze) [ -z "$fault" ] && judge_build="mkdir -p judge/build && cp '$tmp/gate_standin' judge/build/attnladder" ;; esac
   # The freeze check (12 s of nvcc -M over the frozen rungs' closures) runs in the clean
   # and freeze attacks, which it passes and fails; in the gate and ab attacks, which it
   # has no part in, a pass stands in for it, as in the fault cases below. Planted in
@@ -205,6 +227,10 @@ JSON
     esac
     # the pull request's own binary is left out: its verdicts are shown, never counted
     head_build="mkdir -p head/build/phases"
+    # names adds a file under ci/frozen/, so decide runs the pull request's own freeze.sh
+    # (14 CPU s of nvcc -M): shown, never counted, and asserted nowhere here; a pass
+    # stands in (the freeze attack runs the head's for real)
+    [ "$name" = names ] && head_build+=" && printf '#!/usr/bin/env bash\\necho \"freeze: stood in by test_judge.sh\"\\n' > head/ci/freeze.sh"
     [ "$name" = segv ] && head_build+=" && cc -shared -fPIC -Ihead/harness/include -I/usr/local/cuda/include -o head/build/phases/99_segv.so head/phases/99_segv/segv.c"
     measure="mkdir -p head/build/phases && bash judge/ci/workflow/judge.sh measure head \"\$OUT\""
     path=$tmp/fakebin:$PATH
@@ -293,12 +319,18 @@ fault_case() {  # NAME CHECK HOW KEY STATUS: the job fails, verdict.json records
   local first; first=$(head -1 "$art/comment.md" 2>/dev/null | cut -c1-17)
   want "$1" "the comment's first line" '**Verdict: FAIL**' "$first"
 }
-for how in segv kill timeout; do
+# Each check faults once, the three ways spread over them (SIGSEGV again in the rung case
+# below); every status of every check, 139, 137 and 124 among them, is
+# test_judge_verdict.py's, above. The five checks each once in every way were 15 dry runs
+# (57 CPU s); the way a check fails reaches verdict.json through the same status file.
+# Planted in judge_verdict.py (only statuses 1 and 2 fail, as before d29bd0b): all five
+# jobs passed and test_judge failed; planted in judge.sh (measure records ab_measure's
+# status as 0): the ab-measure case and the rung case failed.
+for c in run:run:kill ab-measure:ab_measure:timeout gate:gate:segv ab-judge:ab:timeout freeze:freeze:kill; do
+  how=${c##*:} c=${c%:*}
   st=$(case $how in segv) echo 139 ;; kill) echo 137 ;; timeout) echo 124 ;; esac)
-  for c in run:run ab-measure:ab_measure gate:gate ab-judge:ab freeze:freeze; do
-    g branch -q -f "pr-f_${c%%:*}_$how" pr-clean
-    fault_case "f_${c%%:*}_$how" "${c%%:*}" "$how" "${c#*:}" "$st"
-  done
+  g branch -q -f "pr-f_${c%%:*}_$how" pr-clean
+  fault_case "f_${c%%:*}_$how" "${c%%:*}" "$how" "${c#*:}" "$st"
 done
 # renamed and oddly named protected files: every one named for review, old paths included,
 # each name as text in the comment (the checks stood in by passes: fault none)
@@ -364,5 +396,5 @@ grep -q "The GPU job failed" "$log" || note "marker: the posted verdict is not t
 grep -q "Needs a maintainer's review.*harness/gate/ab_rule.c" "$log" || note "marker: the review line does not name harness/gate/ab_rule.c"
 grep -q "06_tiling .*regressed" "$log" || note "marker: the posted comment lacks the regression"
 grep -q "nvidia-h200" "$log" && note "marker: a comment was posted for the GPU that left no artifact"
-[ $fail = 0 ] && echo "test_judge: $cases cases passed: the loosened gate.json, gate/ab_rule.c made to pass, the rewritten manifest and the planted marker are each caught; a clean change passes; every check crashed, killed or timed out, and a rung that crashes the measuring process, fail the job"
+[ $fail = 0 ] && echo "test_judge: $cases cases passed: the loosened gate.json, gate/ab_rule.c made to pass, the rewritten manifest and the planted marker are each caught; a clean change passes; each check crashed, killed or timed out, and a rung that crashes the measuring process, fail the job"
 exit $fail

@@ -2,8 +2,8 @@
 """test_one_rule.py: `compare`, the gate and the report judge a pair of runs by one rule.
 
 On the committed evidence, for each GPU with an accepted set: A is the first accepted run
-(accepted.txt), B each of the GPU's reference run and its newest complete run. For each
-pair (A, B):
+(accepted.txt), B each of the GPU's reference run and its newest complete run, each
+distinct pair once and none where B is A. For each pair (A, B):
   - `attnladder compare A B` lists, for every row it judges, a verdict;
   - `attnladder gate B --against A --json` lists its judged rows (check "regression")
     with theirs;
@@ -94,8 +94,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="one_rule_")
     try:
         gen_ev = os.path.join(tmp, "evidence")
-        shutil.copytree(args.evidence, gen_ev, ignore=shutil.ignore_patterns("studies"))
         checks = []   # (slug, gpu name, A, B, readme)
+        regen = []    # the GPUs whose newest run is not their reference run
         for slug in sorted(os.listdir(args.evidence)):
             d = os.path.join(args.evidence, slug)
             acc = os.path.join(d, "accepted.txt")
@@ -106,14 +106,31 @@ def main():
             newest = os.path.basename(newest_path)
             gpu = evidence_files.load(newest_path)["context"]["gpu"]["name"]
             ref_txt = os.path.join(d, "reference.txt")
-            if os.path.isfile(ref_txt):
-                checks.append((slug, gpu, a, run_lines(ref_txt)[0], "reports/README.md"))
+            ref = run_lines(ref_txt)[0] if os.path.isfile(ref_txt) else None
+            # Each pair is judged once (compare and gate take ~5 CPU s each on a complete run):
+            # no pair where B is A (the accepted run is the reference: its report line is the
+            # set's, and nothing of a pair is compared), and the newest run, where it is the
+            # reference, through the committed report alone (a report generated with
+            # reference.txt at the newest run is then that report). Before issue 53 both
+            # were computed and the A-A pair's rows thrown away: 4 pairs, 60 CPU s; 2 now.
+            # Planted in report/pages.c: the drift line's slower count one too many: failed
+            # (the H100 pair, through the generated report).
+            if ref is not None and ref != a:
+                checks.append((slug, gpu, a, ref, "reports/README.md"))
+            if newest != ref and newest != a:
+                checks.append((slug, gpu, a, newest, os.path.join(tmp, "reports", "README.md")))
+                regen.append(slug)
+        # the report generated with reference.txt at the newest run, of those GPUs only (a
+        # GPU's gate line reads its own runs alone)
+        for slug in regen:
+            shutil.copytree(os.path.join(args.evidence, slug), os.path.join(gen_ev, slug),
+                            ignore=shutil.ignore_patterns("studies"))
+            newest = os.path.basename(evidence_files.run_files(os.path.join(args.evidence, slug))[-1])
             with open(os.path.join(gen_ev, slug, "reference.txt"), "w") as f:
                 f.write(newest + "\n")
-            checks.append((slug, gpu, a, newest, os.path.join(tmp, "reports", "README.md")))
         gen = subprocess.run([args.bin, "report", "--evidence", gen_ev, "--out", os.path.join(tmp, "reports")],
-                             capture_output=True, text=True)
-        if gen.returncode not in (0, 2):
+                             capture_output=True, text=True) if regen else None
+        if gen is not None and gen.returncode not in (0, 2):
             problems.append("report on the copy with reference.txt at the newest run: exit %d: %s"
                             % (gen.returncode, gen.stderr.strip()[-400:]))
         for slug, gpu, a, b, readme in checks:
@@ -126,8 +143,6 @@ def main():
             except RuntimeError as e:
                 problems.append("%s: %s" % (name, e))
                 continue
-            if a == b:
-                continue   # the accepted run is the reference: its line is the set's, not a pair's
             for key in sorted(set(c_rows) | set(g_rows)):
                 if c_rows.get(key) != g_rows.get(key):
                     problems.append("%s: %s %s: compare says %s, the gate says %s" % (
@@ -135,7 +150,9 @@ def main():
             blocking = sum(1 for v in g_rows.values() if v in BLOCKING)
             if c_count != blocking:
                 problems.append("%s: compare counts %d blocking rows, the gate %d" % (name, c_count, blocking))
-            if os.path.isfile(readme):
+            if not os.path.isfile(readme):
+                problems.append("%s: no %s to read the gate line from" % (name, readme))
+            else:
                 line = report_line(readme, gpu, a)
                 want = ("FAIL" if g_failed else "pass", blocking)
                 if line is None:

@@ -18,6 +18,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. ci/checks/python_once.sh && python_once "$tmp/bin"   # python3 started once per call, not its shim
 fail=0 cases=0
 note() { echo "test_pr_comment: $*" >&2; fail=1; }
 sha=1111111111111111111111111111111111111111

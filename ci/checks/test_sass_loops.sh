@@ -7,6 +7,7 @@
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/python_once.sh" && python_once "$tmp/bin"   # python3 started once per call, not its shim
 fail=0 cases=0
 note() { echo "test_sass_loops: $*" >&2; fail=1; }
 . "$(dirname "$0")/expect.sh"
