@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,8 +115,12 @@ static void read_cudnn(device_versions *v)
     if (get_version) {
         v->cudnn = DEVICE_CUDNN_VERSION;
         v->cudnn_version = (long long)get_version();
+        /* the file, not the soname's link: the machine's and PyTorch's cuDNN share the
+         * soname, and the file names the release (libcudnn.so.9.14.0) */
         const char *path = library_of((void *)get_version);
-        if (path) snprintf(v->cudnn_path, sizeof v->cudnn_path, "%s", path);
+        char real[PATH_MAX];
+        const char *file = path && realpath(path, real) ? real : path;
+        if (file && strlen(file) < sizeof v->cudnn_path) memcpy(v->cudnn_path, file, strlen(file) + 1);
     }
     dlclose(h);
 }
