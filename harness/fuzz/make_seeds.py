@@ -6,7 +6,13 @@ with itself as the reader requires), so an input is a few tens of kilobytes (a m
 860 kB run costs a parse the fuzzer would rather spend on mutations). Written with the
 harness's own format (one-space indent, members in order).
 
-usage: make_seeds.py OUTDIR RUN.json|RUN.json.gz...   (a seed is plain JSON either way)
+usage: make_seeds.py [--one-per-build] OUTDIR RUN.json|RUN.json.gz...   (a seed is plain JSON either way)
+
+--one-per-build: the first run of each folder (GPU) and build (the name's part after its
+first '_') only. The runs of one build on one GPU are sessions of one `attnladder run`, the
+same members in the same forms: the fuzzers replay their seeds before they mutate any, and
+two more copies of each form cost the make test fuzzers a replay each (under the
+sanitizers, 1-2 s a seed of a reference run) and found nothing the first did not.
 """
 import gzip
 import json
@@ -97,10 +103,27 @@ def cut(doc):
     return doc
 
 
+def one_per_build(paths):
+    seen, kept = set(), []
+    for path in paths:
+        name = os.path.basename(path)
+        key = (os.path.dirname(path), name.split("_", 1)[-1].split(".", 1)[0])
+        if key not in seen:
+            seen.add(key)
+            kept.append(path)
+    return kept
+
+
 def main():
-    out = sys.argv[1]
+    args = sys.argv[1:]
+    first_only = bool(args) and args[0] == "--one-per-build"
+    if first_only:
+        args = args[1:]
+    out, paths = args[0], args[1:]
+    if first_only:
+        paths = one_per_build(sorted(paths))
     os.makedirs(out, exist_ok=True)
-    for path in sys.argv[2:]:
+    for path in paths:
         packed = path.endswith(".gz")
         with (gzip.open(path, "rt", encoding="utf-8") if packed else open(path)) as f:
             doc = json.load(f)

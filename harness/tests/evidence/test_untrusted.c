@@ -20,6 +20,7 @@
 #include "evidence/consistency.h"
 #include "evidence/evidence_file.h"
 #include "json_at.h"
+#include "committed_runs.h"
 #include "evidence/reader.h"
 
 static json_t *g_accepted;        /* the accepted H100 run, loaded once */
@@ -89,7 +90,9 @@ static void committed_runs_pass_and_round_trip(void **st)
     assert_true(g.gl_pathc >= 3);
     char tmpdir[] = "/tmp/test_untrusted.XXXXXX";
     assert_non_null(mkdtemp(tmpdir));
+    committed_sample sample = { 0 };
     for (size_t i = 0; i < g.gl_pathc; i++) {
+        if (!committed_run_taken(&sample, g.gl_pathv[i])) continue;
         char err[1024], out[256];
         run_data r;
         if (run_open(&r, g.gl_pathv[i], err, sizeof err)) fail_msg("%s", err);
@@ -112,14 +115,18 @@ static void committed_runs_pass_and_round_trip(void **st)
     }
     rmdir(tmpdir);
     globfree(&g);
+    print_message("committed runs: %zu read and rewritten, %zu of the same GPU and build left out\n", sample.read,
+                  sample.skipped);
 }
 
-/* Every run document under evidence/ (development runs in subdirectories included, written
- * by newer builds with more fields) passes the validator and the reader. */
+/* Every other run document under evidence/ (development runs and studies in subdirectories,
+ * written by newer builds with more fields) passes the validator and the reader. The runs
+ * directly under evidence/<gpu>/ are read by committed_runs_pass_and_round_trip above (until
+ * issue 53 read here again: 7 of this test's binary's 45 CPU s under the sanitizers). */
 static void every_committed_document_passes(void **st)
 {
     (void)st;
-    FILE *p = popen("find evidence -name '*.json' -size -8M | sort", "r");   /* plain documents */
+    FILE *p = popen("find evidence -mindepth 3 -name '*.json' -size -8M | sort", "r");   /* plain documents */
     assert_non_null(p);
     char path[1024];
     int runs = 0;
@@ -140,7 +147,7 @@ static void every_committed_document_passes(void **st)
     }
     pclose(p);
     /* compressed documents: only runs are committed .json.gz (studies are .xz) */
-    p = popen("find evidence -name '*.json.gz' | sort", "r");
+    p = popen("find evidence -mindepth 3 -name '*.json.gz' | sort", "r");
     assert_non_null(p);
     while (fgets(path, sizeof path, p)) {
         path[strcspn(path, "\n")] = '\0';
@@ -462,6 +469,7 @@ static void safe_names(void **st)
 
 int main(void)
 {
+    if (getenv("ATTN_TEST_ONLY")) cmocka_set_test_filter(getenv("ATTN_TEST_ONLY"));   /* make check-asan */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(committed_runs_pass_and_round_trip),
         cmocka_unit_test(every_committed_document_passes),

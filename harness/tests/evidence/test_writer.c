@@ -31,6 +31,7 @@
 #include "evidence/reader.h"
 #include "evidence/result_ratio.h"
 #include "evidence/writer.h"
+#include "committed_runs.h"
 
 #define DUMP_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
 #define REFERENCE_RUN "evidence/nvidia-h100-80gb-hbm3/20261127T230115Z_49b36b5.json.gz"
@@ -129,12 +130,13 @@ static void round_trip(const char *path)
     run_close(&b);
 }
 
-static size_t round_trip_root(const char *root)
+static size_t round_trip_root(const char *root, committed_sample *sample)
 {
     char **paths = NULL, err[1024];
     size_t n = 0;
     if (evidence_list(root, 1, &paths, &n, err, sizeof err)) fail_msg("%s", err);
-    for (size_t i = 0; i < n; i++) round_trip(paths[i]);
+    for (size_t i = 0; i < n; i++)
+        if (committed_run_taken(sample, paths[i])) round_trip(paths[i]);
     evidence_free_list(paths, n);
     return n;
 }
@@ -142,10 +144,13 @@ static size_t round_trip_root(const char *root)
 static void every_committed_run_round_trips(void **state)
 {
     (void)state;
-    size_t n = round_trip_root("evidence") + round_trip_root("harness/tests/data/history");
+    committed_sample sample = { 0 };
+    size_t n = round_trip_root("evidence", &sample) + round_trip_root("harness/tests/data/history", &sample);
     /* both GPUs' accepted sets (three complete sessions each), the H100's two older runs
      * the unit tests read, and the history fixture: a store that lost them fails here */
     assert_true(n >= 9);
+    print_message("committed runs: %zu round-tripped, %zu of the same GPU and build left out\n", sample.read,
+                  sample.skipped);
 }
 
 static void studies_in_the_run_format_round_trip(void **state)
@@ -216,7 +221,8 @@ static void rotation_runs_keep_their_pairs_design(void **state)
 static void test_runs_and_a_partial_run_round_trip(void **state)
 {
     (void)state;
-    size_t n = round_trip_root("harness/tests/data/evidence");
+    committed_sample every = { 0 };   /* test runs, each of its own build: all read */
+    size_t n = round_trip_root("harness/tests/data/evidence", &every);
     assert_true(n >= 4);
     round_trip("harness/tests/data/evidence/nvidia-test-gpu/20260215T000000Z_ccccccc.partial.json");
 }
@@ -1121,12 +1127,16 @@ static size_t typed_rows_round_trip(const char *path, typed_counts *n)
     return n->older - older;
 }
 
-static size_t typed_rows_root(const char *root, typed_counts *n)
+static size_t typed_rows_root(const char *root, typed_counts *n, committed_sample *sample, long *reference_older)
 {
     char **paths = NULL, err[1024];
     size_t k = 0;
     if (evidence_list(root, 1, &paths, &k, err, sizeof err)) fail_msg("%s", err);
-    for (size_t i = 0; i < k; i++) typed_rows_round_trip(paths[i], n);
+    for (size_t i = 0; i < k; i++) {
+        if (!committed_run_taken(sample, paths[i])) continue;
+        size_t older = typed_rows_round_trip(paths[i], n);
+        if (!strcmp(paths[i], REFERENCE_RUN)) *reference_older = (long)older;
+    }
     evidence_free_list(paths, k);
     return k;
 }
@@ -1135,16 +1145,21 @@ static void rows_written_from_typed_values_are_the_committed_bytes(void **state)
 {
     (void)state;
     typed_counts n = { 0 };
-    size_t files = typed_rows_root("evidence", &n) + typed_rows_root("harness/tests/data/history", &n) +
-                   typed_rows_root("harness/tests/data/evidence", &n);
+    committed_sample sample = { 0 };
+    long reference_older = -1;   /* the reference run's rows of older forms, when the lists below read it */
+    size_t files = typed_rows_root("evidence", &n, &sample, &reference_older) +
+                   typed_rows_root("harness/tests/data/history", &n, &sample, &reference_older) +
+                   typed_rows_root("harness/tests/data/evidence", &n, &sample, &reference_older);
     glob_t g;
     assert_int_equal(glob("evidence/*/studies/passing_on/*.json.gz", 0, NULL, &g), 0);
     for (size_t i = 0; i < g.gl_pathc; i++) assert_int_equal(typed_rows_round_trip(g.gl_pathv[i], &n), 0);
     files += g.gl_pathc;
     globfree(&g);
     typed_rows_round_trip("harness/tests/data/evidence/nvidia-test-gpu/20260215T000000Z_ccccccc.partial.json", &n);
-    /* the reference run, of the current build, is every row of the current form */
-    assert_int_equal(typed_rows_round_trip(REFERENCE_RUN, &n), 0);
+    /* the reference run, of the current build, is every row of the current form (read
+     * above as one of evidence/'s runs; until issue 53 read a second time here) */
+    if (reference_older < 0) reference_older = (long)typed_rows_round_trip(REFERENCE_RUN, &n);
+    assert_int_equal(reference_older, 0);
     print_message("typed values: %zu files, %zu results, %zu input checks, %zu oracle checks, %zu points, "
                   "%zu resources written back; %zu rows of older forms, %zu external results\n", files, n.results,
                   n.checks, n.oracle_checks, n.points, n.resources, n.older, n.imported);
@@ -1153,6 +1168,7 @@ static void rows_written_from_typed_values_are_the_committed_bytes(void **state)
 
 int main(void)
 {
+    if (getenv("ATTN_TEST_ONLY")) cmocka_set_test_filter(getenv("ATTN_TEST_ONLY"));   /* make check-asan */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_committed_run_round_trips),
         cmocka_unit_test(studies_in_the_run_format_round_trip),
