@@ -247,10 +247,19 @@ int kernel_name_same(const kernel_name *ran, const kernel_name *built)
         if (!same_part(ran->arg[k], built->arg[k]) || ran->arg_negative[k] != built->arg_negative[k]) return 0;
         if (ran->arg_type[k] == 'b' && built->arg_type[k] != 'b') return 0;   /* true is no int */
     }
-    /* innermost first, as far as the profile names them */
+    /* innermost first, as far as the profile names them: its innermost namespace is the
+     * build's innermost; the ones around it are the build's in order, some of the build's
+     * left out (ncu prints rung11::rung10::<unnamed> as rung11::<unnamed>) */
     if (ran->n_ns > built->n_ns) return 0;
-    for (size_t k = 1; k <= ran->n_ns; k++)
-        if (!same_part(ran->ns[ran->n_ns - k], built->ns[built->n_ns - k])) return 0;
+    if (ran->n_ns == 0) return 1;
+    if (!same_part(ran->ns[ran->n_ns - 1], built->ns[built->n_ns - 1])) return 0;
+    size_t b = built->n_ns - 1;
+    for (size_t k = 2; k <= ran->n_ns; k++) {
+        const kernel_name_part want = ran->ns[ran->n_ns - k];
+        while (b > 0 && !same_part(want, built->ns[b - 1])) b--;
+        if (b == 0) return 0;
+        b--;
+    }
     return 1;
 }
 

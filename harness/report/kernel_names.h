@@ -15,7 +15,9 @@
  * well as Li0E / Li1E), a leading named namespace left out (`tiling::flash_fwd` printed
  * `flash_fwd`), and an anonymous namespace inside a named one printed `unnamed>` (for
  * `rung09::<unnamed>`). So the profile's namespaces are compared innermost first, as far
- * as it names them: a name left out matches any, a name given must be the same, and
+ * as it names them: a name left out matches any, a name given must be the same (in order,
+ * some of the build's left out: ncu prints `rung11::rung10::<unnamed>` as
+ * `rung11::<unnamed>` in the H200 sessions of build 0513906), and
  * `unnamed>` is an anonymous namespace with the ones around it unknown. */
 #ifndef ATTNLADDER_REPORT_KERNEL_NAMES_H
 #define ATTNLADDER_REPORT_KERNEL_NAMES_H

@@ -34,6 +34,9 @@
 /* rung 07's own build, and rung 02's one kernel of its own */
 #define HOP07_64 "_ZN45_GLOBAL__N__774edd4c_12_attention_cu_220b61af16hopper_attentionILi64EEEv14CUtensorMap_stS1_S1_" \
                  "NS_6ParamsE"
+/* rung 12 (build 0513906) carrying rung 10 inside rung 11: rung11::rung10::<unnamed> */
+#define R12_LAT64 "_ZN6rung116rung1048_GLOBAL__N__2e102bab_15_rung11_below_cu_e268630117latency_attentionILi64EE" \
+                  "Ev14CUtensorMap_stS3_S3_NS1_9LatParamsE"
 #define SOFTMAX "_ZN12softmax_rows19softmax_rows_kernelEPKfP6__halfiiiiiiii"
 
 static int match(const char *ran, const char *built)
@@ -65,6 +68,14 @@ static void real_names_match_their_entries(void **st)
     assert_true(match("void unnamed>::hopper_attention<128, 2, 0, 176, 48, 1>(CUtensorMap_st, CUtensorMap_st, "
                       "CUtensorMap_st, unnamed>::Params)", R09_HOP128));
     assert_true(match("void rung09::<unnamed>::hopper_attention<128, 2, 0, 176, 48, 1>(CUtensorMap_st)", R09_HOP128));
+    /* one process profiling every rung: ncu prints rung11::rung10::<unnamed> as
+     * rung11::<unnamed>, the outermost name and the anonymous one */
+    assert_true(match("void rung11::<unnamed>::latency_attention<64>(CUtensorMap_st, CUtensorMap_st, "
+                      "CUtensorMap_st, rung11::<unnamed>::LatParams)", R12_LAT64));
+    assert_true(match("void rung11::rung10::<unnamed>::latency_attention<64>(CUtensorMap_st)", R12_LAT64));
+    assert_false(match("void rung12::<unnamed>::latency_attention<64>(CUtensorMap_st)", R12_LAT64));
+    assert_false(match("void rung10::rung11::<unnamed>::latency_attention<64>(CUtensorMap_st)", R12_LAT64));
+    assert_false(match("void rung11::latency_attention<64>(CUtensorMap_st)", R12_LAT64));   /* not anonymous */
     /* rung 07 with one template argument; rung 02's kernel, no template */
     assert_true(match("void <unnamed>::hopper_attention<64>(CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, "
                       "<unnamed>::Params)", HOP07_64));
