@@ -17,8 +17,16 @@
 #include "evidence/consistency.h"
 #include "evidence/evidence_file.h"
 #include "json_at.h"
+#include "cut_rows.h"
 
-static json_t *g_run;
+/* The whole accepted run, read by committed_run_is_consistent alone (every row of a
+ * committed run passes every rule: there the size is the point); the other cases edit a
+ * copy cut to the shapes they edit (cut_rows.h): the headline pair and 4x16x4096x128,
+ * where an external is bridged through a rung. 45 rows of 738; under ASan and UBSan
+ * 20.7 -> 5.4 CPU s. Planted in evidence/consistency.c: a bridged ratio checked against
+ * its own pairs alone, not times the bridge's: a_bridged_ratio_against_both_pairs failed
+ * on the cut run. */
+static json_t *g_whole, *g_run;
 static size_t g_row;   /* a phase's row timed in graph mode with a ratio from its pairs */
 
 static int load(void **st)
@@ -29,11 +37,16 @@ static int load(void **st)
         fprintf(stderr, "%s\n", err);
         return -1;
     }
-    g_run = evidence_load(path, err, sizeof err);
-    if (!g_run) {
+    g_whole = evidence_load(path, err, sizeof err);
+    if (!g_whole) {
         fprintf(stderr, "%s\n", err);
         return -1;
     }
+    static const cut_shape keep[] = {
+        { 1, 8, 512, 512, 64, 0 }, { 1, 8, 512, 512, 64, 1 }, { 4, 16, 4096, 4096, 128, 0 },
+    };
+    g_run = json_deep_copy(g_whole);
+    if (!g_run || !cut_rows_to(g_run, keep, 3)) return -1;
     size_t i;
     json_t *r;
     json_array_foreach(json_object_get(g_run, "results"), i, r) {
@@ -53,6 +66,7 @@ static int unload(void **st)
 {
     (void)st;
     json_decref(g_run);
+    json_decref(g_whole);
     return 0;
 }
 
@@ -83,7 +97,7 @@ static void expect_refused(json_t *doc, const char *words)
 static void committed_run_is_consistent(void **st)
 {
     (void)st;
-    assert_string_equal(verdict(json_deep_copy(g_run)), "");
+    assert_string_equal(verdict(json_incref(g_whole)), "");   /* verdict drops one reference */
 }
 
 static void verdict_against_bounds(void **st)

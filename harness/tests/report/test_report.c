@@ -79,6 +79,31 @@ static int have_gnuplot(void)
     return system("gnuplot --version >/dev/null 2>&1") == 0;
 }
 
+/* The program the reports below draw their plots with: gnuplot itself (NULL) for the tests
+ * that read what a plot draws, the stand-in for those that read only the report's own text
+ * (harness/tests/fixtures/gnuplot_stand_in.sh says why). Each test's setup sets it.
+ * Since issue 53 the stand-in draws 473 of the 736 plots (ASan build: 94 -> 68 CPU s).
+ * Planted in report/plots.c: the device copy ceiling drawn with notitle (a missing
+ * series): decode_plot_or_its_note and batched_decode_and_ceiling failed; the history's
+ * time axis always "%Y-%m-%d" (the labels that repeated a date for runs hours apart):
+ * first_screen_steps_and_time_axis failed. */
+#define GNUPLOT_STAND_IN "harness/tests/fixtures/gnuplot_stand_in.sh"
+static const char *g_gnuplot;
+
+static int real_gnuplot(void **st)
+{
+    (void)st;
+    g_gnuplot = NULL;
+    return 0;
+}
+
+static int stand_in_gnuplot(void **st)
+{
+    (void)st;
+    g_gnuplot = GNUPLOT_STAND_IN;
+    return 0;
+}
+
 static int report(const char *evidence, const char *out, int check)
 {
     char *argv[16];
@@ -93,6 +118,10 @@ static int report(const char *evidence, const char *out, int check)
     argv[n++] = "--config";
     argv[n++] = DATA "gate_config.json";
     if (check) argv[n++] = "--check";
+    if (g_gnuplot) {
+        argv[n++] = "--gnuplot";
+        argv[n++] = (char *)g_gnuplot;
+    }
     FILE *saved = stdout;
     stdout = fopen("/dev/null", "w");
     int rc = cmd_report(n, argv);
@@ -176,7 +205,12 @@ static void reproducible_and_checked(void **st)
     free(page);
 
     assert_int_equal(report(DATA "evidence", a, 1), EXIT_OK);
-    /* an edit, a stale file and a missing file are each a difference */
+    /* an edit, a stale file and a missing file are each a difference: what --check compares,
+     * not what gnuplot draws, so b's reports from here on draw with the stand-in (b written
+     * afresh with it first, or every SVG would differ) */
+    g_gnuplot = GNUPLOT_STAND_IN;
+    assert_int_equal(report(DATA "evidence", b, 0), EXIT_OK);
+    assert_int_equal(report(DATA "evidence", b, 1), EXIT_OK);
     char p[1024];
     snprintf(p, sizeof p, "%s/README.md", b);
     FILE *f = fopen(p, "a");
@@ -436,6 +470,7 @@ static void first_screen_steps_and_time_axis(void **st)
     char *tmp = temp_dir();
     char out[512];
     snprintf(out, sizeof out, "%s/r", tmp);
+    g_gnuplot = GNUPLOT_STAND_IN;   /* the first screen and the steps: the report's own text */
     assert_int_equal(report(DATA "evidence", out, 0), EXIT_OK);
     assert_int_equal(report(DATA "evidence", out, 1), EXIT_OK);   /* matches and is complete */
     char *readme = read_rel(out, "README.md");
@@ -461,6 +496,7 @@ static void first_screen_steps_and_time_axis(void **st)
      * alone repeated itself along the axis) */
     char ev[512];
     snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    g_gnuplot = NULL;   /* the axis labels are gnuplot's drawing */
     for (int hours = 0; hours < 2; hours++) {
         const char *dir = DATA "evidence";
         if (hours) {
@@ -1317,26 +1353,26 @@ static void ratios_between_sessions(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(number_formats),
-        cmocka_unit_test(every_implementation_its_own_colour),
-        cmocka_unit_test(steps_from_paired_ratios),
-        cmocka_unit_test(phase_readme_sections),
-        cmocka_unit_test(reproducible_and_checked),
-        cmocka_unit_test(malformed_evidence_is_named_and_left_out),
-        cmocka_unit_test(reference_run_not_newest),
-        cmocka_unit_test(show_prints_reference_rows),
-        cmocka_unit_test(first_screen_steps_and_time_axis),
-        cmocka_unit_test(power_cap_is_not_called_throttled),
-        cmocka_unit_test(gaps_fail_the_check),
-        cmocka_unit_test(rung_not_yet_run_on_a_gpu),
-        cmocka_unit_test(gap_checker_reads_tables_and_plots),
-        cmocka_unit_test(moved_rung_keeps_its_history),
-        cmocka_unit_test(resources_of_the_kernel_that_ran),
-        cmocka_unit_test(no_evidence_yet),
-        cmocka_unit_test(ratios_between_sessions),
-        cmocka_unit_test(decode_plot_or_its_note),
-        cmocka_unit_test(batched_decode_and_ceiling),
-        cmocka_unit_test(cold_reads_past_the_copy_are_named),
+        cmocka_unit_test_setup(number_formats, stand_in_gnuplot),
+        cmocka_unit_test_setup(every_implementation_its_own_colour, stand_in_gnuplot),
+        cmocka_unit_test_setup(steps_from_paired_ratios, stand_in_gnuplot),
+        cmocka_unit_test_setup(phase_readme_sections, stand_in_gnuplot),
+        cmocka_unit_test_setup(reproducible_and_checked, real_gnuplot),
+        cmocka_unit_test_setup(malformed_evidence_is_named_and_left_out, stand_in_gnuplot),
+        cmocka_unit_test_setup(reference_run_not_newest, stand_in_gnuplot),
+        cmocka_unit_test_setup(show_prints_reference_rows, stand_in_gnuplot),
+        cmocka_unit_test_setup(first_screen_steps_and_time_axis, real_gnuplot),
+        cmocka_unit_test_setup(power_cap_is_not_called_throttled, stand_in_gnuplot),
+        cmocka_unit_test_setup(gaps_fail_the_check, stand_in_gnuplot),
+        cmocka_unit_test_setup(rung_not_yet_run_on_a_gpu, stand_in_gnuplot),
+        cmocka_unit_test_setup(gap_checker_reads_tables_and_plots, stand_in_gnuplot),
+        cmocka_unit_test_setup(moved_rung_keeps_its_history, real_gnuplot),
+        cmocka_unit_test_setup(resources_of_the_kernel_that_ran, stand_in_gnuplot),
+        cmocka_unit_test_setup(no_evidence_yet, stand_in_gnuplot),
+        cmocka_unit_test_setup(ratios_between_sessions, stand_in_gnuplot),
+        cmocka_unit_test_setup(decode_plot_or_its_note, real_gnuplot),
+        cmocka_unit_test_setup(batched_decode_and_ceiling, real_gnuplot),
+        cmocka_unit_test_setup(cold_reads_past_the_copy_are_named, real_gnuplot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
