@@ -1,9 +1,9 @@
 /* core/files.h: the file system for every writer of a tree (the report): a fresh directory next to
  * the target, the swap that puts a finished report in place (never a half-written one),
  * and the comparison of two trees for `report --check` (names printed as text); and the two rules every command
- * follows for paths given to it: what may be read as an input file (files_read_input)
- * and what may be written or replaced as an output (files_output_file,
- * files_dir_replaceable, files_overlap). */
+ * follows for paths given to it: what may be read as an input file (files_read_input;
+ * files_input_ok checks it without reading) and what may be written or replaced as an
+ * output (files_output_file, files_output_folder, files_dir_replaceable, files_overlap). */
 #ifndef ATTNLADDER_CORE_FILES_H
 #define ATTNLADDER_CORE_FILES_H
 #include <stddef.h>
