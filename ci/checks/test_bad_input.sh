@@ -57,9 +57,10 @@ python3 harness/fuzz/make_seeds.py "$tmp/cut" "$acc" > /dev/null || exit 2
 small="$tmp/small/$gpu/$name"
 mkdir -p "$(dirname "$small")" && mv "$tmp/cut/seed_$name" "$small" || exit 2
 python3 ci/checks/bad_evidence.py "$small" "$tmp/ev" "$canary" > "$tmp/manifest" || exit 2
-# gate reads its GPU's accepted set (three 8 MB runs, 4 CPU s under the sanitizers) before
-# the reference, the config or the output it is given: the probes of a gated run's field or
-# of those arguments take the cut run as the set, which is what they are not about.
+# gate reads its GPU's accepted set (three 8 MB runs, 4 CPU s under the sanitizers) after it
+# has checked its other arguments (harness/tests/cmd/test_gate_cmd.c's FIFO set shows the
+# order), but a probe of a gated run's field reads it: those probes take the cut run as the
+# set, which is what they are not about.
 echo "$name" > "$tmp/small/$gpu/accepted.txt"
 cutset=(--evidence "$tmp/small")
 # The probes below that need a run (edited, or only named beside a wrong option) take the cut

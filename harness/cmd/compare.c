@@ -8,9 +8,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "core/args.h"
 #include "cmd/commands.h"
 #include "core/files.h"
+#include "evidence/consistency.h"
 #include "evidence/run_lists.h"
 #include "gate/drift_spread.h"
 #include "gate/baseline_lib.h"
@@ -355,20 +357,38 @@ done:
     return rc;
 }
 
+/* Every argument checked without reading the evidence: --out a file that can be made
+ * (never over a run or the config), both runs and the config files that can be read,
+ * --evidence no file. The runs and the accepted set are 8 MB each on a GPU: a wrong
+ * argument is refused before they are read, not after. 0, or -1 (err). */
+static int compare_check_arguments(const compare_args *c, char *err, size_t errlen)
+{
+    /* --out is written whole over what is there: never over a run or the config */
+    const char *inputs[] = { c->files[0], c->files[1], c->config, c->root };
+    if (c->out && (files_output_file("--out", c->out, inputs, 4, err, errlen) ||
+                   files_output_folder("--out", c->out, err, errlen)))
+        return -1;
+    for (int k = 0; k < 2; k++)
+        if (files_input_ok("", c->files[k], EVIDENCE_MAX_FILE_BYTES, err, errlen)) return -1;
+    if (files_input_ok("--config", c->config, GATE_CONFIG_MAX_BYTES, err, errlen)) return -1;
+    struct stat st;
+    if (stat(c->root, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        char shown[FILES_SHOWN];
+        snprintf(err, errlen, "--evidence '%s': not a directory (the evidence root: DIR/<gpu>/...)",
+                 files_shown(c->root, shown));
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_compare(int argc, char **argv)
 {
     compare_args c = { .config = GATE_CONFIG_DEFAULT, .root = "evidence" };
     int parsed = compare_parse(&c, argc, argv);
     if (parsed) return parsed > 0 ? EXIT_OK : EXIT_BAD_INPUT;
     char err[1536];
-    /* --out is written whole over what is there: never over a run or the config */
-    const char *inputs[] = { c.files[0], c.files[1], c.config, c.root };
-    if (c.out && files_output_file("--out", c.out, inputs, 4, err, sizeof err)) {
-        fprintf(stderr, "attnladder compare: %s\n", err);
-        return EXIT_BAD_INPUT;
-    }
     gate_config cfg;
-    if (gate_config_load(c.config, &cfg, err, sizeof err)) {
+    if (compare_check_arguments(&c, err, sizeof err) || gate_config_load(c.config, &cfg, err, sizeof err)) {
         fprintf(stderr, "attnladder compare: %s\n", err);
         return EXIT_BAD_INPUT;
     }

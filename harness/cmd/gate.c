@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "core/args.h"
 #include "core/files.h"
 #include "cmd/commands.h"
+#include "evidence/consistency.h"
 #include "evidence/run_lists.h"
 #include "evidence/evidence_file.h"
 #include "gate/config.h"
@@ -94,14 +96,37 @@ static int gate_parse(gate_session *g, int argc, char **argv)
     return 0;
 }
 
-/* --json never over what the gate reads, and the config. 0, or -1 (printed). */
-static int gate_prepare(gate_session *g)
+/* Every argument checked without reading the evidence: --json a file that can be made
+ * (never over what the gate reads), the run, the reference and the config files that can
+ * be read, --evidence no file. The accepted set is three 8 MB runs on a GPU: a wrong
+ * argument is refused before it is read, not after. 0, or -1 (err). */
+static int gate_check_arguments(gate_session *g)
 {
     /* --json is written whole over what is there: never over what the gate reads */
     int uses_root = !g->file || g->against;   /* --against RUN reads the accepted set's spread too */
-    const char *inputs[] = { g->file, g->against && strcmp(g->against, "accepted") ? g->against : NULL, g->config,
-                             uses_root ? g->root : NULL };
-    if (g->json_out && files_output_file("--json", g->json_out, inputs, 4, g->err, sizeof g->err)) {
+    const char *ref = g->against && strcmp(g->against, "accepted") ? g->against : NULL;
+    const char *inputs[] = { g->file, ref, g->config, uses_root ? g->root : NULL };
+    if (g->json_out && (files_output_file("--json", g->json_out, inputs, 4, g->err, sizeof g->err) ||
+                        files_output_folder("--json", g->json_out, g->err, sizeof g->err)))
+        return -1;
+    if ((g->file && files_input_ok("", g->file, EVIDENCE_MAX_FILE_BYTES, g->err, sizeof g->err)) ||
+        (ref && files_input_ok("--against", ref, EVIDENCE_MAX_FILE_BYTES, g->err, sizeof g->err)) ||
+        files_input_ok("--config", g->config, GATE_CONFIG_MAX_BYTES, g->err, sizeof g->err))
+        return -1;
+    struct stat st;
+    if (uses_root && stat(g->root, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        char shown[FILES_SHOWN];
+        snprintf(g->err, sizeof g->err, "--evidence '%s': not a directory (the evidence root: DIR/<gpu>/...)",
+                 files_shown(g->root, shown));
+        return -1;
+    }
+    return 0;
+}
+
+/* The arguments, then the config. 0, or -1 (printed). */
+static int gate_prepare(gate_session *g)
+{
+    if (gate_check_arguments(g)) {
         fprintf(stderr, "attnladder gate: %s\n", g->err);
         return -1;
     }
@@ -139,21 +164,24 @@ static int gate_run_ladder(gate_session *g)
 static int gate_against(gate_session *g)
 {
     if (!g->against) return 0;
+    int one_ref = strcmp(g->against, "accepted") != 0;
+    /* the reference before the set: a bad reference is refused without reading three runs */
+    if (one_ref) {
+        if (run_open(&g->ref, g->against, g->err, sizeof g->err)) return -1;
+        g->have_ref = 1;
+        if (g->ref.partial && !g->include_partial) {
+            snprintf(g->err, sizeof g->err, "%.1000s: the reference is a partial (interrupted) run; use it with "
+                     "--include-partial", g->against);
+            return -1;
+        }
+    }
     int have_set = evidence_accepted_open(g->root, g->run.slug, g->run.base, &g->refs, &g->n_refs, g->err,
                                           sizeof g->err);
-    if (have_set < 0 || (have_set == 0 && !strcmp(g->against, "accepted"))) return -1;
-    if (!strcmp(g->against, "accepted")) {
+    if (have_set < 0 || (have_set == 0 && !one_ref)) return -1;
+    if (!one_ref) {
         if (gate_drift(&g->cfg, &g->run, g->refs, g->n_refs, &g->drift, g->err, sizeof g->err)) return -1;
         g->have_drift = 1;
         return 0;
-    }
-    const char *refpath = g->against;
-    if (run_open(&g->ref, refpath, g->err, sizeof g->err)) return -1;
-    g->have_ref = 1;
-    if (g->ref.partial && !g->include_partial) {
-        snprintf(g->err, sizeof g->err, "%.1000s: the reference is a partial (interrupted) run; use it with "
-                 "--include-partial", refpath);
-        return -1;
     }
     if (!have_set)
         fprintf(stderr, "attnladder gate: no %s/%s/accepted.txt: the tolerance of every row is the floor "

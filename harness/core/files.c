@@ -190,6 +190,50 @@ const char *files_shown(const char *path, char buf[FILES_SHOWN])
     return buf;
 }
 
+/* Opens path for reading by the input rule, reading nothing: a regular file of at most
+ * max bytes. The descriptor (blocking), or -1 with err naming opt (may be "") and path. */
+static int open_input(const char *path_in, size_t max, const char *opt, char *err, size_t errlen)
+{
+    char shown[FILES_SHOWN];
+    const char *path = files_shown(path_in, shown), *sep = opt[0] ? " " : "";
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
+    int fd = open(path_in, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) {
+        snprintf(err, errlen, "%s%s%s: cannot read (%s)", opt, sep, path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    const char *not_file = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                         : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                         : S_ISSOCK(st.st_mode) ? "a socket" : !S_ISREG(st.st_mode) ? "not a file" : NULL;
+    if (not_file) {
+        snprintf(err, errlen, "%s%s%s: %s, not a regular file", opt, sep, path, not_file);
+        close(fd);
+        return -1;
+    }
+    if ((unsigned long long)st.st_size > max) {
+        snprintf(err, errlen, "%s%s%s: %lld bytes, more than the %zu bytes such a file may have", opt, sep, path,
+                 (long long)st.st_size, max);
+        close(fd);
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+int files_input_ok(const char *opt, const char *path, size_t max, char *err, size_t errlen)
+{
+    if (!path[0]) {
+        snprintf(err, errlen, "%s%s'': give a file", opt, opt[0] ? " " : "");
+        return -1;
+    }
+    int fd = open_input(path, max, opt, err, errlen);
+    if (fd < 0) return -1;
+    close(fd);
+    return 0;
+}
+
 char *files_read_input(const char *path_in, size_t max, size_t *len, char *err, size_t errlen)
 {
     char shown[FILES_SHOWN];
@@ -198,29 +242,8 @@ char *files_read_input(const char *path_in, size_t max, size_t *len, char *err, 
         snprintf(err, errlen, "'': give a file");
         return NULL;
     }
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
-    int fd = open(path_in, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st)) {
-        snprintf(err, errlen, "%s: cannot read (%s)", path, strerror(errno));
-        if (fd >= 0) close(fd);
-        return NULL;
-    }
-    const char *not_file = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
-                         : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
-                         : S_ISSOCK(st.st_mode) ? "a socket" : !S_ISREG(st.st_mode) ? "not a file" : NULL;
-    if (not_file) {
-        snprintf(err, errlen, "%s: %s, not a regular file", path, not_file);
-        close(fd);
-        return NULL;
-    }
-    if ((unsigned long long)st.st_size > max) {
-        snprintf(err, errlen, "%s: %lld bytes, more than the %zu bytes such a file may have", path,
-                 (long long)st.st_size, max);
-        close(fd);
-        return NULL;
-    }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    int fd = open_input(path_in, max, "", err, errlen);
+    if (fd < 0) return NULL;
     size_t n = 0;
     char *b = read_fd(fd, max, &n);
     int e = errno;
@@ -540,4 +563,23 @@ int files_output_file(const char *opt, const char *path_in, const char *const *i
             return -1;
         }
     return 0;
+}
+
+int files_output_folder(const char *opt, const char *path_in, char *err, size_t errlen)
+{
+    char shown[FILES_SHOWN], shown_dir[FILES_SHOWN];
+    const char *slash = strrchr(path_in, '/');
+    char *dir = slash ? strndup(path_in, slash == path_in ? 1 : (size_t)(slash - path_in)) : strdup(".");
+    if (!dir) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    struct stat st;
+    const char *why = stat(dir, &st) ? strerror(errno) : !S_ISDIR(st.st_mode) ? "not a directory"
+                    : access(dir, W_OK | X_OK) ? strerror(errno) : NULL;
+    if (why)
+        snprintf(err, errlen, "%s '%s': cannot write it: its folder '%s': %s", opt, files_shown(path_in, shown),
+                 files_shown(dir, shown_dir), why);
+    free(dir);
+    return why ? -1 : 0;
 }

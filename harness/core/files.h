@@ -1,9 +1,9 @@
 /* core/files.h: the file system for every writer of a tree (the report): a fresh directory next to
  * the target, the swap that puts a finished report in place (never a half-written one),
  * and the comparison of two trees for `report --check` (names printed as text); and the two rules every command
- * follows for paths given to it: what may be read as an input file (files_read_input)
- * and what may be written or replaced as an output (files_output_file,
- * files_dir_replaceable, files_overlap). */
+ * follows for paths given to it: what may be read as an input file (files_read_input;
+ * files_input_ok checks it without reading) and what may be written or replaced as an
+ * output (files_output_file, files_output_folder, files_dir_replaceable, files_overlap). */
 #ifndef ATTNLADDER_CORE_FILES_H
 #define ATTNLADDER_CORE_FILES_H
 #include <stddef.h>
@@ -41,6 +41,10 @@ const char *files_shown(const char *path, char buf[FILES_SHOWN]);
  * waiting on it) of at most max bytes. Its whole text, NUL-terminated, and *len; or NULL
  * and err naming the path and why ("PATH: a directory, not a regular file"). */
 char *files_read_input(const char *path, size_t max, size_t *len, char *err, size_t errlen);
+/* The same rule checked without reading (opened and closed): for a command to refuse a bad
+ * argument before it reads anything large. 0, or -1 with err naming opt ("" for none) and
+ * the path as files_read_input does. */
+int files_input_ok(const char *opt, const char *path, size_t max, char *err, size_t errlen);
 
 /* Where path leads: absolute, symbolic links followed for the part that exists, "." and
  * ".." folded for the rest. malloc'd; NULL for "" or when out of memory. */
@@ -57,6 +61,11 @@ int files_dir_replaceable(const char *dir, const char *marker);
  * (NULL or "" entries skipped) nor inside one of them. 0, or -1 with err naming opt. */
 int files_output_file(const char *opt, const char *path, const char *const *inputs, size_t n,
                       char *err, size_t errlen);
+
+/* Whether a file at path can be made: its folder is there, a directory, and writable (a
+ * command checks it before its work, not after). 0, or -1 with err naming opt, the path,
+ * its folder and why ("cannot write it"). */
+int files_output_folder(const char *opt, const char *path, char *err, size_t errlen);
 
 /* Writes text to path through a hidden temporary file in its directory, fsync and
  * rename(2), then syncs the directory: a reader never sees a half-written file and a

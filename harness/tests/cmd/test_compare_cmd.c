@@ -16,6 +16,7 @@
 #include "cmd/compare.h"
 #include "evidence/evidence_file.h"
 #include "../evidence/cut_rows.h"
+#include "fifo_set.h"
 
 #define DATA "harness/tests/data/"
 
@@ -235,6 +236,28 @@ static void cost_of_each_run(void **st)
     assert_int_equal(files_remove_tree(dir), 0);
 }
 
+/* --out and both runs are checked before either run or the accepted set is read (on a GPU:
+ * two 8 MB runs, then three more): with the set a FIFO, refused by name when read, each
+ * refusal names the argument, never the FIFO. */
+static void arguments_refused_before_the_runs(void **st)
+{
+    (void)st;
+    char root[64], err[4096], out[128];
+    assert_int_equal(fifo_set_make(root), 0);
+    snprintf(out, sizeof out, "%s_no_such_folder/table.md", root);
+#define CMP_CFG "--config", DATA "gate_config.json", "--evidence", root
+    const char *bad_out[] = { "compare", DATA "gate/ref.json", DATA "gate/slow.json", "--out", out, CMP_CFG };
+    const char *dir_b[] = { "compare", DATA "gate/ref.json", DATA "gate", CMP_CFG };
+    const char *good[] = { "compare", DATA "gate/ref.json", DATA "gate/slow.json", CMP_CFG };
+    fifo_set_refuses(cmd_compare, bad_out, 9, "--out");
+    fifo_set_refuses(cmd_compare, dir_b, 7, "a directory");
+    /* and the set is read when the arguments are right: the FIFO refused by name */
+    assert_int_equal(fifo_set_run(cmd_compare, good, 7, err, sizeof err), EXIT_BAD_INPUT);
+    assert_non_null(strstr(err, FIFO_SET_RUN));
+#undef CMP_CFG
+    fifo_set_remove(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +269,7 @@ int main(void)
         cmocka_unit_test(gate_and_compare_agree),
         cmocka_unit_test(missing_baseline_is_bad_input),
         cmocka_unit_test(command_line),
+        cmocka_unit_test(arguments_refused_before_the_runs),
         cmocka_unit_test(cost_of_each_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 #include "cmd/commands.h"
+#include "fifo_set.h"
 
 #define DATA "harness/tests/data/gate/"
 #define CONFIG "harness/tests/data/gate_config.json"   /* ci/gate.json when the tests were written */
@@ -76,10 +77,38 @@ static void command_exit_status_and_json(void **st)
     json_decref(j);
 }
 
+/* Every argument that can be checked without the evidence is checked before the accepted set
+ * is read (three 8 MB runs on a GPU): a reference that is not there, an --evidence that is no
+ * directory, a --json into a folder that is not there. The set here is a FIFO, refused by
+ * name when it is read: each refusal must name the argument, never the FIFO. */
+static void arguments_refused_before_the_accepted_set(void **st)
+{
+    (void)st;
+    char root[64], err[4096], json[128], file[128];
+    assert_int_equal(fifo_set_make(root), 0);
+    snprintf(json, sizeof json, "%s_no_such_folder/verdicts.json", root);
+    snprintf(file, sizeof file, "%s/" FIFO_SET_SLUG "/accepted.txt", root);
+    const char *bad_json[] = { "gate", DATA "same.json", "--against", "accepted", "--evidence", root,
+                               "--json", json, CFG };
+    const char *bad_ref[] = { "gate", DATA "same.json", "--against", DATA "nope.json", "--evidence", root, CFG };
+    const char *dir_ref[] = { "gate", DATA "same.json", "--against", DATA, "--evidence", root, CFG };
+    const char *bad_root[] = { "gate", DATA "same.json", "--against", "accepted", "--evidence", file, CFG };
+    fifo_set_refuses(cmd_gate, bad_json, 10, "--json");
+    fifo_set_refuses(cmd_gate, bad_ref, 8, "nope.json");
+    fifo_set_refuses(cmd_gate, dir_ref, 8, "--against");
+    fifo_set_refuses(cmd_gate, bad_root, 8, "--evidence");
+    /* and the set is read when the arguments are right: the FIFO refused by name */
+    const char *good[] = { "gate", DATA "same.json", "--against", "accepted", "--evidence", root, CFG };
+    assert_int_equal(fifo_set_run(cmd_gate, good, 8, err, sizeof err), EXIT_BAD_INPUT);
+    assert_non_null(strstr(err, FIFO_SET_RUN));
+    fifo_set_remove(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(command_exit_status_and_json),
+        cmocka_unit_test(arguments_refused_before_the_accepted_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
