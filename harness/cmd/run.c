@@ -680,7 +680,20 @@ static void session_devices(run_session *s)
     if (!o->tc.clock.watch) fprintf(stderr, "attnladder run: clocks not read per sample: %s\n", s->watch_why);
 }
 
-/* The copy and GEMM ceilings, or the partial run's (every derived figure of a resumed
+/* The launch floor's read stream, or NULL (no floor built: no read ceiling). */
+static read_stream_fn session_read_stream(const run_session *s)
+{
+    for (size_t i = 0; i < s->n_all; i++)
+        if (s->all[i].kind == IMPL_FLOOR) {
+            read_stream_fn fn;
+            void *p = loader_symbol(&s->all[i], CEILINGS_READ_SYMBOL);
+            memcpy(&fn, &p, sizeof fn);   /* ISO C has no object-to-function cast */
+            return fn;
+        }
+    return NULL;
+}
+
+/* The copy, read and GEMM ceilings, or the partial run's (every derived figure of a resumed
  * run is a fraction of the same numbers). */
 static ceilings session_ceilings(run_session *s)
 {
@@ -696,14 +709,15 @@ static ceilings session_ceilings(run_session *s)
         if (s->o->ceilings) {
             cudaStream_t cs;
             cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
-            if (ceilings_measure(cs, &ce, err, sizeof err))
+            if (ceilings_measure(cs, session_read_stream(s), &ce, err, sizeof err))
                 fprintf(stderr, "attnladder run: ceilings not measured: %s\n", err);
             else
-                fprintf(stderr, "ceilings: copy %.0f GB/s, fp16 GEMM %.1f TFLOP/s\n", ce.dram_gbps,
-                        ce.fp16_tflops);
+                fprintf(stderr, "ceilings: copy %.0f GB/s, read %.0f GB/s, fp16 GEMM %.1f TFLOP/s\n", ce.dram_gbps,
+                        ce.read_gbps, ce.fp16_tflops);
             cudaStreamDestroy(cs);
         }
-        json_t *cj = run_write_ceilings(&(run_ceilings){ ce.dram_gbps, ce.fp16_tflops, ce.copy_bytes, ce.gemm_n });
+        json_t *cj = run_write_ceilings(&(run_ceilings){ ce.dram_gbps, ce.fp16_tflops, ce.copy_bytes, ce.gemm_n,
+                                                         ce.read_gbps });
         json_object_update(s->ceil_json, cj);   /* empty until now: the writer's order */
         json_decref(cj);
     }

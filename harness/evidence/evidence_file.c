@@ -325,6 +325,7 @@ static void check_ceilings(vstate *v, const json_t *c)
     json_t *shape = member(v, c, "ceilings", "gemm_shape", T_ARR, OPTIONAL);
     if (shape && !v->failed) array_of(v, shape, "ceilings.gemm_shape", T_INT);
     member(v, c, "ceilings", "copy_bytes", T_INT, NULLABLE);
+    if (member(v, c, "ceilings", "read_gbps", T_NUM, OPTIONAL)) number_above(v, c, "ceilings", "read_gbps", 0, 0);
     json_t *fl = member(v, c, "ceilings", "launch_floor", T_OBJ, NULLABLE);
     if (fl) check_modes(v, fl, "ceilings.launch_floor");
 }

@@ -288,10 +288,12 @@ static int read_result(run_data *r, size_t i, run_result *o, char *err, size_t e
         o->gbps = o->bytes / (o->median_us * 1e-6) / 1e9;
         o->frac_fp16_peak = r->fp16_tflops > 0 ? o->tflops / r->fp16_tflops : NAN;
         o->frac_dram = r->dram_gbps > 0 ? o->gbps / r->dram_gbps : NAN;
-        /* only inputs that may have stayed in L2 make a figure past the copy ceiling suspect:
-         * on cold inputs it is a read rate, and a copy writes as much as it reads */
+        /* Inputs that may have stayed in L2 are held to the copy ceiling. On cold inputs the
+         * figure is a read rate, and a copy writes as much as it reads: those are held to the
+         * read stream's ceiling where the run measured one (NAN before it: not flagged). */
         int cold = o->l2_state == L2_ROTATED || o->l2_state == L2_COLD_BY_SIZE;
-        o->above_ceiling = !cold && r->dram_gbps > 0 && o->gbps > r->dram_gbps * (1 + RUN_CEILING_SLACK);
+        double ceiling = cold ? r->read_gbps : r->dram_gbps;
+        o->above_ceiling = ceiling > 0 && o->gbps > ceiling * (1 + RUN_CEILING_SLACK);
     }
     return 0;
 }
@@ -558,6 +560,7 @@ int run_from_doc(run_data *r, json_t *doc, const char *path, char *err, size_t e
     json_t *ce = json_object_get(doc, "ceilings");
     r->fp16_tflops = num_or_nan(json_object_get(ce, "fp16_tflops"));
     r->dram_gbps = num_or_nan(json_object_get(ce, "dram_gbps"));
+    r->read_gbps = num_or_nan(json_object_get(ce, "read_gbps"));
     r->launch_floor_us = num_or_nan(json_object_get(json_object_get(json_object_get(ce, "launch_floor"),
                                                                     "graph"), "median_us"));
     if (read_impls(r, err, errlen)) goto bad;

@@ -66,8 +66,8 @@ typedef struct {
     size_t l2_copy_bytes, l2_bytes;      /* one set of Q, K and V; the device's L2 */
     /* gbps above the run's measured copy ceiling by more than RUN_CEILING_SLACK on inputs
      * that may have stayed in L2 (resident, not recorded): not a DRAM figure, never shown as
-     * one. On cold inputs (rotated, cold by size) such a figure is a read rate: a copy
-     * writes a byte for each it reads */
+     * one. On cold inputs (rotated, cold by size) the figure is a read rate (a copy writes a
+     * byte for each it reads), held to the read stream's ceiling instead, where measured */
     int above_ceiling;
 } run_result;
 
@@ -167,6 +167,7 @@ typedef struct {
     run_env_override *env;         /* context.env_overrides in the file's order; NULL when absent */
     size_t n_env;
     double fp16_tflops, dram_gbps; /* ceilings, NAN when null */
+    double read_gbps;              /* the read stream's ceiling, NAN when absent (runs from before it) */
     double launch_floor_us;        /* graph-mode median of the empty kernel, NAN if absent */
     run_impl *impls;
     size_t n_impls;

@@ -146,6 +146,7 @@ json_t *run_write_ceilings(const run_ceilings *c)
     json_t *o = json_object();
     if (!o) return NULL;
     put(o, "dram_gbps", c->dram_gbps > 0 ? json_real(c->dram_gbps) : json_null());
+    if (c->read_gbps > 0) put(o, "read_gbps", json_real(c->read_gbps));
     put(o, "fp16_tflops", c->fp16_tflops > 0 ? json_real(c->fp16_tflops) : json_null());
     put(o, "copy_bytes", json_integer((json_int_t)c->copy_bytes));
     put(o, "gemm_shape", json_pack("[i,i,i]", c->gemm_n, c->gemm_n, c->gemm_n));
@@ -538,6 +539,7 @@ static json_t *ceilings_of(const run_data *r)
 {
     json_t *o = json_object();
     put(o, "dram_gbps", isnan(r->dram_gbps) ? json_null() : json_real(r->dram_gbps));
+    if (!isnan(r->read_gbps)) put(o, "read_gbps", json_real(r->read_gbps));
     put(o, "fp16_tflops", isnan(r->fp16_tflops) ? json_null() : json_real(r->fp16_tflops));
     if (!isnan(r->launch_floor_us))
         put(o, "launch_floor", json_pack("{s:{s:f}}", "graph", "median_us", r->launch_floor_us));

@@ -92,12 +92,14 @@ typedef struct {
 json_t *run_write_context(const run_process_context *c);
 
 /* ceilings of a run measured by this process: the copy bandwidth and GEMM rate (null
- * where not measured: <= 0), the copy's size and the GEMM's n. The launch floor, a
- * timing object per mode, is added once measured. */
+ * where not measured: <= 0), the copy's size and the GEMM's n, and the read stream's rate
+ * over the copy's source (written only where measured: runs from before it have no
+ * read_gbps). The launch floor, a timing object per mode, is added once measured. */
 typedef struct {
     double dram_gbps, fp16_tflops;
     size_t copy_bytes;
     int gemm_n;
+    double read_gbps;
 } run_ceilings;
 
 json_t *run_write_ceilings(const run_ceilings *c);

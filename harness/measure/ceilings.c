@@ -1,4 +1,5 @@
-/* measure/ceilings.c: copy bandwidth and GEMM throughput, each the median of timed repeats. */
+/* measure/ceilings.c: copy and read bandwidth and GEMM throughput, each the median of timed
+ * repeats. */
 #include "measure/cuda_check.h"
 #include "measure/ceilings.h"
 
@@ -99,7 +100,32 @@ done:
     return rc;
 }
 
-static int measure_copy(cudaStream_t stream, ceilings *out, char *err, size_t errlen)
+typedef struct { read_stream_fn read; const void *src; size_t bytes; unsigned long long *sink; } read_ctx;
+
+static int enqueue_read(void *ctx, cudaStream_t s)
+{
+    read_ctx *c = ctx;
+    return c->read(c->src, c->bytes, c->sink, s) != 0;
+}
+
+/* The read stream over the copy's source (1 GiB or what fits, far beyond any L2): every
+ * repeat reads it from DRAM. */
+static int measure_read(cudaStream_t stream, read_stream_fn read, const void *src, size_t bytes, ceilings *out,
+                        char *err, size_t errlen)
+{
+    read_ctx c = { read, src, bytes, NULL };
+    int rc = -1;
+    CUDA_OR_GOTO(cudaMalloc((void **)&c.sink, sizeof *c.sink), done);
+    double ms;
+    if (time_median_ms(enqueue_read, &c, stream, &ms, err, errlen)) goto done;
+    out->read_gbps = (double)bytes / (ms * 1e-3) / 1e9;
+    rc = 0;
+done:
+    if (c.sink) cudaFree(c.sink);
+    return rc;
+}
+
+static int measure_copy(cudaStream_t stream, read_stream_fn read, ceilings *out, char *err, size_t errlen)
 {
     size_t free_b = 0, total = 0;
     int rc = -1;
@@ -114,6 +140,7 @@ static int measure_copy(cudaStream_t stream, ceilings *out, char *err, size_t er
     if (time_median_ms(enqueue_copy, &c, stream, &ms, err, errlen)) goto done;
     out->copy_bytes = c.bytes;
     out->dram_gbps = 2.0 * c.bytes / (ms * 1e-3) / 1e9;
+    if (read && measure_read(stream, read, c.src, c.bytes, out, err, errlen)) goto done;
     rc = 0;
 done:
     if (c.src) cudaFree(c.src);
@@ -146,9 +173,9 @@ done:
     return rc;
 }
 
-int ceilings_measure(cudaStream_t stream, ceilings *out, char *err, size_t errlen)
+int ceilings_measure(cudaStream_t stream, read_stream_fn read, ceilings *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (measure_copy(stream, out, err, errlen)) return -1;
+    if (measure_copy(stream, read, out, err, errlen)) return -1;
     return measure_gemm(stream, out, err, errlen);
 }

@@ -171,6 +171,11 @@ void loader_close_all(loaded_impl *impls, size_t n)
     free(impls);
 }
 
+void *loader_symbol(const loaded_impl *impl, const char *symbol)
+{
+    return impl && impl->dl ? dlsym(impl->dl, symbol) : NULL;
+}
+
 const loaded_impl *loader_find(const loaded_impl *impls, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)

@@ -36,6 +36,9 @@ int loader_open_all(const char *build_dir, loaded_impl **impls, size_t *n,
                     char *err, size_t errlen);
 void loader_close_all(loaded_impl *impls, size_t n);
 
+/* Another symbol the object exports (the launch floor's read stream), or NULL. */
+void *loader_symbol(const loaded_impl *impl, const char *symbol);
+
 /* The implementation of that name, or NULL. */
 const loaded_impl *loader_find(const loaded_impl *impls, size_t n, const char *name);
 

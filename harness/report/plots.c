@@ -815,7 +815,8 @@ static void decode_flagged(script *sc, plot_list *pl, const run_data *r, const a
     if (!n) return;
     fprintf(sc->f, "EOD\n");
     fprintf(item(pl), "$d%d using 1:2 with points pt 2 ps 1.6 lc rgb \"#909090\" title ", block);
-    gq(pl->f, "above the copy ceiling: inputs read from L2, not a DRAM figure (%ld)", n);
+    gq(pl->f, "%s (%ld)", r->read_gbps > 0 ? "above its ceiling (the copy's; the read stream's where cold): not a DRAM figure"
+                                              : "above the copy ceiling: inputs read from L2, not a DRAM figure", n);
 }
 
 /* Every rung's and baseline's series, the rungs first; the points drawn, or -1 when out
@@ -878,6 +879,11 @@ static int plot_decode(const report_ctx *c, const report_gpu *g, int batched)
     double ymax = r->dram_gbps > 0 ? r->dram_gbps : 0;
     long points = decode_all_series(&s, &pl, c, r, shapes, ns, &ymax);
     if (points >= 0) script_panel(&s, batched ? "decode_batched" : "decode", points);
+    if (points >= 0 && r->read_gbps > 0) {   /* the cold reads' own ceiling */
+        fprintf(item(&pl), "%.6g with lines dt 1 lw 2 lc rgb \"#404040\" title ", r->read_gbps);
+        gq(pl.f, "device read ceiling, %.0f GB/s", r->read_gbps);
+        ymax = fmax(ymax, r->read_gbps);
+    }
     if (points >= 0 && r->dram_gbps > 0) {
         fprintf(item(&pl), "%.6g with lines dt 3 lw 2 lc rgb \"#404040\" title ", r->dram_gbps);
         gq(pl.f, "device copy ceiling, %.0f GB/s", r->dram_gbps);

@@ -281,6 +281,33 @@ static void cold_above_copy_not_flagged(void **st)
     json_decref(doc);
 }
 
+/* With a read ceiling in the run, a cold figure is held to it: the rotated point above the
+ * copy is flagged when the read ceiling is below it by more than the slack, not when it is
+ * above; the resident point stays held to the copy either way. */
+static void cold_held_to_read_ceiling(void **st)
+{
+    (void)st;
+    const l2_plan rotated = l2_plan_for(&DEC, (size_t)50 << 20, (size_t)79 << 30);
+    for (int past = 0; past < 2; past++) {
+        json_t *doc = json_deep_copy(g_run);
+        size_t hot = decode_result(doc, "11_split_keys", 1, 32, 4096, 64),
+               base = decode_result(doc, "sdpa_cudnn", 1, 32, 4096, 64);
+        json_object_set_new(timing_at(doc, hot), "l2", run_write_l2(&rotated));
+        run_data r;
+        char err[1024];
+        if (read_doc(doc, &r, err, sizeof err)) fail_msg("%s", err);
+        double gbps = r.results[hot].gbps;
+        run_close(&r);
+        /* 2% under the figure, or 2% over it */
+        json_object_set_new(json_object_get(doc, "ceilings"), "read_gbps", json_real(gbps * (past ? 0.98 : 1.02)));
+        if (read_doc(doc, &r, err, sizeof err)) fail_msg("%s", err);
+        assert_int_equal(r.results[hot].above_ceiling, past);
+        assert_true(r.results[base].above_ceiling);
+        run_close(&r);
+        json_decref(doc);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +317,7 @@ int main(void)
         cmocka_unit_test(inconsistent_claims_refused),
         cmocka_unit_test(above_ceiling_flagged),
         cmocka_unit_test(cold_above_copy_not_flagged),
+        cmocka_unit_test(cold_held_to_read_ceiling),
     };
     return cmocka_run_group_tests(tests, load_run, free_run);
 }

@@ -224,6 +224,7 @@ static const edit edits[] = {
     { "created_utc", v_no_z, "created_utc" },
     { "ceilings.fp16_tflops", v_minus5, "ceilings.fp16_tflops" },
     { "ceilings.dram_gbps", v_zero, "ceilings.dram_gbps" },
+    { "ceilings.read_gbps", v_minus5, "ceilings.read_gbps" },
     { "T.impl", v_unknown_impl, "" },
     { "T.impl", v_dotdot, ".impl" },
     { "T.shape.head_dim", v_neg64, ".shape" },

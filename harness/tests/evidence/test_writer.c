@@ -475,16 +475,22 @@ static void process_context_ceilings_and_cost_are_written_as_committed(void **st
 
     const json_t *jc = json_object_get(doc, "ceilings");
     run_ceilings ce = { num_at(jc, "dram_gbps"), num_at(jc, "fp16_tflops"), (size_t)int_at(jc, "copy_bytes"),
-                        (int)json_integer_value(json_array_get(json_object_get(jc, "gemm_shape"), 0)) };
+                        (int)json_integer_value(json_array_get(json_object_get(jc, "gemm_shape"), 0)), 0 };
     w = run_write_ceilings(&ce);
     want = json_deep_copy(jc);
     json_object_del(want, "launch_floor");
     same_text(w, want);
     json_decref(w);
     json_decref(want);
-    ce.dram_gbps = ce.fp16_tflops = 0;   /* not measured */
+    ce.read_gbps = 4512.5;   /* measured: written after the copy's; absent above (runs before it) */
+    w = run_write_ceilings(&ce);
+    assert_true(json_real_value(json_object_get(w, "read_gbps")) == 4512.5);
+    assert_string_equal(json_object_iter_key(json_object_iter_next(w, json_object_iter(w))), "read_gbps");
+    json_decref(w);
+    ce.dram_gbps = ce.fp16_tflops = ce.read_gbps = 0;   /* not measured */
     w = run_write_ceilings(&ce);
     assert_true(json_is_null(json_object_get(w, "dram_gbps")) && json_is_null(json_object_get(w, "fp16_tflops")));
+    assert_null(json_object_get(w, "read_gbps"));
     json_decref(w);
 
     const json_t *jcost = json_object_get(doc, "cost");

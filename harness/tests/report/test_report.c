@@ -1077,6 +1077,67 @@ static void cold_reads_past_the_copy_are_named(void **st)
     free(tmp);
 }
 
+/* Reports a decode run whose 1x8x1x8192x64 rows are cold and whose ceilings hold a read
+ * stream's rate; the NVIDIA Test GPU's section (malloc'd) and, with svg, its decode plot. */
+static char *report_with_read_ceiling(double read_gbps, char **svg)
+{
+    char ev[512], out[512], run[1024];
+    const attn_shape single[] = { { 1, 8, 1, 4096, 64, 0, 0.125f }, { 1, 8, 1, 8192, 64, 0, 0.125f } };
+    char *tmp = decode_evidence(ev, out, run, single, 2);
+    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
+    mark_cold(doc, 8192);
+    json_object_set_new(json_object_get(doc, "ceilings"), "read_gbps", json_real(read_gbps));
+    save_run(doc, run);
+    char *msg;
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    if (svg) *svg = read_rel(out, "plots/nvidia-test-gpu-decode.svg");
+    char *readme = read_rel(out, "README.md");
+    char *test_gpu = gpu_section(readme, "NVIDIA Test GPU");
+    free(readme);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+    return test_gpu;
+}
+
+/* With the read stream's ceiling in the run, cold reads are held to it: the note gives the
+ * fastest cold read as a share of it and the plot draws it; a cold read past it is flagged
+ * and drawn apart like an L2 figure. At 1x8x1x8192x64 06_tiling reads 4,586 GB/s: past a
+ * 4,000 GB/s read ceiling (114.7%), within a 5,000 one (91.7%). */
+static void cold_reads_held_to_the_read_ceiling(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *svg = NULL;
+    char *test_gpu = report_with_read_ceiling(4000, &svg);
+    assert_non_null(strstr(svg, "device read ceiling, 4000 GB/s"));
+    assert_non_null(strstr(svg, "device copy ceiling"));
+    /* 4096's resident figure and 06_tiling's cold one at 8192 (the baseline's is below) */
+    assert_non_null(strstr(svg, "not a DRAM figure (2)"));
+    free(svg);
+    assert_null(line_from(test_gpu, "Cold reads past the copy: "));
+    char *note = line_from(test_gpu, "Cold reads against the read ceiling: ");
+    assert_non_null(note);
+    assert_non_null(strstr(note, "measured at 4000 GB/s"));
+    if (!strstr(note, "is 114.7% of it (06_tiling at 1x8x1:8192x64")) fail_msg("%s", note);
+    assert_non_null(strstr(note, "; 1 passes the read ceiling by more than 1%"));
+    assert_non_null(strstr(test_gpu, "device read 4000 GB/s"));
+    free(note);
+    free(test_gpu);
+}
+
+static void cold_reads_within_the_read_ceiling(void **st)
+{
+    (void)st;
+    char *test_gpu = report_with_read_ceiling(5000, NULL);
+    char *note = line_from(test_gpu, "Cold reads against the read ceiling: ");
+    assert_non_null(note);
+    if (!strstr(note, "is 91.7% of it (06_tiling at 1x8x1:8192x64")) fail_msg("%s", note);
+    assert_non_null(strstr(note, "; none passes it."));
+    free(note);
+    free(test_gpu);
+}
+
 /* The decode view: a GPU whose reference run has decode points gets a plot of achieved
  * GB/s against seq_kv, every rung and the baseline with their points and the device copy
  * ceiling drawn, linked from its section; a GPU whose run predates them gets one line
@@ -1373,6 +1434,8 @@ int main(void)
         cmocka_unit_test_setup(decode_plot_or_its_note, real_gnuplot),
         cmocka_unit_test_setup(batched_decode_and_ceiling, real_gnuplot),
         cmocka_unit_test_setup(cold_reads_past_the_copy_are_named, real_gnuplot),
+        cmocka_unit_test_setup(cold_reads_held_to_the_read_ceiling, real_gnuplot),
+        cmocka_unit_test_setup(cold_reads_within_the_read_ceiling, stand_in_gnuplot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
