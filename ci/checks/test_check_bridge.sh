@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# check_bridge.py --direct against the committed H200 reference and its session's PyTorch
+# check_bridge.py --direct against an H200 session of build 0513906 (its run cut to the
+# throughput shapes PyTorch timed, studies/bridge/run_cut_*) and that session's PyTorch
 # log: the count it prints is the one computed apart (11_split_keys: 6 of 8 shapes within
 # 1%, the two headline shapes +2.0% and -1.7%), and a log without the table is refused.
 set -u
-run=evidence/nvidia-h200/20261202T045718Z_0513906.json.gz
+run=evidence/nvidia-h200/studies/bridge/run_cut_20261202T045718Z_0513906.json.gz
 log=evidence/nvidia-h200/studies/bridge/torch_sdpa_20261202T045718Z_0513906.log
 fail=0
 out=$(python3 ci/tools/check_bridge.py "$run" --rung 11_split_keys --direct "$log") \

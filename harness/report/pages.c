@@ -655,7 +655,7 @@ static void cold_reads_note(FILE *f, const run_data *r)
         fprintf(f, "; %ld %s the read ceiling by more than %.0f%%: not DRAM figures, drawn apart", over_read,
                 over_read == 1 ? "passes" : "pass", 100 * RUN_CEILING_SLACK);
     else
-        fprintf(f, "; none passes it");
+        fprintf(f, "; none passes the read ceiling");
     fprintf(f, ".\n\n");
 }
 

@@ -14,7 +14,7 @@
 #include "evidence/reader.h"
 #include "evidence/result_ratio.h"
 
-#define H200_REF "evidence/nvidia-h200/20261202T045718Z_0513906.json.gz"
+#define H200_REF "evidence/nvidia-h200/20261202T075108Z_97cd52a.json.gz"
 
 static run_data g_run;
 
