@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Compile checks of every phase and baseline shared object (run by `make test`):
 #  - it exports exactly one dynamic symbol, attn_phase_entry (the ABI), or for the launch
-#    floor attn_launch_floor_entry (it writes no output: no attention implementation), or
-#    for the GPU fp64 oracle attn_reference_gpu_entry;
+#    floor attn_launch_floor_entry (it writes no output: no attention implementation) and
+#    attn_read_stream (the read ceiling's stream, measure/ceilings.h), or for the GPU fp64
+#    oracle attn_reference_gpu_entry;
 #  - the ptxas report beside it holds machine code for sm_80, sm_89 and sm_90;
 #  - no kernel spills to local memory on sm_90 or sm_90a unless the phase README says so;
 #  - no ptxas warning that setmaxnreg was ignored (C7508) or wgmma serialized (C7515).
@@ -13,11 +14,11 @@ for so in "$@"; do
   name=$(basename "$so" .so)
   syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sort -u)
   # the launch floor is timed like a phase but is no attention implementation
-  want=attn_phase_entry; [ "$name" = launch_floor ] && want=attn_launch_floor_entry
+  want=attn_phase_entry; [ "$name" = launch_floor ] && want=$'attn_launch_floor_entry\nattn_read_stream'
   # the GPU fp64 oracle is no implementation either: the harness loads it by its own name
   [ "$name" = oracle_gpu ] && want=attn_reference_gpu_entry
   if [ "$syms" != "$want" ]; then
-    echo "check_kernels: $so exports [$syms]; it must export exactly $want" >&2
+    echo "check_kernels: $so exports [$syms]; it must export exactly [$want]" >&2
     fail=1
   fi
   report="${so%.so}.ptxas.txt"
