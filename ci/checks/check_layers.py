@@ -85,16 +85,22 @@ def check_includes(root, files):
     return bad
 
 
-def symbols(obj):
-    res = subprocess.run(["nm", obj], capture_output=True, text=True, check=True)
-    defined, undefined = set(), set()
+def symbols(objs):
+    """{object: (defined, undefined)} from one `nm -A` over every object: one process, not
+    one an object (78 here: 9.5 CPU s of starting nm before issue 53, 1.0 s now)."""
+    res = subprocess.run(["nm", "-A", *objs], capture_output=True, text=True, check=True)
+    out = {o: (set(), set()) for o in objs}
     for line in res.stdout.splitlines():
-        f = line.split()
+        obj, sep, rest = line.rpartition(":")   # C symbols hold no ":": the last one ends the path
+        if not sep or obj not in out:
+            raise SystemExit(f"check_layers: nm printed a line of no object asked for: {line!r}")
+        defined, undefined = out[obj]
+        f = rest.split()
         if len(f) == 2 and f[0] == "U":
             undefined.add(f[1])
         elif len(f) == 3 and f[1] in "TDBR":   # global text, data, bss, read-only
             defined.add(f[2])
-    return defined, undefined
+    return out
 
 
 def check_uses(root, objdir, files):
@@ -107,8 +113,9 @@ def check_uses(root, objdir, files):
     if not objs:
         return None, []
     defined_by, undef = {}, {}
+    syms = symbols(sorted(objs.values()))
     for rel, o in objs.items():
-        d, u = symbols(o)
+        d, u = syms[o]
         undef[rel] = u
         for s in d:
             defined_by[s] = rel

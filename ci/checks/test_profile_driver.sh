@@ -21,9 +21,23 @@ mkdir -p "$tmp/build/phases" "$tmp/build/kernels"
 cp "$build"/fixtures/paths/base/phases/*.so "$tmp/build/phases/" || exit 2
 cp "$build/kernels/launch_floor.so" "$tmp/build/kernels/" || exit 2
 run=$(ls evidence/nvidia-h100-80gb-hbm3/2*.json.gz | tail -1)
-# the run's own profile rows dropped: the rows compared are the ones this test adds
-gunzip -c "$run" | python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("profile", None); json.dump(d, sys.stdout)' \
-  > "$tmp/base.json" || exit 2
+# the run's own profile rows dropped: the rows compared are the ones this test adds. Cut
+# to the two profiled shapes' rows: profile reads the run it writes into only as a run the
+# reader accepts, and each of the three cases read and rewrote all 738 rows (10.7 MB) and
+# parsed them again: 12.4 -> 4.6 CPU s. Planted in measure/ncu_csv.c (a marked process's
+# kernels split whatever its count of markers): failed on the cut run (drop: the second
+# rung's kernels given to the first, no fallback said); and in cmd/profile.c (never one
+# process a shape for two rungs): failed every case.
+gunzip -c "$run" | python3 -c '
+import json, sys
+d = json.load(sys.stdin); d.pop("profile", None)
+shapes = {(1, 8, 512, 512, 64, 0), (4, 16, 4096, 4096, 128, 1)}
+for f in ("results", "input_checks", "reference_checks"):
+    d[f] = [r for r in d[f] if tuple(int(r["shape"][k]) for k in
+            ("batch", "heads", "seq_q", "seq_kv", "head_dim", "causal")) in shapes]
+if not d["results"]: sys.exit("test_profile_driver: the run has neither profiled shape")
+d["progress"] = {"points": len(shapes), "done": len(shapes)}
+json.dump(d, sys.stdout)' > "$tmp/base.json" || exit 2
 
 # The stand-in: --version; else the page for --impl's list at --shape, a marker before each
 # implementation's kernel when --marked is given. MODE=drop loses the second marker row,
