@@ -283,7 +283,11 @@ $(BUILD)/testing/planted_check/%.o: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh
 # also stopped at no UBSan report then (recoverable), and now do. clang, because libFuzzer
 # is clang's; gcc's -O1 -Wno-format-truncation is not needed by clang's warnings.
 SAN_CC    ?= clang
-SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# -gline-tables-only: a sanitizer's report names each frame's function, file and line from
+# the line tables alone; the full debug information (-g) cost a sixth of each compile
+# (eight of the largest files, back to back: 19.4 -> 15.9 and 15.3 -> 12.7 CPU s) and
+# more bytes at every link.
+SAN_FLAGS := -O1 -gline-tables-only -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_CFLAGS := $(SAN_FLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(INCLUDES)
 ASAN_SRC     := $(filter-out harness/cmd/main.c,$(HARNESS_SRC))
 ASAN_LIB_OBJ := $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(ASAN_SRC))
