@@ -283,22 +283,46 @@ $(BUILD)/testing/planted_check/%.o: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh
 # also stopped at no UBSan report then (recoverable), and now do. clang, because libFuzzer
 # is clang's; gcc's -O1 -Wno-format-truncation is not needed by clang's warnings.
 SAN_CC    ?= clang
-SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# -gline-tables-only: a sanitizer's report names each frame's function, file and line from
+# the line tables alone; the full debug information (-g) cost a sixth of each compile
+# (eight of the largest files, back to back: 19.4 -> 15.9 and 15.3 -> 12.7 CPU s) and
+# more bytes at every link.
+SAN_FLAGS := -O1 -gline-tables-only -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SAN_CFLAGS := $(SAN_FLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(INCLUDES)
 ASAN_SRC     := $(filter-out harness/cmd/main.c,$(HARNESS_SRC))
 ASAN_LIB_OBJ := $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(ASAN_SRC))
 ASAN_OBJ     := $(ASAN_LIB_OBJ) $(BUILD)/asan/obj/harness/cmd/main.o
 ASAN_BIN     := $(BUILD)/asan/attnladder
 ASAN_TEST_BINS := $(patsubst $(BUILD)/%,$(BUILD)/asan/%,$(TEST_BINS))
+# libFuzzer's coverage includes trace-cmp: a call at every integer comparison, so that the
+# fuzzer learns the values an input is compared with. core/stats.c compares indices and
+# sample values in the bootstrap's loops, never an input's bytes, and those calls were the
+# sanitized harness's costliest code: half of a stand-in `report` (tests/data evidence)
+# was stats_bootstrap_medians, and without trace-cmp in stats.c the same report took 1.1
+# CPU s against 1.9 (ASan and UBSan as before, edge counters kept for the fuzzers). The
+# same for the other numeric code, which no fuzz target feeds an input's bytes to: the
+# oracle, the inputs' generator, fp16 conversion and the random streams (test_attn_oracle
+# 2.3 -> 1.5 CPU s, test_inputs 3.7 -> 2.1). Planted in kernels/oracle/attn_oracle.c: a
+# write one past the end of a head's V copy: test_attn_oracle stopped at it as before.
+SAN_COVERAGE := -fsanitize=fuzzer-no-link
+SAN_NO_TRACE_CMP := harness/core/stats.c harness/core/rng.c harness/core/half.c harness/measure/inputs.c \
+                    kernels/oracle/attn_oracle.c
+$(patsubst %.c,$(BUILD)/asan/obj/%.o,$(SAN_NO_TRACE_CMP)): SAN_COVERAGE += -fno-sanitize-coverage=trace-cmp
 $(BUILD)/asan/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(SAN_CC) $(SAN_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+	$(SAN_CC) $(SAN_CFLAGS) $(SAN_COVERAGE) -MMD -MP -c $< -o $@
 -include $(ASAN_OBJ:.o=.d)
+# lld where it is installed: it links the sanitized objects in half the CPU time of ld.bfd
+# (one unit-test binary 0.79 -> 0.43 CPU s), and every unit test links them all.
+SAN_LD := $(if $(shell command -v ld.lld 2>/dev/null),-fuse-ld=lld)
 $(ASAN_BIN): $(ASAN_OBJ)
-	$(SAN_CC) $(SAN_CFLAGS) -o $@ $^ $(HARNESS_LIBS)
+	$(SAN_CC) $(SAN_CFLAGS) $(SAN_LD) -o $@ $^ $(HARNESS_LIBS)
+# A unit test's own file at -O0: it is compiled once per test binary, and -O1 made its
+# compile three times as long (test_writer.c 2.3 -> 0.8 CPU s) for code that runs little;
+# the harness it tests keeps -O1. ASan and UBSan instrument -O0 code as they do -O1.
 $(BUILD)/asan/tests/%: harness/tests/%.c $(ASAN_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(SAN_CC) $(SAN_CFLAGS) -o $@ $< $(ASAN_LIB_OBJ) -lcmocka $(HARNESS_LIBS)
+	$(SAN_CC) $(SAN_CFLAGS) -O0 $(SAN_LD) -o $@ $< $(ASAN_LIB_OBJ) -lcmocka $(HARNESS_LIBS)
 asan-build: $(ASAN_BIN) $(ASAN_TEST_BINS) $(FIXTURES)
 asan-tests: check-asan
 
@@ -324,12 +348,24 @@ FUZZ_CLI_RUNS ?= 150000
 # form of committed run, cut small, under the sanitizers (4 seeds since issue 53); the
 # mutating is fuzz-long's. Planted in evidence/reader.c: each 12_decode_rows row's name
 # copied into 8 bytes (rung 12 is in the H200's build alone): fuzz_show stopped at it on
-# the 4 seeds (heap-buffer-overflow).
+# the 4 seeds (heap-buffer-overflow). So since issue 53 each stops 1 s from its start, once
+# its seeds are replayed: 8 s had each of show, gate, compare and report replay its seeds
+# (0.5-5 s) and then mutate 13-104 inputs, 36 s for the four; no fault in the project's
+# history was found in those inputs. The same fault planted again (a stack copy this time)
+# with 1 s: fuzz_show stopped at it on its seeds (stack-buffer-overflow).
 FUZZ_CONSUMERS := show gate compare report
-FUZZ_CONSUMER_SECONDS ?= 8
+FUZZ_CONSUMER_SECONDS ?= 1
+# libFuzzer runs an input a second time, to look for a leak, whenever its mallocs and frees
+# do not balance, and gate, compare and report keep what they compute for the next call
+# (core/memo.c): every seed ran twice (fuzz_gate: 9 runs for 4 seeds, 3.9 CPU s; 5 runs,
+# 2.3 s without). Under make test the leak check is LeakSanitizer's at exit instead, which
+# fails the target as well: planted in evidence/reader.c, 32 bytes allocated and dropped
+# for each 12_decode_rows row: fuzz_gate failed with -detect_leaks=0 (exit 1, "detected
+# memory leaks") as with 1 (exit 77). fuzz-long keeps libFuzzer's, which names the input.
+FUZZ_CONSUMER_LEAKS ?= 0
 FUZZ_CONSUMER_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_CONSUMERS))
 # Each target is the sanitized objects above linked with its driver and libFuzzer.
-FUZZ_LINK := $(SAN_CC) $(SAN_CFLAGS) -fsanitize=fuzzer
+FUZZ_LINK := $(SAN_CC) $(SAN_CFLAGS) $(SAN_LD) -fsanitize=fuzzer
 # The evidence targets mutate runs in structure as well as in bytes (mutate_structure.c).
 $(BUILD)/fuzz/fuzz_cli: $(BUILD)/fuzz/%: harness/fuzz/%.c $(ASAN_LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -370,7 +406,7 @@ fuzz: $(FUZZ_BINS) $(FUZZ_CONSUMER_BINS) fuzz-corpus
 	@for f in $(FUZZ_CONSUMERS); do \
 	  mkdir -p $(BUILD)/fuzz/corpus_$$f; \
 	  if ! FUZZ_REFERENCE=$(BUILD)/fuzz/seeds_consumer/seed_$$(head -1 evidence/nvidia-h100-80gb-hbm3/accepted.txt | sed 's/\.gz$$//') \
-	      $(BUILD)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_CONSUMER_SECONDS) -timeout=30 -rss_limit_mb=2048 \
+	      $(BUILD)/fuzz/fuzz_$$f -max_total_time=$(FUZZ_CONSUMER_SECONDS) -detect_leaks=$(FUZZ_CONSUMER_LEAKS) -timeout=30 -rss_limit_mb=2048 \
 	      -dict=harness/fuzz/evidence.dict -artifact_prefix=$(BUILD)/fuzz/$$f- \
 	      $(BUILD)/fuzz/corpus_$$f $(BUILD)/fuzz/seeds_consumer > $(BUILD)/fuzz/$$f.log 2>&1; then \
 	    tail -30 $(BUILD)/fuzz/$$f.log; echo "fuzz_$$f: failed (log: $(BUILD)/fuzz/$$f.log)"; exit 1; fi; \
@@ -379,7 +415,7 @@ fuzz: $(FUZZ_BINS) $(FUZZ_CONSUMER_BINS) fuzz-corpus
 
 # The longer run, by hand or nightly: ten minutes per target.
 fuzz-long:
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=600 FUZZ_CONSUMER_SECONDS=600 FUZZ_CLI_RUNS=-1
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=600 FUZZ_CONSUMER_SECONDS=600 FUZZ_CLI_RUNS=-1 FUZZ_CONSUMER_LEAKS=1
 
 # ---- make test: every check, the independent ones side by side ------------------------
 # CI's machine has two cores: the checks run TEST_JOBS at a time, each one's output kept
@@ -452,6 +488,9 @@ check-kernels: kernel-checks
 # The costliest ASan binaries since issue 53: test_report draws with a stand-in gnuplot
 # where a test reads no drawing (94 -> 68 CPU s); test_l2_timing, test_consistency and
 # test_compare_cmd edit committed runs cut to the rows they edit (28 -> 5, 21 -> 5, 12 -> 9).
+# Then: test_untrusted edits the accepted run cut to one shape (27.5 -> 8.4); test_report's
+# stand-in has gnuplot draw only the plots a test reads (285 -> 101 gnuplot starts, 47 -> 36);
+# core/stats.c without trace-cmp (above) took a third off every binary that bootstraps.
 # Each names, beside the change, the fault planted in the code it checks that still failed it.
 COMMITTED_RUN_TESTS := $(BUILD)/tests/evidence/test_untrusted $(BUILD)/tests/evidence/test_writer
 check-asan: asan-build $(COMMITTED_RUN_TESTS)
