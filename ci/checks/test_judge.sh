@@ -55,6 +55,19 @@ cfg = json.load(open(path))
 cfg["bounds"] = {k: v for k, v in cfg["bounds"].items() if k in have}
 json.dump(cfg, open(path, "w"), indent=2)
 PY
+# The base's ci/frozen/ keeps the manifests that pin phases/06_tiling/attention.cu (rung
+# 06's, and those of the rungs that include it: 10, 11), the file the freeze attack edits;
+# the rest are removed in the throwaway base. Every manifest against this tree is
+# check-freeze's (ci/freeze.sh --check in make test); here the judge's freeze step checks
+# three runs of the kept ones (the clean change, and the freeze attack's base and own
+# checks): 4 of the 13 nvcc -M a full check makes, 45 -> 15 CPU s. Planted in judge.sh's
+# decide (the head's manifests left in place of the base's): the freeze attack still
+# failed here, its base freeze 0; with only rung 06's manifest rewritten in the attack
+# (as before 323d13c) its own freeze check failed and the attack with it.
+kept_frozen=$(cd "$tmp/origin" && grep -l ' phases/06_tiling/attention.cu$' ci/frozen/*.sha256)
+for m in "$tmp/origin"/ci/frozen/*.sha256; do
+  grep -qx "ci/frozen/$(basename "$m")" <<<"$kept_frozen" || rm "$m"
+done
 g() { git -C "$tmp/origin" -c user.name=t -c user.email=t@t -c commit.gpgsign=false "$@"; }
 g init -q -b main && g add -A && g commit -qm base || { echo "test_judge: cannot make the base repository" >&2; exit 2; }
 base=$(g rev-parse HEAD)
@@ -200,6 +213,11 @@ JSON
   if [ "$name" = ab ]; then
     head_build="mkdir -p head/build && cp -r '$build/obj' head/build/ && touch head/harness/gate/ab_rule.c && make -s -C head build/attnladder >/dev/null"
   fi
+  # The freeze attack's own gate is the clean change's own gate (this binary, the recorded
+  # run, the committed bounds and set; 3 CPU s): a pass stands in for it there, as for the
+  # base's gate. Planted in judge.sh's decide (the head's gate run from the base's folder,
+  # so with the base's bounds): the gate attack still failed here, its own gate 1.
+  [ "$name" = freeze ] && [ -z "$fault" ] && head_build="mkdir -p head/build && cp '$tmp/gate_standin' head/build/attnladder"
   local judge_build="mkdir -p judge/build && cp '$bin' judge/build/"
   # The ladder and drift gate and its compare (9 CPU s on the recorded run) are the same
   # run under the same bounds in the ab and freeze attacks as in the clean change, whose
