@@ -56,6 +56,9 @@ name=$(basename "$acc" .gz)   # bad_evidence.py writes its copies plain
 python3 harness/fuzz/make_seeds.py "$tmp/cut" "$acc" > /dev/null || exit 2
 small="$tmp/small/$gpu/$name"
 mkdir -p "$(dirname "$small")" && mv "$tmp/cut/seed_$name" "$small" || exit 2
+# its bootstraps cut to 100 resamples (ci/checks/few_resamples.py: what no probe here is
+# about); every edit below is made to this copy
+python3 ci/checks/few_resamples.py "$small" || exit 2
 python3 ci/checks/bad_evidence.py "$small" "$tmp/ev" "$canary" > "$tmp/manifest" || exit 2
 # gate reads its GPU's accepted set (three 8 MB runs, 4 CPU s under the sanitizers) after it
 # has checked its other arguments (harness/tests/cmd/test_gate_cmd.c's FIFO set shows the
