@@ -213,7 +213,8 @@ JSON
   # the pull request's build: its own harness (a real build where the attack changed it)
   local head_build="mkdir -p head/build && cp '$bin' head/build/"
   if [ "$name" = ab ]; then
-    head_build="mkdir -p head/build && cp -r '$build/obj' head/build/ && touch head/harness/gate/ab_rule.c && make -s -C head build/attnladder >/dev/null"
+    # cp -L: a BUILD whose obj/ is a link is copied, not compiled into through the link
+    head_build="mkdir -p head/build && cp -rL '$build/obj' head/build/ && touch head/harness/gate/ab_rule.c && make -s -C head build/attnladder >/dev/null"
   fi
   # The pull request's own gate in the clean change and the freeze attack is the base's
   # gate again (this binary, the recorded run, the committed bounds and set; 2-3 CPU s
