@@ -31,7 +31,7 @@ expect 2 "malformed.*accepted" -- run --shape 1,8,abc,64
 expect 2 "malformed.*accepted" -- run --shape 1,8
 expect 2 "causal must be 0 or 1" -- run --shape 1,8,512,64,2
 expect 2 "overflow 32-bit indexing" -- run --shape 4096,64,65536,128
-expect 2 "no selected implementation supports.*x96" -- run --impl 01_scalar --shape 1,8,512,96
+# (a shape no selected implementation supports: test_bad_input.sh, the same case)
 expect 2 "unknown mode 'warm'" -- run --modes graph,warm
 expect 2 "--max-samples 'x' is not valid" -- run --max-samples x
 expect 2 "exceeds --max-samples" -- run --min-samples 50 --max-samples 10
@@ -120,6 +120,7 @@ acc_run=$("$bin" accepted nvidia-h100-80gb-hbm3)
 acc_name=$(basename "$acc_run" .gz)   # the cut copy is plain
 python3 harness/fuzz/make_seeds.py "$tmp/cut" "$acc_run" > /dev/null || exit 2
 acc_cut=$tmp/cut/seed_$acc_name
+python3 ci/checks/few_resamples.py "$acc_cut" || exit 2   # 100 resamples: ci/checks/few_resamples.py
 
 # a run made with a planted slowdown or an ATTN* override is no run of the rungs as built:
 # the gate refuses it, except for a study of the gate itself (--study)
@@ -158,7 +159,11 @@ expect 2 "needs_absent.so: cannot load: libattn_absent.so" -- list --build "$tmp
 expect 2 "needs_absent.so: cannot load" -- run --build "$tmp/b"
 
 # the unit tests' small evidence: a report of it plots as one of the committed runs does
-small=(--evidence harness/tests/data/evidence --phases harness/tests/data/phases --config harness/tests/data/gate_config.json)
+# (a copy, its runs and config cut to 100 resamples by ci/checks/few_resamples.py: the
+# cases below are about how gnuplot is run and found, not the figures; 2.5 -> 1 CPU s a report)
+cp -r harness/tests/data/evidence "$tmp/small-ev" && cp harness/tests/data/gate_config.json "$tmp/small-gate.json" || exit 2
+python3 ci/checks/few_resamples.py $(find "$tmp/small-ev" -name '2*.json') && python3 ci/checks/few_resamples.py --config "$tmp/small-gate.json" || exit 2
+small=(--evidence "$tmp/small-ev" --phases harness/tests/data/phases --config "$tmp/small-gate.json")
 # gnuplot missing: the report says what to install and writes nothing. Of the small
 # evidence: the committed runs took 15 s under the sanitizers to reach the first plot, and
 # the missing program is found there the same way.

@@ -28,26 +28,34 @@ if [ -z "$drift" ]; then drift=$tmp/drift; bash ci/checks/drift_runs.sh "$bin" "
 # A run of the set's build is judged against the other runs of its set (leave-one-out: a
 # set of three judges each member against two, drift.min_runs): every timed phase row of it
 # must be judged (the count printed, never 0) and none may be slower.
+# Each run's counts, from its drift result and the run itself, in one python3 for all the
+# runs (a start a run before: 19 starts, each parsing its run as now).
 other=0 aa_runs=0 aa_rows=0
-while read -r gpu run _; do
+python3 - "$drift" > "$tmp/counts.txt" <<'PY' || note "cannot count the drift results' rows"
+import gzip, json, sys
+drift = sys.argv[1]
+for line in open(f"{drift}/index.txt"):
+    gpu, run = line.split()[:2]
+    stem = run[:-3] if run.endswith(".gz") else run
+    stem = stem[:-5] if stem.endswith(".json") else stem
+    try:
+        d = json.load(open(f"{drift}/{gpu}/{stem}.json")).get("drift")
+        if not d:
+            print(gpu, run, "none"); continue
+        c = d["counts"]
+        op = gzip.open if run.endswith(".gz") else open
+        doc = json.load(op(f"evidence/{gpu}/{run}", "rt"))
+        kinds = {i["name"]: i["kind"] for i in doc["implementations"]}
+        timed = [r for r in doc["results"] if kinds.get(r["impl"]) == "phase" and "graph" in (r.get("timing") or {})]
+        rotation = sum(1 for r in timed if (r.get("paired") or {}).get("design") == "rotation")
+        print(gpu, run, d["slower"], c["judged"], c["not_judged"], c["slower"], c["unsure"], c["faster"],
+              c["moved_with_shape"], len(timed), rotation, d["reference_runs"])
+    except Exception:   # a missing or unreadable result: no counts, which the loop notes
+        print(gpu, run)
+PY
+while read -r gpu run slower judged notj cs cu cf cm timed rot refs; do
   n=$((n + 1))
   stem=${run%.gz}; stem=${stem%.json}   # a run committed compressed: drift_runs.sh names by stem
-  counts=$(python3 - "$drift/$gpu/$stem.json" "evidence/$gpu/$run" <<'PY' 2>/dev/null
-import gzip, json, sys
-d = json.load(open(sys.argv[1])).get("drift")
-if not d:
-    print("none"); sys.exit()
-c = d["counts"]
-op = gzip.open if sys.argv[2].endswith(".gz") else open
-run = json.load(op(sys.argv[2], "rt"))
-kinds = {i["name"]: i["kind"] for i in run["implementations"]}
-timed = [r for r in run["results"] if kinds.get(r["impl"]) == "phase" and "graph" in (r.get("timing") or {})]
-rotation = sum(1 for r in timed if (r.get("paired") or {}).get("design") == "rotation")
-print(d["slower"], c["judged"], c["not_judged"], c["slower"], c["unsure"], c["faster"], c["moved_with_shape"],
-      len(timed), rotation, d["reference_runs"])
-PY
-)
-  read -r slower judged notj cs cu cf cm timed rot refs <<<"$counts"
   build=${stem##*_}
   if ! grep -q "_${build}\.json" "evidence/$gpu/accepted.txt"; then
     other=$((other + 1))
@@ -62,7 +70,7 @@ PY
     note "evidence/$gpu/$run: drift gate found ${slower:-?} rows slower than its set (or did not run): $(grep -E 'slower|drift gate' "$drift/$gpu/$stem.txt" | head -3)"
   [ -n "$judged" ] && [ "$judged" -gt 0 ] && [ "$judged" = "$timed" ] && [ "$notj" = 0 ] ||
     note "evidence/$gpu/$run: the A/A judged ${judged:-no} of its $timed timed phase rows ($notj not judged)"
-done < "$drift/index.txt"
+done < "$tmp/counts.txt"
 [ "$aa_runs" -gt 0 ] || note "no run of an accepted set's build was judged against the rest of its set"
 echo "test_drift: A/A over $aa_runs runs of the accepted sets' builds: $aa_rows rows judged"
 

@@ -55,6 +55,19 @@ cfg = json.load(open(path))
 cfg["bounds"] = {k: v for k, v in cfg["bounds"].items() if k in have}
 json.dump(cfg, open(path, "w"), indent=2)
 PY
+# The base's ci/frozen/ keeps the manifests that pin phases/06_tiling/attention.cu (rung
+# 06's, and those of the rungs that include it: 10, 11), the file the freeze attack edits;
+# the rest are removed in the throwaway base. Every manifest against this tree is
+# check-freeze's (ci/freeze.sh --check in make test); here the judge's freeze step checks
+# three runs of the kept ones (the clean change, and the freeze attack's base and own
+# checks): 4 of the 13 nvcc -M a full check makes, 45 -> 15 CPU s. Planted in judge.sh's
+# decide (the head's manifests left in place of the base's): the freeze attack still
+# failed here, its base freeze 0; with only rung 06's manifest rewritten in the attack
+# (as before 323d13c) its own freeze check failed and the attack with it.
+kept_frozen=$(cd "$tmp/origin" && grep -l ' phases/06_tiling/attention.cu$' ci/frozen/*.sha256)
+for m in "$tmp/origin"/ci/frozen/*.sha256; do
+  grep -qx "ci/frozen/$(basename "$m")" <<<"$kept_frozen" || rm "$m"
+done
 g() { git -C "$tmp/origin" -c user.name=t -c user.email=t@t -c commit.gpgsign=false "$@"; }
 g init -q -b main && g add -A && g commit -qm base || { echo "test_judge: cannot make the base repository" >&2; exit 2; }
 base=$(g rev-parse HEAD)
@@ -176,6 +189,8 @@ esac
 exec "$real" "$@"
 SH
 chmod +x "$tmp/gate_standin"
+# and with its compare alone stood in (the gate attack's)
+grep -v '^  gate) echo "gate: stood in' "$tmp/gate_standin" > "$tmp/compare_standin" && chmod +x "$tmp/compare_standin"
 
 # actions/checkout stood in for: the throwaway repository at REF, cloned into the step's path
 checkout_cmd() {
@@ -198,8 +213,15 @@ JSON
   # the pull request's build: its own harness (a real build where the attack changed it)
   local head_build="mkdir -p head/build && cp '$bin' head/build/"
   if [ "$name" = ab ]; then
-    head_build="mkdir -p head/build && cp -r '$build/obj' head/build/ && touch head/harness/gate/ab_rule.c && make -s -C head build/attnladder >/dev/null"
+    # cp -L: a BUILD whose obj/ is a link is copied, not compiled into through the link
+    head_build="mkdir -p head/build && cp -rL '$build/obj' head/build/ && touch head/harness/gate/ab_rule.c && make -s -C head build/attnladder >/dev/null"
   fi
+  # The pull request's own gate in the clean change and the freeze attack is the base's
+  # gate again (this binary, the recorded run, the committed bounds and set; 2-3 CPU s
+  # each): a pass stands in for it there; the gate attack's, under its loosened bounds, is
+  # real. Planted in judge.sh's decide (the head's gate run from the base's folder, so
+  # with the base's bounds): the gate attack still failed here, its own gate 1.
+  case $name in clean|freeze) [ -z "$fault" ] && head_build="mkdir -p head/build && cp '$tmp/gate_standin' head/build/attnladder" ;; esac
   local judge_build="mkdir -p judge/build && cp '$bin' judge/build/"
   # The ladder and drift gate and its compare (9 CPU s on the recorded run) are the same
   # run under the same bounds in the ab and freeze attacks as in the clean change, whose
@@ -207,6 +229,11 @@ JSON
   # Planted in judge.sh's decide (the A/B gate's status recorded as 0): the ab attack
   # failed here with them stood in, as did the ab-judge fault case.
   case $name in ab|freeze) [ -z "$fault" ] && judge_build="mkdir -p judge/build && cp '$tmp/gate_standin' judge/build/attnladder" ;; esac
+  # The gate attack's compare (pr_gate.sh's table for the comment, 4 CPU s: it reads the
+  # reference and the set again after the gate) is asserted on nowhere there; a compare of
+  # a run with slower rows is test_drift.sh's. Planted in pr_gate.sh (the gate's status
+  # taken as 0): the gate attack still failed here with its compare stood in (base gate 0).
+  [ "$name" = gate ] && [ -z "$fault" ] && judge_build="mkdir -p judge/build && cp '$tmp/compare_standin' judge/build/attnladder"
   # The freeze check (12 s of nvcc -M over the frozen rungs' closures) runs in the clean
   # and freeze attacks, which it passes and fails; in the gate and ab attacks, which it
   # has no part in, a pass stands in for it, as in the fault cases below. Planted in
