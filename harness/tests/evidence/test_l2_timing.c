@@ -257,6 +257,19 @@ static void above_ceiling_flagged(void **st)
     json_decref(doc);
 }
 
+/* The committed run with rung 11's 1x32x1x4096x64 row (above the copy ceiling) marked as
+ * timed on rotated copies; its row and the baseline's at the same point (not recorded). */
+static json_t *rotated_hot_doc(size_t *hot, size_t *base)
+{
+    const l2_plan rotated = l2_plan_for(&DEC, (size_t)50 << 20, (size_t)79 << 30);
+    assert_int_equal(rotated.state, L2_ROTATED);
+    json_t *doc = json_deep_copy(g_run);
+    *hot = decode_result(doc, "11_split_keys", 1, 32, 4096, 64);
+    *base = decode_result(doc, "sdpa_cudnn", 1, 32, 4096, 64);
+    json_object_set_new(timing_at(doc, *hot), "l2", run_write_l2(&rotated));
+    return doc;
+}
+
 /* A point timed on cold inputs (rotated copies, or K and V past 3 L2s) that passes the copy
  * ceiling is not an L2 figure: a copy writes as many bytes as it reads, an attention decode
  * step reads almost only (H200: cuDNN at 8x32x1x4096x128 read 4.43 TB/s, 537 MB, against a
@@ -265,12 +278,8 @@ static void above_ceiling_flagged(void **st)
 static void cold_above_copy_not_flagged(void **st)
 {
     (void)st;
-    const l2_plan rotated = l2_plan_for(&DEC, (size_t)50 << 20, (size_t)79 << 30);
-    assert_int_equal(rotated.state, L2_ROTATED);
-    json_t *doc = json_deep_copy(g_run);
-    size_t hot = decode_result(doc, "11_split_keys", 1, 32, 4096, 64),
-           base = decode_result(doc, "sdpa_cudnn", 1, 32, 4096, 64);
-    json_object_set_new(timing_at(doc, hot), "l2", run_write_l2(&rotated));
+    size_t hot, base;
+    json_t *doc = rotated_hot_doc(&hot, &base);
     run_data r;
     char err[1024];
     if (read_doc(doc, &r, err, sizeof err)) fail_msg("%s", err);
@@ -287,12 +296,9 @@ static void cold_above_copy_not_flagged(void **st)
 static void cold_held_to_read_ceiling(void **st)
 {
     (void)st;
-    const l2_plan rotated = l2_plan_for(&DEC, (size_t)50 << 20, (size_t)79 << 30);
     for (int past = 0; past < 2; past++) {
-        json_t *doc = json_deep_copy(g_run);
-        size_t hot = decode_result(doc, "11_split_keys", 1, 32, 4096, 64),
-               base = decode_result(doc, "sdpa_cudnn", 1, 32, 4096, 64);
-        json_object_set_new(timing_at(doc, hot), "l2", run_write_l2(&rotated));
+        size_t hot, base;
+        json_t *doc = rotated_hot_doc(&hot, &base);
         run_data r;
         char err[1024];
         if (read_doc(doc, &r, err, sizeof err)) fail_msg("%s", err);
