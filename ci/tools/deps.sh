@@ -38,7 +38,7 @@ missing_of() {
 
 install() {
   [ -n "$*" ] || return 0
-  echo "deps: installing$*"
+  echo "deps: installing $*"
   local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
   { $sudo apt-get update -qq && \
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null; } \
