@@ -253,24 +253,64 @@ planted-phases: $(PLANTED_SOS) $(BUILD)/testing/planted_wrapper.so
 # hook faults above failed -cubin too (01_scalar, 07_wgmma_tma). Rung 12's copy compiles
 # its own file only: rung 11's second unit is linked, not included (issue 53), 49 CPU s
 # before.
+# The rungs compiled to a cubin stop at PTX (nvcc -ptx: cicc, and ptxas's parse of the
+# whole file for the target's PTX), then ptxas assembles the kernels that read the hook's
+# delay (ci/checks/plant_entries.awk names them): the transform hooks the rung's own files,
+# and rungs 10-12 include the rungs below untransformed. Their kernels' PTX in the planted
+# copy is the plain build's (the code of each entry the same, its line table aside: 46 of
+# rung 10's 48, all 48 of rung 11's rung10.cu, 2 of rung 12's 4, compute_90a), which
+# `make build` assembled; assembling them again was 16 CPU s of rung 10's 45 and 25 of rung
+# 11's 46 (rung10.cu: no kernel of its own reads the delay, so ptxas does not run on it).
+# A rung none of whose kernels reads the delay fails (the hook plants nothing); a .func
+# that reads it has every kernel assembled, as before. Planted with this cut in place
+# (`make PLANT_HOOK=FILE`, rungs 01, 07, 10, 11, 12): a hook missing a semicolon failed
+# all five in cicc; one with an unknown PTX instruction failed all five (in -ptx's parse);
+# one with a 240 KB __shared__ array failed all five in ptxas (too much shared data: for
+# 10-12 named for their hooked kernels alone, assembled with -e); one that reads no delay
+# failed 07-12 (01, -c, passes it, as it did before).
+# A unit no hook reaches (plant_transform.py names it: no hooked kernel in it or in a file
+# of the copy it includes; rung 11's rung10.cu, rung 10 whole and rung 09's kernel split)
+# is compiled at -O0 to PTX (-Xcicc -O0: cicc's front end reads the whole unit, host code,
+# the hook's header and the setter included; ptxas parses the PTX), neither optimized nor
+# assembled: its kernels are the plain build's (above), and all the planted copy adds to
+# them is the setter and the hook's header, which the front end checks. 17.5 CPU s at -O3,
+# 4.3 at -O0. Planted with it in place: the setter of the second unit only (rung10.cu)
+# reading an undefined name (in plant_transform.py): rung 11 failed, in rung10.cu.
 PLANT_HOOK ?= harness/planted/plant_hook.cuh
 PLANT_HOST_RUNGS := 01_scalar
 plant_check_mode = $(if $(filter $(PLANT_HOST_RUNGS),$(1)),-c,-cubin)
 PLANT_CHECK_ARCHS := -gencode arch=compute_90,code=sm_90
 plant_check_archs = $(if $(findstring -gencode,$(NVCCFLAGS_$(1))),,$(PLANT_CHECK_ARCHS))
 PLANT_CHECK_OBJS := $(patsubst %,$(BUILD)/testing/planted_check/%.o,$(PHASE_NAMES))
+plant_check_nvcc = $(NVCC) $(subst -shared,,$(subst $(strip $(ARCHS)),$(call plant_check_archs,$(1)),$(NVCCFLAGS))) $(NVCCFLAGS_$(1)) \
+                   -include $(abspath $(PLANT_HOOK))
 $(BUILD)/testing/planted_check/%.o: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phases/$$*/*.h phases/$$*/*.c) \
-                                    harness/include/attn_phase.h $(PLANT_HOOK) ci/tools/plant_transform.py
+                                    harness/include/attn_phase.h $(PLANT_HOOK) ci/tools/plant_transform.py \
+                                    ci/checks/plant_entries.awk
 	@mkdir -p $(dir $@) $(BUILD)/testing/planted_check/$*.objs
 	@$(PYTHON) ci/tools/plant_transform.py phases/$* $(BUILD)/testing/plant_check_src/$* > $(BUILD)/testing/planted_check/$*.hooks.txt \
 	  || { cat $(BUILD)/testing/planted_check/$*.hooks.txt; exit 1; }
 	@echo "nvcc  $@ (planted, $(if $(call plant_check_archs,$*),sm_90,the rung's own target), $(call plant_check_mode,$*))"
-	@st=0; for src in $(BUILD)/testing/plant_check_src/$*/*.cu; do \
-	  $(NVCC) $(subst -shared,,$(subst $(strip $(ARCHS)),$(call plant_check_archs,$*),$(NVCCFLAGS))) $(NVCCFLAGS_$*) \
-	    -include $(abspath $(PLANT_HOOK)) -Xptxas -v $(call plant_check_mode,$*) \
-	    -o $(BUILD)/testing/planted_check/$*.objs/$$(basename $$src .cu).$(if $(filter -c,$(call plant_check_mode,$*)),o,cubin) $$src \
-	    || { st=1; break; }; \
-	done 2> $(BUILD)/testing/planted_check/$*.ptxas.txt; \
+	@st=0; hooked=0; for src in $(BUILD)/testing/plant_check_src/$*/*.cu; do \
+	  o=$(BUILD)/testing/planted_check/$*.objs/$$(basename $$src .cu); \
+	  $(if $(filter -c,$(call plant_check_mode,$*)), \
+	    $(call plant_check_nvcc,$*) -Xptxas -v -c -o $$o.o $$src || { st=1; break; }; hooked=1;, \
+	    if grep -qxF "plant_transform: unit $$(basename $$src): no hooked kernel in it or the files it includes" \
+	         $(BUILD)/testing/planted_check/$*.hooks.txt; then \
+	      $(call plant_check_nvcc,$*) -Xcicc -O0 -ptx -o $$o.ptx $$src || { st=1; break; }; e=unhooked; \
+	    else \
+	      $(call plant_check_nvcc,$*) -ptx -o $$o.ptx $$src || { st=1; break; }; \
+	      e=$$(awk -f ci/checks/plant_entries.awk $$o.ptx) || { st=1; break; }; \
+	    fi; \
+	    case "$$e" in \
+	      (unhooked) echo "$$src: no hooked kernel in its unit: its front end and PTX at -O0, not assembled";; \
+	      (none) echo "$$src: no kernel reads the delay: its PTX is the plain build's, not assembled again";; \
+	      (all) hooked=1; $(call plant_check_nvcc,$*) -Xptxas -v -cubin -o $$o.cubin $$o.ptx || { st=1; break; };; \
+	      (*) hooked=1; $(call plant_check_nvcc,$*) -Xptxas -v $$e -cubin -o $$o.cubin $$o.ptx || { st=1; break; };; \
+	    esac;) \
+	done 2> $(BUILD)/testing/planted_check/$*.ptxas.txt >&2; \
+	[ $$st = 1 ] || [ $$hooked = 1 ] || { st=1; echo "$*: no kernel of the planted copy reads the delay (attn_plant_cycles_): the hook plants nothing" \
+	  >> $(BUILD)/testing/planted_check/$*.ptxas.txt; }; \
 	[ $$st = 0 ] || { cat $(BUILD)/testing/planted_check/$*.ptxas.txt >&2; rm -f $@; exit 1; }
 	@touch $@
 

@@ -2,7 +2,8 @@
 """Tests of ci/tools/plant_transform.py (`make test`): the hook lands first in the body
 of every kernel definition and nowhere else (not in declarations, comments or strings,
 not inside __launch_bounds__ or template arguments), a __global__ it cannot follow
-fails, and every phase of the ladder gets at least one hook and one setter."""
+fails, and every phase of the ladder gets at least one hook and one setter; the units it
+names as holding no hooked kernel (check-planted does not assemble them) are those alone."""
 import glob
 import os
 import subprocess
@@ -63,6 +64,29 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"{os.path.basename(d)}: one setter per top-level .cu", setters == len(cu) >= 1)
         check(f"{os.path.basename(d)}: the rung's own files unchanged",
               all("ATTN_PLANT_HOOK" not in open(p).read() for p in glob.glob(os.path.join(d, "*.cu*"))))
+        # the units no hook reaches (check-planted compiles them only to PTX at -O0): rung
+        # 11's rung10.cu (rung 10 whole, included from the frozen rung), no other
+        unhooked = [l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l]
+        want = ["rung10.cu"] if os.path.basename(d) == "11_split_keys" else []
+        check(f"{os.path.basename(d)}: units without a hooked kernel {unhooked}, expected {want}", unhooked == want)
+    # a unit is unhooked only when no file of the copy it includes (at any depth, under any
+    # #if) holds a hook, and an include it cannot follow counts as a hooked one
+    units = os.path.join(tmp, "units")
+    os.makedirs(os.path.join(units, "sub"))
+    files = {
+        "k.cuh": "__global__ void k(int x) { x++; }\n",
+        "sub/deep.cuh": '#include "../k.cuh"\n',
+        "h.h": "int h(void);\n",
+        "a.cu": '#include "k.cuh"\n',
+        "b.cu": '#include "h.h"\n#include <cstdio>\n#include "10_latency/attention.cu"\n',
+        "c.cu": '#if 0\n#include "sub/deep.cuh"\n#endif\n',
+        "d.cu": "#define F \"h.h\"\n#include F\n",
+    }
+    for name, text in files.items():
+        open(os.path.join(units, name), "w").write(text)
+    r = subprocess.run([sys.executable, tool, units, os.path.join(tmp, "units_out")], capture_output=True, text=True)
+    unhooked = sorted(l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l)
+    check(f"units: only b.cu without a hooked kernel ({unhooked})", r.returncode == 0 and unhooked == ["b.cu"])
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty)
     open(os.path.join(empty, "a.cu"), "w").write("int f(void) { return 0; }\n")

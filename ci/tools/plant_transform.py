@@ -13,7 +13,10 @@ inside its own launches, with no extra launch). Each .cu file gets a setter,
 `attn_plant_set_cycles_<i>`, that the test-only wrapper (harness/planted/
 planted_wrapper.c) calls after the phase's init. Prints the hooks per file; exits 1 when a
 `__global__` has no body it can find or no kernel was hooked at all, so a phase the
-transformation does not understand fails loudly instead of planting nothing."""
+transformation does not understand fails loudly instead of planting nothing. Then names
+each top-level .cu whose unit no hook reaches ("unit NAME: no hooked kernel in it or the
+files it includes"; rung 11's rung10.cu, which holds rung 10 whole from the frozen rung):
+make test's check-planted compiles such a unit to PTX at -O0 only (the Makefile says why)."""
 import os
 import re
 import shutil
@@ -87,6 +90,44 @@ extern "C" __attribute__((visibility("default"))) int attn_plant_set_cycles_{i}(
 """
 
 
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(.*)$', re.M)
+
+
+def unhooked_units(dst, hooked):
+    """The top-level .cu files of DST whose unit holds no hooked kernel: neither the file
+    nor a file of DST it includes (followed through DST's files) was hooked. An include
+    is followed wherever it could resolve to a file of DST (every #include line, whatever
+    #if holds it, relative to the including file's folder or DST's); an #include that is
+    not a quoted or bracketed name counts as a hooked file, so a unit is never called
+    unhooked by an include this does not follow."""
+    out = []
+    for f in sorted(os.listdir(dst)):
+        if not f.endswith(".cu"):
+            continue
+        seen, todo, hit = set(), [os.path.join(dst, f)], False
+        while todo and not hit:
+            p = os.path.normpath(todo.pop())
+            if p in seen:
+                continue
+            seen.add(p)
+            if os.path.relpath(p, dst) in hooked:
+                hit = True
+                break
+            for m in INCLUDE.finditer(open(p, encoding="utf-8").read()):
+                arg = m.group(1).strip()
+                if not arg or arg[0] not in "\"<" or arg[-1] not in "\">":
+                    hit = True
+                    break
+                name = arg[1:-1]
+                for base in (os.path.dirname(p), dst):
+                    q = os.path.join(base, name)
+                    if os.path.isfile(q) and os.path.realpath(q).startswith(os.path.realpath(dst) + os.sep):
+                        todo.append(q)
+        if not hit:
+            out.append(f)
+    return out
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__.strip().splitlines()[0], file=sys.stderr)
@@ -99,7 +140,7 @@ def main(argv):
     if os.path.exists(dst):
         shutil.rmtree(dst)
     shutil.copytree(src, dst)
-    total, unit = 0, 0
+    total, unit, hooked = 0, 0, set()
     for root, _, files in os.walk(dst):
         for f in sorted(files):
             if not f.endswith((".cu", ".cuh")):
@@ -116,11 +157,15 @@ def main(argv):
                 unit += 1
             open(p, "w", encoding="utf-8").write(new)
             total += k
+            if k:
+                hooked.add(os.path.relpath(p, dst))
             print(f"plant_transform: {os.path.relpath(p, dst)}: {k} kernel(s) hooked")
     if total == 0 or unit == 0:
         print(f"plant_transform: {src}: no kernel hooked ({total}) or no .cu file ({unit})",
               file=sys.stderr)
         return 1
+    for f in unhooked_units(dst, hooked):
+        print(f"plant_transform: unit {f}: no hooked kernel in it or the files it includes")
     return 0
 
 
