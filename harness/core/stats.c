@@ -148,25 +148,27 @@ static void ranked_free(ranked_set *r)
 }
 
 /* One resample of the set and its type-7 median (the same arithmetic as
- * stats_percentile_sorted at p = 0.5). counts: n zeroed entries, left zeroed. */
+ * stats_percentile_sorted at p = 0.5). counts: n zeroed entries, left zeroed.
+ * The median's order statistics k1 = (n-1)/2 and k2 = n/2 of the resample are the values
+ * at the first sorted positions where the running count of draws passes k1 and k2 (a
+ * count jumps there, so each such position was drawn). The scan adds every count without
+ * testing it for zero (the test mispredicted at random: a resample leaves about a third of
+ * the positions undrawn), tallies the positions whose running count is still at most k1
+ * (the index of the first past k1, since running counts never fall) and stops at the first
+ * past k2: the positions, values and arithmetic of a scan that skips the zeros, so the
+ * same median bit for bit. */
 static double resample_median(const ranked_set *s, uint32_t *counts, rng_state *r)
 {
-    size_t n = s->n;
+    const size_t n = s->n;
     for (size_t i = 0; i < n; i++) counts[s->rank[rng_range_below(r, &s->below_n)]]++;
-    size_t k1 = (n - 1) / 2, k2 = n / 2, seen = 0;
-    double v1 = 0, v2 = 0;
-    int have1 = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!counts[i]) continue;
-        seen += counts[i];
-        counts[i] = 0;
-        if (!have1 && seen > k1) { v1 = s->sorted[i]; have1 = 1; }
-        if (seen > k2) {
-            v2 = s->sorted[i];
-            for (size_t j = i + 1; j < n; j++) counts[j] = 0;
-            break;
-        }
-    }
+    const size_t k1 = (n - 1) / 2, k2 = n / 2;
+    size_t seen = 0, at1 = 0, i = 0;
+    do {
+        seen += counts[i++];
+        at1 += seen <= k1;
+    } while (seen <= k2);
+    memset(counts, 0, n * sizeof *counts);
+    double v1 = s->sorted[at1], v2 = s->sorted[i - 1];
     return k1 == k2 ? v1 : v1 + 0.5 * (v2 - v1);
 }
 

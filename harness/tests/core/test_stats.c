@@ -454,6 +454,143 @@ static void bridged_ratio_is_the_product_of_two_paired_ratios(void **st)
     assert_int_equal(stats_bridged_ratio_ci(a1, b1, N1, a2, b2, N2, 0, 3, 0.95, &r, &lo, &hi), -1);
 }
 
+/* The bootstrap's exact outputs, pinned: every resample's medians (hashed bit for bit, in
+ * the order drawn) and the intervals, for odd and even counts, ties, one and two values,
+ * one set and two, three seeds and resample counts. Recorded from core/stats.c as of
+ * 1281c42; a change to the draws, their order, or which middle values a median takes fails
+ * it; one that only makes the bootstrap faster must not. The samples are made with arithmetic
+ * only (no libm), so the figures hold whatever the C library's exp. */
+typedef struct {
+    uint64_t hash;   /* FNV-1a over the medians' bits, every resample in turn */
+    size_t k;
+} medians_trace;
+
+static void traced_medians(const double *m, double *out, void *ctx)
+{
+    medians_trace *t = ctx;
+    for (size_t j = 0; j < t->k; j++) {
+        uint64_t bits;
+        memcpy(&bits, &m[j], sizeof bits);
+        for (int b = 0; b < 64; b += 8) t->hash = (t->hash ^ ((bits >> b) & 0xff)) * 0x100000001b3ull;
+    }
+    out[0] = m[0];
+    out[1] = t->k > 1 ? m[0] / m[1] : m[0];
+}
+
+/* n timing-like values, a tenth of them in a slow tail, every seventh a repeat of another */
+static void pinned_samples(double *x, size_t n, uint64_t seed)
+{
+    rng_state r;
+    rng_seed(&r, seed);
+    for (size_t i = 0; i < n; i++) {
+        double u = rng_uniform(&r);
+        x[i] = 10.0 * (1.0 + 0.05 * u + (u > 0.9 ? 0.5 * u : 0.0));
+    }
+    for (size_t i = 0; i < n; i += 7) x[i] = x[(i * 3 + 1) % n];
+}
+
+enum { PIN_ODD, PIN_EVEN, PIN_TWO, PIN_ONE, PIN_151, PIN_150, PIN_SETS };
+
+typedef struct {
+    int a, b;             /* the sets resampled (b -1: one set) */
+    uint64_t seed;
+    size_t resamples;
+    uint64_t hash;        /* of the medians */
+    double lo[2], hi[2];  /* the first set's median; the ratio of the two (or the median again) */
+} pinned_bootstrap;
+
+static const pinned_bootstrap PINNED[] = {
+    { PIN_ODD, -1, 1, 1,
+      0xa8c83832281aa685ull, { 0x1p+1, 0x1p+1 }, { 0x1p+1, 0x1p+1 } },
+    { PIN_ODD, -1, 7, 2,
+      0x6212281e87320198ull, { 0x1.0cccccccccccdp+0, 0x1.0cccccccccccdp+0 }, { 0x1.f333333333333p+0, 0x1.f333333333333p+0 } },
+    { PIN_ODD, -1, 2026, 1000,
+      0x832dc1d24cdb02e4ull, { 0x1p+0, 0x1p+0 }, { 0x1.4p+2, 0x1.4p+2 } },
+    { PIN_EVEN, -1, 1, 1,
+      0xa898243227f160c7ull, { 0x1.2p+2, 0x1.2p+2 }, { 0x1.2p+2, 0x1.2p+2 } },
+    { PIN_EVEN, -1, 7, 2,
+      0x75dcbad8458634d5ull, { 0x1.5p+1, 0x1.5p+1 }, { 0x1.38p+2, 0x1.38p+2 } },
+    { PIN_EVEN, -1, 2026, 1000,
+      0x6e91d8ba60b4d466ull, { 0x1.4p+1, 0x1.4p+1 }, { 0x1.ap+2, 0x1.ap+2 } },
+    { PIN_TWO, -1, 1, 1,
+      0xa8c0ec32281406b3ull, { 0x1.6p+1, 0x1.6p+1 }, { 0x1.6p+1, 0x1.6p+1 } },
+    { PIN_TWO, -1, 7, 2,
+      0x236ed81c056d80e5ull, { 0x1p+2, 0x1p+2 }, { 0x1p+2, 0x1p+2 } },
+    { PIN_TWO, -1, 2026, 1000,
+      0xc2d5fc244d7b0aa7ull, { 0x1.8p+0, 0x1.8p+0 }, { 0x1p+2, 0x1p+2 } },
+    { PIN_ONE, -1, 1, 1,
+      0xa873423227d27784ull, { 0x1.9p+2, 0x1.9p+2 }, { 0x1.9p+2, 0x1.9p+2 } },
+    { PIN_ONE, -1, 7, 2,
+      0xfae9f3c6b5315245ull, { 0x1.9p+2, 0x1.9p+2 }, { 0x1.9p+2, 0x1.9p+2 } },
+    { PIN_ONE, -1, 2026, 1000,
+      0xd712a6bad3ac3da5ull, { 0x1.9p+2, 0x1.9p+2 }, { 0x1.9p+2, 0x1.9p+2 } },
+    { PIN_151, -1, 1, 1,
+      0xd77145671f5bb433ull, { 0x1.46a36fb843948p+3, 0x1.46a36fb843948p+3 }, { 0x1.46a36fb843948p+3, 0x1.46a36fb843948p+3 } },
+    { PIN_151, -1, 7, 2,
+      0x7e7f45e2e618366cull, { 0x1.47faa65e49924p+3, 0x1.47faa65e49924p+3 }, { 0x1.4820bfbb42c2bp+3, 0x1.4820bfbb42c2bp+3 } },
+    { PIN_151, -1, 2026, 1000,
+      0x56819c76c568812aull, { 0x1.45b9ba47cf7aep+3, 0x1.45b9ba47cf7aep+3 }, { 0x1.48ea146290b3cp+3, 0x1.48ea146290b3cp+3 } },
+    { PIN_150, -1, 1, 1,
+      0xedf7839f2c60f97bull, { 0x1.4793c2022b544p+3, 0x1.4793c2022b544p+3 }, { 0x1.4793c2022b544p+3, 0x1.4793c2022b544p+3 } },
+    { PIN_150, -1, 7, 2,
+      0x454fcd8508ca96c9ull, { 0x1.485c1684dd985p+3, 0x1.485c1684dd985p+3 }, { 0x1.48d9f99dfb383p+3, 0x1.48d9f99dfb383p+3 } },
+    { PIN_150, -1, 2026, 1000,
+      0xdc109fb2e8dd2900ull, { 0x1.47185b86ede95p+3, 0x1.47185b86ede95p+3 }, { 0x1.49764a395a612p+3, 0x1.49764a395a612p+3 } },
+    { PIN_ODD, PIN_EVEN, 1, 1,
+      0x62a79f1e87b0efc1ull, { 0x1p+1, 0x1.999999999999ap-1 }, { 0x1p+1, 0x1.999999999999ap-1 } },
+    { PIN_ODD, PIN_EVEN, 7, 2,
+      0xcfde562cb8528440ull, { 0x1.0666666666666p+1, 0x1.039d36d06a03ap-1 }, { 0x1.799999999999ap+1, 0x1.29dd104376a9ep+0 } },
+    { PIN_ODD, PIN_EVEN, 2026, 1000,
+      0x5b2a25df7c10f946ull, { 0x1p+0, 0x1.3b13b13b13b14p-2 }, { 0x1.4p+2, 0x1.d1745d1745d17p+0 } },
+    { PIN_150, PIN_151, 1, 1,
+      0x1315f1e83130bbc7ull, { 0x1.4793c2022b544p+3, 0x1.00884558412e9p+0 }, { 0x1.4793c2022b544p+3, 0x1.00884558412e9p+0 } },
+    { PIN_150, PIN_151, 7, 2,
+      0x8336185d5083dc57ull, { 0x1.47bbd74cd0a0dp+3, 0x1.ffcaf6fd18aap-1 }, { 0x1.48d18a80157cp+3, 0x1.007f37032310fp+0 } },
+    { PIN_150, PIN_151, 2026, 1000,
+      0xc66de67540630171ull, { 0x1.47185b86ede95p+3, 0x1.fe81ced18a8cep-1 }, { 0x1.49552d0444509p+3, 0x1.0253ffcbecf19p+0 } },
+    { PIN_ONE, PIN_TWO, 1, 1,
+      0xfa8eb1c6b4e43672ull, { 0x1.9p+2, 0x1.22e8ba2e8ba2fp+1 }, { 0x1.9p+2, 0x1.22e8ba2e8ba2fp+1 } },
+    { PIN_ONE, PIN_TWO, 7, 2,
+      0x3887560f9fb73565ull, { 0x1.9p+2, 0x1.9p+0 }, { 0x1.9p+2, 0x1.9p+0 } },
+    { PIN_ONE, PIN_TWO, 2026, 1000,
+      0xc5d8d933ad62e517ull, { 0x1.9p+2, 0x1.9p+0 }, { 0x1.9p+2, 0x1.0aaaaaaaaaaabp+2 } },
+};
+
+static void pinned_run(const pinned_bootstrap *c, uint64_t *hash, double *lo, double *hi)
+{
+    static const double odd[] = { 3, 1, 4, 1, 5, 9, 2 };              /* ties: 1, 1 */
+    static const double even[] = { 2.5, 2.5, 7, 1, 8, 2.5, 3, 6 };    /* ties: 2.5 x3 */
+    static const double two[] = { 4, 1.5 }, one[] = { 6.25 };
+    double x151[151], x150[150];
+    pinned_samples(x151, 151, 11);
+    pinned_samples(x150, 150, 12);
+    const double *set[PIN_SETS] = { odd, even, two, one, x151, x150 };
+    const size_t size[PIN_SETS] = { 7, 8, 2, 1, 151, 150 };
+    const double *sets[2] = { set[c->a], c->b < 0 ? NULL : set[c->b] };
+    size_t n[2] = { size[c->a], c->b < 0 ? 0 : size[c->b] };
+    medians_trace t = { 0xcbf29ce484222325ull, c->b < 0 ? 1 : 2 };
+    stats_bootstrap_spec spec = { sets, n, t.k, traced_medians, 2, &t };
+    assert_int_equal(stats_bootstrap_medians(&spec, c->resamples, c->seed, 0.9, NULL, lo, hi), 0);
+    *hash = t.hash;
+}
+
+static void bootstrap_outputs_pinned(void **st)
+{
+    (void)st;
+    for (size_t i = 0; i < sizeof PINNED / sizeof PINNED[0]; i++) {
+        const pinned_bootstrap *c = &PINNED[i];
+        uint64_t hash;
+        double lo[2], hi[2];
+        pinned_run(c, &hash, lo, hi);
+        if (hash != c->hash) fail_msg("pinned case %zu: medians hash %#llx, pinned %#llx", i,
+                                      (unsigned long long)hash, (unsigned long long)c->hash);
+        for (int v = 0; v < 2; v++)
+            if (memcmp(&lo[v], &c->lo[v], sizeof lo[v]) || memcmp(&hi[v], &c->hi[v], sizeof hi[v]))
+                fail_msg("pinned case %zu value %d: [%a, %a], pinned [%a, %a]", i, v, lo[v], hi[v],
+                         c->lo[v], c->hi[v]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -472,6 +609,7 @@ int main(void)
         cmocka_unit_test(bootstrap_of_medians_resamples_as_given),
         cmocka_unit_test(bootstrap_of_medians_refuses_bad_arguments),
         cmocka_unit_test(bridged_ratio_is_the_product_of_two_paired_ratios),
+        cmocka_unit_test(bootstrap_outputs_pinned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
