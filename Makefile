@@ -121,6 +121,9 @@ phase_nvcc = $(if $(call phase_by_objs,$(1)), \
 # (rung10.cu, the translation unit behind rung10_link::) is this object, rung 11's own.
 # (Here and not in rung 12's build.mk: a build.mk names no other directory, ci/freeze.sh.)
 PHASE_LINKS_12_decode_rows := phases/11_split_keys/rung10.cu
+# Rung 13 holds rung 12 in a unit of its own (its rung12.cu), and rung 12 needs rung 11's
+# rung10.cu object: linked, not compiled again.
+PHASE_LINKS_13_row_blocks := phases/11_split_keys/rung10.cu
 # Named here, so that make keeps them (not intermediate files) and builds a missing one.
 PHASE_OBJS := $(sort $(foreach p,$(PHASE_NAMES),$(if $(call phase_by_objs,$(p)),$(call phase_objs,$(p),$(BUILD)))))
 phase-objects: $(PHASE_OBJS)
