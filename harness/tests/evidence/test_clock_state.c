@@ -16,7 +16,7 @@
 
 #define FIXTURE "harness/tests/data/evidence/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json"
 #define H100_REF "evidence/nvidia-h100-80gb-hbm3/20261127T230115Z_49b36b5.json.gz"
-#define H200_REF "evidence/nvidia-h200/20261202T075108Z_97cd52a.json.gz"
+#define H200_REF "evidence/nvidia-h200/20261202T155121Z_702dff2.json.gz"
 #define H100_UNMARKED "evidence/nvidia-h100-80gb-hbm3/20261123T082246Z_27d5592.json.gz"
 
 /* The fixture run (no result throttled) with context.throttled and the snapshots' throttle
