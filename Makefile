@@ -279,6 +279,11 @@ planted-phases: $(PLANTED_SOS) $(BUILD)/testing/planted_wrapper.so
 # them is the setter and the hook's header, which the front end checks. 17.5 CPU s at -O3,
 # 4.3 at -O0. Planted with it in place: the setter of the second unit only (rung10.cu)
 # reading an undefined name (in plant_transform.py): rung 11 failed, in rung10.cu.
+# Rung 13 defines no kernel of its own (it runs rung 09's by its own rule): its copy is hooked
+# through rung 09's folder, which its attention.cu includes, copied beside it and hooked
+# (plant_transform.py); the 192-row kernel it runs is then delayed, and its rung12.cu (rung
+# 12 whole) goes to PTX at -O0 as above. 24 CPU s. Without it the copy planted nothing and
+# failed the check (a rung none of whose kernels reads the delay).
 PLANT_HOOK ?= harness/planted/plant_hook.cuh
 PLANT_HOST_RUNGS := 01_scalar
 plant_check_mode = $(if $(filter $(PLANT_HOST_RUNGS),$(1)),-c,-cubin)

@@ -65,9 +65,10 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"{os.path.basename(d)}: the rung's own files unchanged",
               all("ATTN_PLANT_HOOK" not in open(p).read() for p in glob.glob(os.path.join(d, "*.cu*"))))
         # the units no hook reaches (check-planted compiles them only to PTX at -O0): rung
-        # 11's rung10.cu (rung 10 whole, included from the frozen rung), no other
+        # 11's rung10.cu (rung 10 whole, included from the frozen rung) and rung 13's
+        # rung12.cu (rung 12 whole), no other
         unhooked = [l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l]
-        want = ["rung10.cu"] if os.path.basename(d) == "11_split_keys" else []
+        want = {"11_split_keys": ["rung10.cu"], "13_row_blocks": ["rung12.cu"]}.get(os.path.basename(d), [])
         check(f"{os.path.basename(d)}: units without a hooked kernel {unhooked}, expected {want}", unhooked == want)
     # a unit is unhooked only when no file of the copy it includes (at any depth, under any
     # #if) holds a hook, and an include it cannot follow counts as a hooked one
@@ -87,6 +88,41 @@ with tempfile.TemporaryDirectory() as tmp:
     r = subprocess.run([sys.executable, tool, units, os.path.join(tmp, "units_out")], capture_output=True, text=True)
     unhooked = sorted(l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l)
     check(f"units: only b.cu without a hooked kernel ({unhooked})", r.returncode == 0 and unhooked == ["b.cu"])
+    # a rung whose own files define no kernel (rung 13 runs rung 09's) is hooked through
+    # the rung folders its attention.cu includes: each copied into the planted tree beside
+    # it (a quoted include finds the copy first) with its kernels hooked, the original
+    # untouched; a rung with kernels of its own copies no folder
+    fake = os.path.join(tmp, "phases")
+    for name, text in {
+        "19_low/attention.cu": '#include "k.cuh"\n',
+        "19_low/k.cuh": "__global__ void low(int x) { x++; }\n",
+        "20_reuse/attention.cu": '#include <cstdio>\n#include "19_low/attention.cu"\n#include "20_reuse/none.h"\n',
+        "20_reuse/second.cu": '#include "18_other/attention.cu"\n',
+        "18_other/attention.cu": "__global__ void other(int x) { x++; }\n",
+        "21_empty/attention.cu": '#include "22_nokernel/attention.cu"\n',
+        "22_nokernel/attention.cu": "int f(void) { return 0; }\n",
+    }.items():
+        os.makedirs(os.path.dirname(os.path.join(fake, name)), exist_ok=True)
+        open(os.path.join(fake, name), "w").write(text)
+    out = os.path.join(tmp, "reuse_out")
+    r = subprocess.run([sys.executable, tool, os.path.join(fake, "20_reuse"), out], capture_output=True, text=True)
+    check(f"reuse: exit 0 ({r.returncode}: {r.stderr.strip()})", r.returncode == 0)
+    copied = os.path.join(out, "19_low", "k.cuh")
+    check("reuse: the included rung's kernel hooked in the copy",
+          os.path.isfile(copied) and "ATTN_PLANT_HOOK();" in open(copied).read())
+    check("reuse: the included rung's own file unchanged",
+          "ATTN_PLANT_HOOK" not in open(os.path.join(fake, "19_low", "k.cuh")).read())
+    check("reuse: only attention.cu's rung folders copied", not os.path.exists(os.path.join(out, "18_other")))
+    low_unit = os.path.join(out, "19_low", "attention.cu")
+    check("reuse: no setter in the copied rung's unit",
+          os.path.isfile(low_unit) and "attn_plant_set_cycles_" not in open(low_unit).read())
+    unhooked = sorted(l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l)
+    check(f"reuse: second.cu alone without a hooked kernel ({unhooked})", unhooked == ["second.cu"])
+    r = subprocess.run([sys.executable, tool, os.path.join(fake, "21_empty"), os.path.join(tmp, "e_out")],
+                       capture_output=True, text=True)
+    check("a rung whose included rungs hold no kernel either fails", r.returncode == 1 and "no kernel hooked" in r.stderr)
+    check("units: a rung with kernels of its own copies no rung folder",
+          not os.path.exists(os.path.join(tmp, "units_out", "10_latency")))
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty)
     open(os.path.join(empty, "a.cu"), "w").write("int f(void) { return 0; }\n")

@@ -16,7 +16,16 @@ planted_wrapper.c) calls after the phase's init. Prints the hooks per file; exit
 transformation does not understand fails loudly instead of planting nothing. Then names
 each top-level .cu whose unit no hook reaches ("unit NAME: no hooked kernel in it or the
 files it includes"; rung 11's rung10.cu, which holds rung 10 whole from the frozen rung):
-make test's check-planted compiles such a unit to PTX at -O0 only (the Makefile says why)."""
+make test's check-planted compiles such a unit to PTX at -O0 only (the Makefile says why).
+
+A rung whose own files define no kernel (rung 13, which runs rung 09's kernels by a rule
+of its own) would plant nothing: its planted copy is hooked through the rung folders its
+attention.cu (the unit of its entry point) includes by a quoted "NN_name/..." path. Each
+such folder, found beside SRC_DIR, is copied into DST_DIR under its own name and its
+kernels hooked; a quoted include looks in the including file's folder first, so the
+copy is what the planted unit compiles, the rung folder itself unchanged. Only there:
+rungs with kernels of their own include the rungs below untransformed (the Makefile's
+check-planted says what that saves)."""
 import os
 import re
 import shutil
@@ -91,6 +100,42 @@ extern "C" __attribute__((visibility("default"))) int attn_plant_set_cycles_{i}(
 
 
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(.*)$', re.M)
+RUNG_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"(\d\d_[A-Za-z0-9_]+)/', re.M)
+
+
+def included_rungs(src, dst):
+    """The rung folders beside SRC that DST's attention.cu includes ("NN_name/file")."""
+    unit = os.path.join(dst, "attention.cu")
+    if not os.path.isfile(unit):
+        return []
+    parent, own = os.path.dirname(os.path.abspath(src)), os.path.basename(os.path.abspath(src))
+    names = dict.fromkeys(RUNG_INCLUDE.findall(open(unit, encoding="utf-8").read()))
+    return [n for n in names if n != own and os.path.isdir(os.path.join(parent, n))]
+
+
+def hook_tree(dst, top, counts, hooked):
+    """Hooks every .cu/.cuh under TOP (a folder of DST); a setter in each .cu directly in
+    DST. counts: [kernels, setters]. False when a __global__ cannot be followed."""
+    for root, _, files in os.walk(top):
+        for f in sorted(files):
+            if not f.endswith((".cu", ".cuh")):
+                continue
+            p = os.path.join(root, f)
+            text = open(p, encoding="utf-8").read()
+            try:
+                new, k = hook(text)
+            except ValueError as e:
+                print(f"plant_transform: {p}: {e}", file=sys.stderr)
+                return False
+            if f.endswith(".cu") and root == dst:
+                new += SETTER.format(i=counts[1])
+                counts[1] += 1
+            open(p, "w", encoding="utf-8").write(new)
+            counts[0] += k
+            if k:
+                hooked.add(os.path.relpath(p, dst))
+            print(f"plant_transform: {os.path.relpath(p, dst)}: {k} kernel(s) hooked")
+    return True
 
 
 def unhooked_units(dst, hooked):
@@ -140,26 +185,18 @@ def main(argv):
     if os.path.exists(dst):
         shutil.rmtree(dst)
     shutil.copytree(src, dst)
-    total, unit, hooked = 0, 0, set()
-    for root, _, files in os.walk(dst):
-        for f in sorted(files):
-            if not f.endswith((".cu", ".cuh")):
-                continue
-            p = os.path.join(root, f)
-            text = open(p, encoding="utf-8").read()
-            try:
-                new, k = hook(text)
-            except ValueError as e:
-                print(f"plant_transform: {p}: {e}", file=sys.stderr)
+    counts, hooked = [0, 0], set()
+    if not hook_tree(dst, dst, counts, hooked):
+        return 1
+    if counts[0] == 0:
+        # no kernel of its own: the rungs its entry's unit includes, hooked in copies
+        parent = os.path.dirname(os.path.abspath(src))
+        for name in included_rungs(src, dst):
+            shutil.copytree(os.path.join(parent, name), os.path.join(dst, name))
+            print(f"plant_transform: {name}/: copied from the rung it includes, to hook its kernels")
+            if not hook_tree(dst, os.path.join(dst, name), counts, hooked):
                 return 1
-            if f.endswith(".cu") and root == dst:
-                new += SETTER.format(i=unit)
-                unit += 1
-            open(p, "w", encoding="utf-8").write(new)
-            total += k
-            if k:
-                hooked.add(os.path.relpath(p, dst))
-            print(f"plant_transform: {os.path.relpath(p, dst)}: {k} kernel(s) hooked")
+    total, unit = counts
     if total == 0 or unit == 0:
         print(f"plant_transform: {src}: no kernel hooked ({total}) or no .cu file ({unit})",
               file=sys.stderr)
