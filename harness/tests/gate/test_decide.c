@@ -1,6 +1,6 @@
 /* test_decide.c: the ladder decision and the bootstrap of a change (gate/decide.h): the
  * bound is strict, the four-sample bootstrap to the bit on odd and even sizes, its median
- * against a sort. */
+ * against a sort, a change asked for again answered from the memo for the same inputs only. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -80,6 +80,47 @@ static void change_bootstrap(void **st)
     assert_int_equal(gate_change_ci(&sep, &sep, 1000, 7, 1.5, &c), -1);
 }
 
+/* A change asked for again is answered from the memo (core/memo.h) with what the bootstrap
+ * gave, and only for the same inputs: a set's samples edited in the same buffer (either
+ * run's, numerator or denominator), another seed, level or count of resamples, and the
+ * same samples as quotients instead of separate medians each get their own bootstrap. */
+static void repeated_change_is_the_same_and_only_for_the_same_inputs(void **st)
+{
+    (void)st;
+    double p[41], b[41], q[41];
+    for (int i = 0; i < 41; i++) {
+        p[i] = 30.0 + 0.3 * ((i * 5) % 41) / 41.0;
+        b[i] = 15.0 + 0.2 * ((i * 13) % 41) / 41.0;
+        q[i] = 0.9 * p[i];
+    }
+    const ratio_samples now = { p, 41, b, 41 }, ref = { q, 41, NULL, 0 };
+    reg_change first, c;
+    assert_int_equal(gate_change_ci(&now, &ref, 700, 5, 0.95, &first), 0);
+    for (int pass = 0; pass < 2; pass++) {   /* answered twice */
+        assert_int_equal(gate_change_ci(&now, &ref, 700, 5, 0.95, &c), 0);
+        assert_memory_equal(&c, &first, sizeof c);
+    }
+    double *const sets[] = { p, b, q };
+    for (size_t s = 0; s < 3; s++) {   /* every sample of one set scaled, in place */
+        double keep[41];
+        memcpy(keep, sets[s], sizeof keep);
+        for (int i = 0; i < 41; i++) sets[s][i] *= 1.25;
+        assert_int_equal(gate_change_ci(&now, &ref, 700, 5, 0.95, &c), 0);
+        assert_true(fabs(c.change / first.change - 1) > 0.1);
+        memcpy(sets[s], keep, sizeof keep);
+    }
+    assert_int_equal(gate_change_ci(&now, &ref, 700, 5, 0.95, &c), 0);
+    assert_memory_equal(&c, &first, sizeof c);   /* the same bytes again: the same answer */
+    assert_int_equal(gate_change_ci(&now, &ref, 700, 6, 0.95, &c), 0);
+    assert_true(c.change == first.change && (c.lo != first.lo || c.hi != first.hi));
+    assert_int_equal(gate_change_ci(&now, &ref, 700, 5, 0.5, &c), 0);
+    assert_true(c.lo > first.lo && c.hi < first.hi);
+    assert_int_equal(gate_change_ci(&now, &ref, 701, 5, 0.95, &c), 0);
+    assert_true(c.lo != first.lo || c.hi != first.hi);
+    assert_int_equal(gate_change_ci(&(ratio_samples){ p, 41, NULL, 0 }, &ref, 700, 5, 0.95, &c), 0);
+    assert_true(fabs(c.now - stats_median(p, 41)) < 1e-12);
+}
+
 /* The gate's median against a sort, on even and odd sizes with ties. */
 static void median_matches_sort(void **st)
 {
@@ -107,6 +148,7 @@ int main(void)
         cmocka_unit_test(ladder_rule),
         cmocka_unit_test(change_bootstrap),
         cmocka_unit_test(median_matches_sort),
+        cmocka_unit_test(repeated_change_is_the_same_and_only_for_the_same_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
