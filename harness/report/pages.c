@@ -200,16 +200,20 @@ static double step_speedup(const report_ctx *c, const run_data *r, const run_res
     return p->median_us / x->median_us;
 }
 
-/* The step of rung x over the rung below it, p: "x1.32", or "x1.00 tie" where both ratios
- * are paired and the step is within STEP_TIE of x1.00. */
+/* The step of rung x over the rung below it, p: "x1.32"; "x1.01 same kernel" where the two
+ * ran one kernel (their init notes at the shape are the same: the step is that kernel
+ * measured twice, which has read up to 1.2% apart in one run, H200 build 702dff2's
+ * headline); else "x1.00 tie" where both ratios are paired and the step is within
+ * STEP_TIE of x1.00. */
 static const char *fmt_step(char *buf, size_t len, const report_ctx *c, const run_data *r, const run_result *p,
                             const run_result *x)
 {
     double v = step_speedup(c, r, p, x);
     char sp[32];
     fmt_speedup(sp, sizeof sp, v);
+    int same = p->init_note && x->init_note && p->init_note[0] && !strcmp(p->init_note, x->init_note);
     int tie = result_pairs_decide(r, p) && result_pairs_decide(r, x) && fabs(v - 1) <= STEP_TIE;
-    snprintf(buf, len, "%s%s", sp, tie ? " tie" : "");
+    snprintf(buf, len, "%s%s", sp, same ? " same kernel" : tie ? " tie" : "");
     return buf;
 }
 
@@ -426,7 +430,8 @@ static void steps_table(FILE *f, const report_ctx *c, const run_data *r)
             "timed them in rotation, else of their median latencies; and the rung's TFLOP/s. \"tie\": a paired "
             "step within 1%% of x1.00, no larger than the same kernel measured twice in one run has read apart "
             "(a step of separate medians also carries the clock's drift, up to several percent, and is not "
-            "marked).", c->cfg->baseline);
+            "marked). \"same kernel\": the two rungs' init notes at the shape are the same (one ran the other's "
+            "kernel), so the step, whatever its size, is one kernel measured twice.", c->cfg->baseline);
     if (missing[0]) fprintf(f, " Not timed for two rungs in this run: %s.", missing);
     fprintf(f, "\n\n");
     if (!n) return;
