@@ -664,6 +664,11 @@ int run_same_shape(const attn_shape *a, const attn_shape *b)
            a->seq_kv == b->seq_kv && a->head_dim == b->head_dim && a->causal == b->causal;
 }
 
+int run_same_kernel(const run_result *a, const run_result *b)
+{
+    return a->init_note && b->init_note && a->init_note[0] && !strcmp(a->init_note, b->init_note);
+}
+
 const run_result *run_find(const run_data *r, const char *impl, const attn_shape *s)
 {
     for (size_t i = 0; i < r->n_results; i++)

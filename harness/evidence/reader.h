@@ -206,6 +206,10 @@ int run_read_shape(json_t *js, attn_shape *s);
 const run_metric *run_metric_find(const run_kernel_profile *k, const char *name);
 
 int run_same_shape(const attn_shape *a, const attn_shape *b);
+/* Two results of one kernel: their init notes (what each implementation said it chose at
+ * the shape) are present and the same. The reports' "same kernel" step and the same-kernel
+ * spread of the paired method's targets both read it. */
+int run_same_kernel(const run_result *a, const run_result *b);
 /* A total order for tables: headline first (when headline != NULL, count nh), then
  * head_dim, causal, seq_q, seq_kv, batch, heads. */
 int run_shape_order(const attn_shape *a, const attn_shape *b, const attn_shape *headline,

@@ -211,7 +211,7 @@ static const char *fmt_step(char *buf, size_t len, const report_ctx *c, const ru
     double v = step_speedup(c, r, p, x);
     char sp[32];
     fmt_speedup(sp, sizeof sp, v);
-    int same = p->init_note && x->init_note && p->init_note[0] && !strcmp(p->init_note, x->init_note);
+    int same = run_same_kernel(p, x);
     int tie = result_pairs_decide(r, p) && result_pairs_decide(r, x) && fabs(v - 1) <= STEP_TIE;
     snprintf(buf, len, "%s%s", sp, same ? " same kernel" : tie ? " tie" : "");
     return buf;

@@ -29,7 +29,7 @@ int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, size_t
                 continue;
             for (size_t j = i + 1; j < r->n_results; j++) {
                 const run_result *b = &r->results[j];
-                if (!b->init_note || strcmp(a->init_note, b->init_note) || !run_same_shape(&a->shape, &b->shape) ||
+                if (!run_same_kernel(a, b) || !run_same_shape(&a->shape, &b->shape) ||
                     !strcmp(a->impl, b->impl) || !is_rung(r, b->impl) || !result_pairs_decide(r, b) ||
                     result_point_ratio(r, b, r->baseline, &qb))
                     continue;
