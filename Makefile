@@ -124,6 +124,9 @@ PHASE_LINKS_12_decode_rows := phases/11_split_keys/rung10.cu
 # Rung 13 holds rung 12 in a unit of its own (its rung12.cu), and rung 12 needs rung 11's
 # rung10.cu object: linked, not compiled again.
 PHASE_LINKS_13_row_blocks := phases/11_split_keys/rung10.cu
+# Rung 14 holds rung 13 in a unit of its own (its rung13.cu), and rung 13 needs its rung12.cu
+# object and rung 11's rung10.cu object: linked, not compiled again.
+PHASE_LINKS_14_short_keys := phases/13_row_blocks/rung12.cu phases/11_split_keys/rung10.cu
 # Named here, so that make keeps them (not intermediate files) and builds a missing one.
 PHASE_OBJS := $(sort $(foreach p,$(PHASE_NAMES),$(if $(call phase_by_objs,$(p)),$(call phase_objs,$(p),$(BUILD)))))
 phase-objects: $(PHASE_OBJS)

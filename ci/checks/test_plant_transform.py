@@ -65,10 +65,11 @@ with tempfile.TemporaryDirectory() as tmp:
         check(f"{os.path.basename(d)}: the rung's own files unchanged",
               all("ATTN_PLANT_HOOK" not in open(p).read() for p in glob.glob(os.path.join(d, "*.cu*"))))
         # the units no hook reaches (check-planted compiles them only to PTX at -O0): rung
-        # 11's rung10.cu (rung 10 whole, included from the frozen rung) and rung 13's
-        # rung12.cu (rung 12 whole), no other
+        # 11's rung10.cu (rung 10 whole, included from the frozen rung), rung 13's
+        # rung12.cu (rung 12 whole) and rung 14's attention.cu (its entry: its path runs in
+        # rung13.cu), no other
         unhooked = [l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l]
-        want = {"11_split_keys": ["rung10.cu"], "13_row_blocks": ["rung12.cu"]}.get(os.path.basename(d), [])
+        want = {"11_split_keys": ["rung10.cu"], "13_row_blocks": ["rung12.cu"], "14_short_keys": ["attention.cu"]}.get(os.path.basename(d), [])
         check(f"{os.path.basename(d)}: units without a hooked kernel {unhooked}, expected {want}", unhooked == want)
     # a unit is unhooked only when no file of the copy it includes (at any depth, under any
     # #if) holds a hook, and an include it cannot follow counts as a hooked one
@@ -101,6 +102,11 @@ with tempfile.TemporaryDirectory() as tmp:
         "18_other/attention.cu": "__global__ void other(int x) { x++; }\n",
         "21_empty/attention.cu": '#include "22_nokernel/attention.cu"\n',
         "22_nokernel/attention.cu": "int f(void) { return 0; }\n",
+        "23_outer/attention.cu": '#include "23_outer/rule.h"\n',
+        "23_outer/rule.h": "int rule(void);\n",
+        "23_outer/inner.cu": '#include "24_mid/mid.h"\n#include "24_mid/attention.cu"\n',
+        "24_mid/attention.cu": '#include "mid.h"\n#include "19_low/attention.cu"\n',
+        "24_mid/mid.h": "int mid(void);\n",
     }.items():
         os.makedirs(os.path.dirname(os.path.join(fake, name)), exist_ok=True)
         open(os.path.join(fake, name), "w").write(text)
@@ -123,6 +129,19 @@ with tempfile.TemporaryDirectory() as tmp:
     check("a rung whose included rungs hold no kernel either fails", r.returncode == 1 and "no kernel hooked" in r.stderr)
     check("units: a rung with kernels of its own copies no rung folder",
           not os.path.exists(os.path.join(tmp, "units_out", "10_latency")))
+    # a rung with no kernel whose entry's unit includes no rung (rung 14: its path is in its
+    # second unit, rung13.cu) is hooked through its other units, and through an included
+    # rung with no kernel of its own (rung 13) the rung that one includes (rung 09), copied
+    # beside the file that includes it, where its quoted include looks first
+    out = os.path.join(tmp, "outer_out")
+    r = subprocess.run([sys.executable, tool, os.path.join(fake, "23_outer"), out], capture_output=True, text=True)
+    check(f"outer: exit 0 ({r.returncode}: {r.stderr.strip()})", r.returncode == 0)
+    nested = os.path.join(out, "24_mid", "19_low", "k.cuh")
+    check("outer: the rung under the kernel-less rung hooked in the copy beside it",
+          os.path.isfile(nested) and "ATTN_PLANT_HOOK();" in open(nested).read())
+    check("outer: nothing copied where no include looks", not os.path.exists(os.path.join(out, "19_low")))
+    unhooked = sorted(l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l)
+    check(f"outer: attention.cu alone without a hooked kernel ({unhooked})", unhooked == ["attention.cu"])
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty)
     open(os.path.join(empty, "a.cu"), "w").write("int f(void) { return 0; }\n")

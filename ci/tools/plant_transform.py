@@ -20,10 +20,13 @@ make test's check-planted compiles such a unit to PTX at -O0 only (the Makefile 
 
 A rung whose own files define no kernel (rung 13, which runs rung 09's kernels by a rule
 of its own) would plant nothing: its planted copy is hooked through the rung folders its
-attention.cu (the unit of its entry point) includes by a quoted "NN_name/..." path. Each
-such folder, found beside SRC_DIR, is copied into DST_DIR under its own name and its
-kernels hooked; a quoted include looks in the including file's folder first, so the
-copy is what the planted unit compiles, the rung folder itself unchanged. Only there:
+attention.cu (the unit of its entry point) includes by a quoted "NN_name/..." path, or,
+where that unit includes none, its other units do (rung 14: its path is in rung13.cu).
+Each such folder, found beside SRC_DIR, is copied beside the file that includes it and its
+kernels hooked; a quoted include looks in the including file's folder first, so the copy
+is what the planted unit compiles, the rung folder itself unchanged. A copied rung with no
+kernel of its own (rung 13 inside rung 14) is followed the same way, the rungs it
+includes copied into its copy (rung 09 under 13_row_blocks/). Only there:
 rungs with kernels of their own include the rungs below untransformed (the Makefile's
 check-planted says what that saves)."""
 import os
@@ -100,17 +103,51 @@ extern "C" __attribute__((visibility("default"))) int attn_plant_set_cycles_{i}(
 
 
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(.*)$', re.M)
-RUNG_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"(\d\d_[A-Za-z0-9_]+)/', re.M)
+RUNG_INCLUDE_FILE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"(\d\d_[A-Za-z0-9_]+)/([^"]+)"', re.M)
 
 
-def included_rungs(src, dst):
-    """The rung folders beside SRC that DST's attention.cu includes ("NN_name/file")."""
-    unit = os.path.join(dst, "attention.cu")
-    if not os.path.isfile(unit):
-        return []
+def included_rungs(src, path):
+    """The rung folders beside SRC that the file PATH includes ("NN_name/file"), in order,
+    with the file of each it names: [(name, file)]."""
     parent, own = os.path.dirname(os.path.abspath(src)), os.path.basename(os.path.abspath(src))
-    names = dict.fromkeys(RUNG_INCLUDE.findall(open(unit, encoding="utf-8").read()))
-    return [n for n in names if n != own and os.path.isdir(os.path.join(parent, n))]
+    found = []
+    for m in RUNG_INCLUDE_FILE.finditer(open(path, encoding="utf-8").read()):
+        name, rest = m.group(1), m.group(2)
+        if name != own and os.path.isdir(os.path.join(parent, name)) and (name, rest) not in found:
+            found.append((name, rest))
+    return found
+
+
+def has_kernels(folder):
+    """Whether a .cu/.cuh file directly in FOLDER defines a __global__ function."""
+    for f in sorted(os.listdir(folder)):
+        if f.endswith((".cu", ".cuh")):
+            if GLOBAL.search(strip_comments_and_strings(open(os.path.join(folder, f), encoding="utf-8").read())):
+                return True
+    return False
+
+
+def copy_included_rungs(src, dst, unit, counts, hooked, walked):
+    """Copies and hooks the rung folders that the file UNIT (in DST) includes, each beside
+    the including file (where its quoted include looks first); through a copied rung that
+    defines no kernel of its own (rung 13 inside rung 14), the rungs it includes in turn.
+    False when a __global__ cannot be followed."""
+    parent = os.path.dirname(os.path.abspath(src))
+    for name, rest in included_rungs(src, unit):
+        here = os.path.join(os.path.dirname(unit), name)
+        if not os.path.exists(here):
+            shutil.copytree(os.path.join(parent, name), here)
+            print(f"plant_transform: {os.path.relpath(here, dst)}/: copied from the rung it includes, to hook its kernels")
+            if not hook_tree(dst, here, counts, hooked):
+                return False
+        # each file of a copied rung is walked once (a rung's files may include each other)
+        inner = os.path.normpath(os.path.join(here, rest))
+        if inner in walked or has_kernels(here) or not os.path.isfile(inner):
+            continue
+        walked.add(inner)
+        if not copy_included_rungs(src, dst, inner, counts, hooked, walked):
+            return False
+    return True
 
 
 def hook_tree(dst, top, counts, hooked):
@@ -189,13 +226,15 @@ def main(argv):
     if not hook_tree(dst, dst, counts, hooked):
         return 1
     if counts[0] == 0:
-        # no kernel of its own: the rungs its entry's unit includes, hooked in copies
-        parent = os.path.dirname(os.path.abspath(src))
-        for name in included_rungs(src, dst):
-            shutil.copytree(os.path.join(parent, name), os.path.join(dst, name))
-            print(f"plant_transform: {name}/: copied from the rung it includes, to hook its kernels")
-            if not hook_tree(dst, os.path.join(dst, name), counts, hooked):
+        # no kernel of its own: the rungs its units include, hooked in copies; the entry's
+        # unit (attention.cu) first, then the others, until one holds a hooked kernel
+        units = sorted(f for f in os.listdir(dst) if f.endswith(".cu"))
+        units.sort(key=lambda f: f != "attention.cu")
+        for f in units:
+            if not copy_included_rungs(src, dst, os.path.join(dst, f), counts, hooked, set()):
                 return 1
+            if counts[0]:
+                break
     total, unit = counts
     if total == 0 or unit == 0:
         print(f"plant_transform: {src}: no kernel hooked ({total}) or no .cu file ({unit})",
