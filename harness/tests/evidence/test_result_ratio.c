@@ -14,7 +14,7 @@
 #include "evidence/reader.h"
 #include "evidence/result_ratio.h"
 
-#define H200_REF "evidence/nvidia-h200/20261202T155121Z_702dff2.json.gz"
+#define H200_REF "evidence/nvidia-h200/20261202T185051Z_7423eb7.json.gz"
 
 static run_data g_run;
 
