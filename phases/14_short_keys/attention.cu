@@ -39,7 +39,7 @@ const char *unsupported(const attn_shape *s) { return lower.unsupported(s); }
 
 size_t workspace_bytes(const attn_shape *s)
 {
-    return !unsupported(s) && rung13_link::short_keys_takes(s) ? keys.workspace_bytes(s) : lower.workspace_bytes(s);
+    return rung13_link::short_keys_takes(s) ? keys.workspace_bytes(s) : lower.workspace_bytes(s);
 }
 
 int init(void **state, const attn_shape *s)
@@ -47,7 +47,7 @@ int init(void **state, const attn_shape *s)
     *state = nullptr;
     KeyState *st = static_cast<KeyState *>(calloc(1, sizeof(KeyState)));
     if (!st) return ERR_K_ALLOC;
-    st->ph = !unsupported(s) && rung13_link::short_keys_takes(s) ? &keys : &lower;
+    st->ph = rung13_link::short_keys_takes(s) ? &keys : &lower;   // takes() checks rung 09's unsupported()
     g_last = st->ph;
     const int rc = st->ph->init(&st->inner, s);
     if (rc) {

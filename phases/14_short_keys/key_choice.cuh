@@ -7,7 +7,8 @@
 // an overlap at every tile while the 128-key kernel's second P buffer buys it inside the
 // tile (P(j) converted while P V(j - 1) runs; README): measured 7.5% faster at
 // 128x16x128x128. Causal shapes already run the 128-key ping-pong (the dynamic scheduler).
-// This file is compiled inside rung13.cu, where rung 09 is rung13::rung09.
+// This file is compiled inside rung13.cu, where rung 09 is rung13::rung09 and rung 13's
+// helpers (device_sms, init_rows) are rung13::.
 #pragma once
 
 namespace short_keys {
@@ -26,29 +27,20 @@ inline bool choose_short(const attn_shape *s, int sms, r9::Choice &c)
     for (const r9::Variant &v : r9::VARIANTS)
         if (v.d == 128 && v.ncons == 2 && v.keys == r9::BN) pp = &v;
     if (!pp || !pp->fn_first[3]) return false;
+    // The rest of rung 09's choice holds for the 128-key kernel as it is: not dynamic, ragged
+    // keys first (all of them: at most 128), persistent, the same 128-row work tiles. Only
+    // the first tile's S width differs: the 176-key kernel's narrowest that covers the keys
+    // (48, 96 or 128), the 128-key kernel's 128.
     c.v = pp;
-    c.dynamic = false;
-    c.ragged = s->seq_kv;   // every key in the first (and only) tile
     c.width = r9::BN;
-    c.first = true;         // ragged keys first, on the static order (not causal)
-    c.persistent = true;    // one block per SM looping over the work tiles
-    c.n_work = (s->seq_q + 127) / 128 * (long)s->batch * s->heads;   // 128-row blocks, as before
     return true;
-}
-
-inline int device_sms(int *sms)
-{
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-        return -1;
-    return 0;
 }
 
 inline bool takes(const attn_shape *s)
 {
     int sms = 0;
     r9::Choice c;
-    return !device_sms(&sms) && choose_short(s, sms, c);
+    return !rung13::device_sms(&sms) && choose_short(s, sms, c);
 }
 
 // The 128-key ping-pong splits no tail (its two P buffers leave it unchained): no workspace.
@@ -61,7 +53,7 @@ inline int init(void **state, const attn_shape *s)
     *state = nullptr;
     int sms = 0;
     r9::Choice c;
-    if (device_sms(&sms) || !choose_short(s, sms, c)) return r9::ERR_SHAPE;
+    if (rung13::device_sms(&sms) || !choose_short(s, sms, c)) return r9::ERR_SHAPE;
     const int rc = rung13::init_rows(state, s, sms, c);
     if (rc) return rc;
     // init_rows's note opens with rung 13's path ("row blocks: "); the rest describes the
