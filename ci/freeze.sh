@@ -32,13 +32,15 @@ INCLUDES="-Iharness -Iharness/include -Ikernels/reference -Iphases -I$CUDA/inclu
 # The closure of one phase, one repo-relative path per line, sorted. A phase that links the
 # objects of other rungs' sources (the Makefile's PHASE_LINKS_ and PHASE_ONLY_LINKS_: rung 10
 # is rung 11's rung10.o alone) has those sources and what they include in its closure too.
-closure() {
-  local dir=phases/$1 links
+# A phase of linked objects alone compiles none of its own .cu files: the linked sources'
+# includes are its closure (rung 10's attention.cu is among rung10.cu's; nvcc -M once, not twice).
+closure() {  # NAME LINKS ONLY-LINKS
+  local dir=phases/$1 links=$2 own
   [ -d "$dir" ] || { echo "freeze: no phase directory $dir" >&2; return 2; }
-  links=$(make -s --no-print-directory phase-links-"$1" 2>/dev/null)
+  own=$dir/*.cu; [ -z "$3" ] || own=
   {
     find "$dir" -type f ! -name '*.o' ! -name '*.so'
-    for src in "$dir"/*.cu $links; do
+    for src in $own $links; do
       [ -e "$src" ] || continue
       "$NVCC" -M -std=c++17 $INCLUDES "$src" 2>/dev/null | sed '1s/^[^:]*://' | tr ' \\' '\n\n'
     done
@@ -46,10 +48,13 @@ closure() {
 }
 
 nvcc_release() { "$NVCC" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p'; }
-nvcc_command() { make -s --no-print-directory nvcc-command-"$1" 2>/dev/null; }
+# The sources a phase links, those of a phase of linked objects alone, and its nvcc command,
+# from one make (a make a phase: 0.08 s).
 manifest() {
-  closure "$1" | xargs -r sha256sum
-  local cmd; cmd=$(nvcc_command "$1")
+  local links="" only="" cmd=""
+  { IFS= read -r links; IFS= read -r only; IFS= read -r cmd; } \
+    < <(make -s --no-print-directory phase-links-"$1" phase-only-links-"$1" nvcc-command-"$1" 2>/dev/null)
+  closure "$1" "$links" "$only" | xargs -r sha256sum
   [ -n "$cmd" ] || { echo "freeze: make cannot print the nvcc command of $1" >&2; return 2; }
   echo "nvcc-release $(nvcc_release)"
   echo "nvcc-command $cmd"
@@ -133,7 +138,7 @@ recompile() {
   # A phase of linked objects alone is compiled in another rung's unit, its names in another
   # namespace: its device code is compared kernel by kernel, names taken out, its host code not.
   local mode=""
-  [ -n "$(make -s --no-print-directory phase-only-links-"$name" 2>/dev/null)" ] && mode=--kernels
+  [ -z "$(make -s --no-print-directory phase-only-links-"$name" 2>/dev/null)" ] || mode=--kernels
   proof=$(${PYTHON:-python3} ci/tools/same_code.py $mode "$old" "$new")
   case $? in
     0) ;;

@@ -547,14 +547,17 @@ def self_test_kernels():
         return [(2, 90, True, fake_cubin(fs, order), compress), (2, 80, False, fake_cubin(fs, order, 0x5004), False),
                 (1, 90, False, p, compress)]
     with tempfile.TemporaryDirectory() as tmp:
+        hosts = {}   # one gcc a host code, objcopy writes each case's copy
+
         def build(name, ret, images, ident=b"a.cu".ljust(8, b"\0")):
-            src, so, fb = (os.path.join(tmp, name + ext) for ext in (".c", ".so", ".fatbin"))
-            with open(src, "w") as f:
-                f.write(f"int f(void) {{ return {ret}; }}\n")
+            so, fb = (os.path.join(tmp, name + ext) for ext in (".so", ".fatbin"))
+            if ret not in hosts:
+                hosts[ret] = os.path.join(tmp, f"host{ret}.so")
+                subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-x", "c", "-o", hosts[ret], "-"],
+                               input=f"int f(void) {{ return {ret}; }}\n".encode(), check=True)
             with open(fb, "wb") as f:
                 f.write(fake_entry_fatbin(images, ident))
-            subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-o", so, src], check=True)
-            subprocess.run(["objcopy", "--add-section", ".nv_fatbin=" + fb, so], check=True)
+            subprocess.run(["objcopy", "--add-section", ".nv_fatbin=" + fb, hosts[ret], so], check=True)
             return so
         base = build("base", 1, image_set("_ZN3old"))
         other = "_ZN6rung103old"
