@@ -369,8 +369,9 @@ def compare_kernels(old, new):
         what = "cubin" if key[0] == 2 else "PTX"
         ok = fa == fb and ra == rb and ca == cb
         same &= ok
+        parts = "functions" if key[0] == 2 else "parts (its functions, and the declarations before them)"
         print(f"{'same' if ok else 'DIFFERENT'}  {what} {key[1]}: {ca[0]} and {cb[0]} images, "
-              f"{sum(fa.values())} and {sum(fb.values())} functions, {sum((fa & fb).values())} the same"
+              f"{sum(fa.values())} and {sum(fb.values())} {parts}, {sum((fa & fb).values())} the same"
               + (f"; {sum(ra.values())} and {sum(rb.values())} other sections, {sum((ra & rb).values())} the same"
                  if key[0] == 2 else ""))
         for d in fa - fb:
