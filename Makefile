@@ -106,13 +106,19 @@ $(BUILD)/obj/harness/measure/device_info.o: CFLAGS += -DATTN_NVCC_VERSION='"$(NV
 # be linked by the rung above instead of compiled again. Until issue 53 rung 12 compiled
 # rung 11's rung10.cu (rung 10 whole, with 06 and 09 inside) again: 92 of its 110 CPU s.
 # Rung 11's machine code is the same both ways (ci/frozen/11_split_keys.recompiled.txt).
-phase_cus = $(sort $(wildcard phases/$(1)/*.cu))
-phase_objs = $(patsubst phases/%.cu,$(2)/obj/phases/%.o,$(call phase_cus,$(1)) $(PHASE_LINKS_$(1)))
-phase_by_objs = $(strip $(word 2,$(call phase_cus,$(1))) $(PHASE_LINKS_$(1)))
+# A rung named in PHASE_ONLY_LINKS_<name> compiles none of its own .cu files: it is the
+# objects named there, linked (below).
+phase_cus = $(if $(PHASE_ONLY_LINKS_$(1)),,$(sort $(wildcard phases/$(1)/*.cu)))
+phase_links = $(PHASE_LINKS_$(1)) $(PHASE_ONLY_LINKS_$(1))
+phase_objs = $(patsubst phases/%.cu,$(2)/obj/phases/%.o,$(call phase_cus,$(1)) $(call phase_links,$(1)))
+phase_by_objs = $(strip $(word 2,$(call phase_cus,$(1))) $(call phase_links,$(1)))
 phase_obj_nvcc = $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -Xptxas -v -MD -MF $(2)/obj/$(basename $(3)).d \
                  -c -o $(2)/obj/$(basename $(3)).o $(3)
 phase_link_nvcc = $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -Xptxas -v -o $(2)/phases/$(1).so $(call phase_objs,$(1),$(2)) $(LDLIBS_$(1))
+# (A rung of linked objects alone prints how they are compiled, with their own rung's flags,
+# as the object rule below compiles them: that is how its code is made, and the freeze pins it.)
 phase_nvcc = $(if $(call phase_by_objs,$(1)), \
+               $(foreach cu,$(PHASE_ONLY_LINKS_$(1)),$(call phase_obj_nvcc,$(word 2,$(subst /, ,$(cu))),$(2),$(cu)) &&) \
                $(foreach cu,$(call phase_cus,$(1)),$(call phase_obj_nvcc,$(1),$(2),$(cu)) &&) \
                $(call phase_link_nvcc,$(1),$(2)), \
              $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -Xptxas -v -MD -MF $(2)/phases/$(1).d \
@@ -127,6 +133,20 @@ PHASE_LINKS_13_row_blocks := phases/11_split_keys/rung10.cu
 # Rung 14 holds rung 13 in a unit of its own (its rung13.cu), and rung 13 needs its rung12.cu
 # object and rung 11's rung10.cu object: linked, not compiled again.
 PHASE_LINKS_14_short_keys := phases/13_row_blocks/rung12.cu phases/11_split_keys/rung10.cu
+# Rung 10 is rung 11's rung10.o alone: rung10.cu is rung 10's attention.cu whole (rungs 06-09
+# inside it) in namespace rung10, with its entry weak and of default visibility; linked by
+# itself that entry is the one the shared object exports, C linkage (the namespace does not
+# rename it), rung 10's own table (nm -D: a weak object, V, where it was D; the loader finds
+# it the same). Rung 10's attention.cu is then compiled once, in that unit, not a second time
+# for its own shared object: 80.4 CPU s of make test's nvcc step (rung 10 built alone, nice
+# 5, load 1) became a link of 1.1. What the object adds to rung 10 (the table rung 11 calls
+# it through, and wgmma_split.cuh's host path: rung 09's kernel with its keys split, no
+# kernel of its own) is never reached from rung 10's entry. Every device function of rung
+# 10 is the same as compiled from attention.cu, names aside (ci/frozen/
+# 10_latency.recompiled.txt); ci/freeze.sh pins rung10.cu and what it includes in rung 10's
+# closure, and this command. (A build directory from before keeps its 10_latency.so, newer
+# than rung10.o, until rung 10 or 11 changes: the same device code.)
+PHASE_ONLY_LINKS_10_latency := phases/11_split_keys/rung10.cu
 # Named here, so that make keeps them (not intermediate files) and builds a missing one.
 PHASE_OBJS := $(sort $(foreach p,$(PHASE_NAMES),$(if $(call phase_by_objs,$(p)),$(call phase_objs,$(p),$(BUILD)))))
 phase-objects: $(PHASE_OBJS)
@@ -153,6 +173,12 @@ $(BUILD)/obj/phases/%.o: phases/%.cu $$(wildcard phases/$$(*D)/*.cuh phases/$$(*
 	  || { cat $(@:.o=.ptxas.txt) >&2; rm -f $@; exit 1; }
 nvcc-command-%:
 	@echo '$(strip $(call phase_nvcc,$*,<build>))'
+# the sources of other rungs whose objects a rung links (ci/freeze.sh adds them and what they
+# include to its closure)
+phase-links-%:
+	@echo '$(strip $(call phase_links,$*))'
+phase-only-links-%:
+	@echo '$(strip $(PHASE_ONLY_LINKS_$*))'
 
 $(BUILD)/kernels/%.so: $$(wildcard kernels/$$*/*.cu kernels/$$*/*.cuh kernels/$$*/*.h kernels/$$*/*.c) harness/include/attn_phase.h \
                       ci/tools/record_sources.sh
@@ -226,7 +252,11 @@ PLANTED_SOS := $(patsubst %,$(BUILD)/testing/planted/%.so,$(PHASE_NAMES))
 planted_nvcc = $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -include $(CURDIR)/harness/planted/plant_hook.cuh \
                -Xptxas -v -o $(BUILD)/testing/planted/$(1).so \
                $(BUILD)/testing/plant_src/$(1)/*.cu $(call phase_link_objs,$(1)) $(LDLIBS_$(1))
-# the objects of the rung below a rung links (rung 12: rung 11's rung10.cu), as its plain build
+# the objects of the rung below a rung links (rung 12: rung 11's rung10.cu), as its plain build;
+# not those of a rung of linked objects alone (PHASE_ONLY_LINKS_: rung 10), whose planted copy
+# is its own files, hooked and compiled (the object holds no hook). So make test's planted
+# check of rung 10 (below) compiles its hooked attention.cu as before: no object holds that
+# code (32 CPU s; rung 11's check reads rung10.cu at -O0 only, 11 CPU s for the rung).
 phase_link_objs = $(patsubst phases/%.cu,$(BUILD)/obj/phases/%.o,$(PHASE_LINKS_$(1)))
 $(BUILD)/testing/planted/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phases/$$*/*.h phases/$$*/*.c) \
                                harness/include/attn_phase.h harness/planted/plant_hook.cuh ci/tools/plant_transform.py \

@@ -18,22 +18,29 @@
 #                           re-pin only the nvcc command of a frozen phase whose files are
 #                           unchanged, where OLD.so (built by the pinned command) and NEW.so
 #                           (by the new one, same tree) hold the same machine code
-#                           (ci/tools/same_code.py): the proof is kept in
+#                           (ci/tools/same_code.py; --kernels for a phase of other rungs'
+#                           objects alone): the proof is kept in
 #                           ci/frozen/NAME.recompiled.txt; exit 1 when the files or the code
-#                           differ (nothing written)
+#                           differ (nothing written; the closure may gain only files another
+#                           frozen phase pins with the same hash)
 set -u
 cd "$(dirname "$0")/.."
 CUDA=${CUDA:-/usr/local/cuda}
 NVCC=${NVCC:-$CUDA/bin/nvcc}
 INCLUDES="-Iharness -Iharness/include -Ikernels/reference -Iphases -I$CUDA/include"
 
-# The closure of one phase, one repo-relative path per line, sorted.
-closure() {
-  local dir=phases/$1
+# The closure of one phase, one repo-relative path per line, sorted. A phase that links the
+# objects of other rungs' sources (the Makefile's PHASE_LINKS_ and PHASE_ONLY_LINKS_: rung 10
+# is rung 11's rung10.o alone) has those sources and what they include in its closure too.
+# A phase of linked objects alone compiles none of its own .cu files: the linked sources'
+# includes are its closure (rung 10's attention.cu is among rung10.cu's; nvcc -M once, not twice).
+closure() {  # NAME LINKS ONLY-LINKS
+  local dir=phases/$1 links=$2 own
   [ -d "$dir" ] || { echo "freeze: no phase directory $dir" >&2; return 2; }
+  own=$dir/*.cu; [ -z "$3" ] || own=
   {
     find "$dir" -type f ! -name '*.o' ! -name '*.so'
-    for src in "$dir"/*.cu; do
+    for src in $own $links; do
       [ -e "$src" ] || continue
       "$NVCC" -M -std=c++17 $INCLUDES "$src" 2>/dev/null | sed '1s/^[^:]*://' | tr ' \\' '\n\n'
     done
@@ -41,10 +48,13 @@ closure() {
 }
 
 nvcc_release() { "$NVCC" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p'; }
-nvcc_command() { make -s --no-print-directory nvcc-command-"$1" 2>/dev/null; }
+# The sources a phase links, those of a phase of linked objects alone, and its nvcc command,
+# from one make (a make a phase: 0.08 s).
 manifest() {
-  closure "$1" | xargs -r sha256sum
-  local cmd; cmd=$(nvcc_command "$1")
+  local links="" only="" cmd=""
+  { IFS= read -r links; IFS= read -r only; IFS= read -r cmd; } \
+    < <(make -s --no-print-directory phase-links-"$1" phase-only-links-"$1" nvcc-command-"$1" 2>/dev/null)
+  closure "$1" "$links" "$only" | xargs -r sha256sum
   [ -n "$cmd" ] || { echo "freeze: make cannot print the nvcc command of $1" >&2; return 2; }
   echo "nvcc-release $(nvcc_release)"
   echo "nvcc-command $cmd"
@@ -102,15 +112,34 @@ recompile() {
   [ -f "$m" ] || { echo "freeze: $name is not frozen (no $m)" >&2; return 2; }
   [ -f "$old" ] && [ -f "$new" ] || { echo "freeze: --recompile needs the two builds, OLD.so and NEW.so" >&2; return 2; }
   now=$(manifest "$name") || return 2
-  if ! diff <(grep -v '^nvcc-command ' "$m") <(printf '%s\n' "$now" | grep -v '^nvcc-command ') >/dev/null; then
+  # Every file pinned is there unchanged, and the nvcc release; the closure may only grow by
+  # files that another frozen phase pins with the same hash (the sources of the objects a
+  # rung now links, as rung 10 links rung 11's rung10.o), which a change would fail as well.
+  local gone added
+  gone=$(comm -23 <(grep -v '^nvcc-command ' "$m" | sort) <(printf '%s\n' "$now" | grep -v '^nvcc-command ' | sort))
+  added=$(comm -13 <(grep -v '^nvcc-command ' "$m" | sort) <(printf '%s\n' "$now" | grep -v '^nvcc-command ' | sort))
+  if [ -n "$gone" ] || printf '%s\n' "$added" | grep -q '^nvcc-release '; then
     echo "freeze: $name: its files or nvcc release changed, not only how it is compiled; nothing re-pinned" >&2
     return 1
   fi
+  local line others
+  others=$(ls ci/frozen/*.sha256 | grep -vxF "$m")
+  while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    if [ -z "$others" ] || ! grep -qxF -- "$line" $others < /dev/null; then
+      echo "freeze: $name: its closure gains ${line#*  }, which no other frozen phase pins with that hash; nothing re-pinned" >&2
+      return 1
+    fi
+  done <<< "$added"
   if [ "$(grep '^nvcc-command ' "$m")" = "$(printf '%s\n' "$now" | grep '^nvcc-command ')" ]; then
     echo "freeze: $name: its nvcc command is the one pinned; nothing to re-pin"
     return 0
   fi
-  proof=$(${PYTHON:-python3} ci/tools/same_code.py "$old" "$new")
+  # A phase of linked objects alone is compiled in another rung's unit, its names in another
+  # namespace: its device code is compared kernel by kernel, names taken out, its host code not.
+  local mode=""
+  [ -z "$(make -s --no-print-directory phase-only-links-"$name" 2>/dev/null)" ] || mode=--kernels
+  proof=$(${PYTHON:-python3} ci/tools/same_code.py $mode "$old" "$new")
   case $? in
     0) ;;
     1) printf '%s\n' "$proof" >&2; echo "freeze: $name: the new command's code differs; nothing re-pinned" >&2; return 1 ;;
@@ -119,9 +148,11 @@ recompile() {
   local note=ci/frozen/$name.recompiled.txt
   {
     [ -f "$note" ] && cat "$note"
-    echo "# $name: the nvcc command re-pinned on $(date -u +%Y-%m-%d) (ci/freeze.sh --recompile), the machine code unchanged"
+    echo "# $name: the nvcc command re-pinned on $(date -u +%Y-%m-%d) (ci/freeze.sh --recompile), the$([ -n "$mode" ] && echo " device") machine code unchanged"
     echo "old $(grep '^nvcc-command ' "$m")"
     echo "new $(printf '%s\n' "$now" | grep '^nvcc-command ')"
+    [ -z "$added" ] || printf 'closure gains (pinned so by another frozen phase) %s\n' $(printf '%s\n' "$added" | awk '{print $2}')
+    [ -z "$mode" ] || echo "compared: same_code.py $mode (device code kernel by kernel, names taken out; host code not compared)"
     echo "old build sha256 $(sha256sum < "$old" | cut -c1-64), new build sha256 $(sha256sum < "$new" | cut -c1-64)"
     printf '%s\n' "$proof"
   } > "$note.tmp" && printf '%s\n' "$now" > "$m.tmp" && mv "$m.tmp" "$m" && mv "$note.tmp" "$note" \

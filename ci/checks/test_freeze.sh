@@ -2,7 +2,8 @@
 # Proves the freeze check can fail: in a scratch copy of the tree, freeze a phase,
 # check (must pass), change one byte of a header it includes and of its source (each
 # must fail), add a new include (must fail), change how it is built (the Makefile's
-# optimisation level; another directory's build.mk setting its flags: each must fail).
+# optimisation level; another directory's build.mk setting its flags: each must fail); and
+# --recompile, of a phase compiled another way and of one made of another phase's object.
 set -u
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -115,5 +116,39 @@ recompile 0 "the same code, the files unchanged" one one_again; check 0 "command
 grep -q '^new nvcc-command .*-DPROBE_UNUSED' "$tmp/ci/frozen/99_probe.recompiled.txt" \
   || { echo "test_freeze: --recompile kept no proof of the re-pinned command" >&2; fail=1; }
 sed -i 's/^NVCCFLAGS ?= -O3 -lineinfo -DPROBE_UNUSED/NVCCFLAGS ?= -O1 -lineinfo -DPROBE_UNUSED/' "$tmp/Makefile"; check 1 "re-pinned, then -O1"
-[ $fail = 0 ] && echo "test_freeze: the freeze check catches edits, new includes, new files, other build flags and build.mk files outside their directory, refuses a name that is no phase, and re-pins a command only with the same code"
+# A phase made of another's object alone (the Makefile's PHASE_ONLY_LINKS_: rung 10 is rung
+# 11's rung10.o): its closure gains that source and what it includes, which --recompile
+# accepts only where another frozen phase pins each added file with the same hash; the code
+# is then compared kernel by kernel, names taken out (same_code.py --kernels: a shared object
+# with a made-up cubin, its kernel under another name).
+cp "$tmp/frozen_tree/Makefile" "$tmp/Makefile"; cp "$tmp/manifest.bak" "$tmp/ci/frozen/99_probe.sha256"
+rm -f "$tmp/ci/frozen/99_probe.recompiled.txt" "$tmp/phases/98_other/build.mk"
+# other.cu holds the probe whole in a namespace, as rung10.cu holds rung 10 (only nvcc -M reads it)
+printf '#include "attn_phase.h"\n#include "probe2.cuh"\nnamespace other {\n#include "99_probe/probe.cu"\n}\n' \
+  > "$tmp/phases/98_other/other.cu"
+echo 'PHASE_ONLY_LINKS_99_probe := phases/98_other/other.cu' >> "$tmp/Makefile"; check 1 "the phase now links another's object"
+# two shared objects of one made-up cubin each, its kernel under two names (same_code.py's
+# self-test checks that other code fails --kernels; "the two builds' code differs" above, that
+# a failed comparison re-pins nothing)
+python3 -B - "$tmp" <<'PY'
+import subprocess, sys
+sys.path.insert(0, "ci/tools")
+import same_code
+for name, kernel in (("dev_old", "_ZN3old1kEv"), ("dev_new", "_ZN6rung103old1kEv")):
+    out = f"{sys.argv[1]}/{name}"
+    cubin = same_code.fake_cubin([{"name": kernel, "text": bytes(range(64)), "regs": 32, "shared": 0,
+                                   "params": 8, "relocs": []}])
+    with open(out + ".fatbin", "wb") as f:
+        f.write(same_code.fake_entry_fatbin([(2, 90, False, cubin, False)], b"a.cu".ljust(8, b"\0")))
+    subprocess.run(["gcc", "-shared", "-fPIC", "-x", "c", "-o", out + ".so", "-"], input=b"int f(void) { return 1; }\n", check=True)
+    subprocess.run(["objcopy", "--add-section", ".nv_fatbin=" + out + ".fatbin", out + ".so"], check=True)
+PY
+recompile 1 "a file added that no frozen phase pins" dev_old dev_new
+(cd "$tmp" && bash ci/freeze.sh 98_other >/dev/null) || { echo "test_freeze: freezing 98_other failed" >&2; fail=1; }
+recompile 0 "linked, the same device code under other names" dev_old dev_new; check 0 "linked phase re-pinned"
+grep -q 'phases/98_other/other.cu' "$tmp/ci/frozen/99_probe.sha256" && grep -q 'harness/include/probe2.cuh' "$tmp/ci/frozen/99_probe.sha256" \
+  || { echo "test_freeze: the linked phase's closure lacks the linked source or its include" >&2; fail=1; }
+grep -q '^compared: same_code.py --kernels' "$tmp/ci/frozen/99_probe.recompiled.txt" \
+  || { echo "test_freeze: the linked phase's proof does not say it compared kernel by kernel" >&2; fail=1; }
+[ $fail = 0 ] && echo "test_freeze: the freeze check catches edits, new includes, new files, other build flags and build.mk files outside their directory, refuses a name that is no phase, re-pins a command only with the same code, and a phase of another's object only with files frozen there"
 exit $fail
