@@ -396,6 +396,27 @@ def fake_fatbin(images, ident):
     return struct.pack("<IHHQ", FATBIN_MAGIC, 1, 16, len(body)) + body
 
 
+def failed_cases(label, cases, check):
+    """How many of cases ((what, want, so): so checked against the base should give want)
+    check() answers otherwise; each named on stderr. check()'s own output is silenced, and a
+    crash counts as a wrong answer."""
+    bad = 0
+    with open(os.devnull, "w") as quiet:
+        for what, want, so in cases:
+            saved, sys.stdout = sys.stdout, quiet
+            try:
+                got = check(so)
+            except Exception as e:
+                got = f"an error ({type(e).__name__}: {e})"
+            finally:
+                sys.stdout = saved
+            if got is not want:
+                print(f"same_code: {label}: {what}: {got if isinstance(got, str) else 'same' if got else 'different'}, "
+                      f"expected {'same' if want else 'different'}", file=sys.stderr)
+                bad += 1
+    return bad
+
+
 def self_test():
     """Builds small shared objects with gcc, adds a .nv_fatbin to each, and checks that the
     same code passes with a different ident, and that one changed cubin byte, a missing
@@ -420,18 +441,7 @@ def self_test():
             ("a PTX image missing", False, build("missing", 1, [(2, cubin)], src_ident)),
             ("other host code", False, build("host", 2, [(2, cubin), (1, ptx)], src_ident)),
         ]
-        bad = 0
-        with open(os.devnull, "w") as quiet:
-            for what, want, so in cases:
-                saved, sys.stdout = sys.stdout, quiet
-                try:
-                    got = compare(base, so)
-                finally:
-                    sys.stdout = saved
-                if got != want:
-                    print(f"same_code: self-test: {what}: {'same' if got else 'different'}, expected "
-                          f"{'same' if want else 'different'}", file=sys.stderr)
-                    bad += 1
+        bad = failed_cases("self-test", cases, lambda so: compare(base, so))
     if bad == 0:
         print(f"same_code: self-test passed ({len(cases)} cases: an ident alone differs; a cubin byte, "
               f"a missing image, host code)")
@@ -577,21 +587,7 @@ def self_test_kernels():
             ("a function missing", False, build("missing", 1, image_set(other, drop="kB"))),
             ("one function more", False, build("extra", 1, image_set(other, extra=True))),
         ]
-        bad = 0
-        with open(os.devnull, "w") as quiet:
-            for what, want, so in cases:
-                saved, sys.stdout = sys.stdout, quiet
-                try:
-                    got = compare_kernels(base, so)
-                except Exception as e:   # a crash is a failed case, not a failed self-test run
-                    got = f"an error ({type(e).__name__}: {e})"
-                finally:
-                    sys.stdout = saved
-                if got is not want:
-                    print(f"same_code: self-test (--kernels): {what}: "
-                          f"{got if isinstance(got, str) else 'same' if got else 'different'}, expected "
-                          f"{'same' if want else 'different'}", file=sys.stderr)
-                    bad += 1
+        bad = failed_cases("self-test (--kernels)", cases, lambda so: compare_kernels(base, so))
     if bad == 0:
         print(f"same_code: self-test (--kernels) passed ({len(cases)} cases: other names, symbol order, "
               f"compression and host code alone differ; an instruction byte, registers, shared size, parameter "
