@@ -133,6 +133,10 @@ PHASE_LINKS_13_row_blocks := phases/11_split_keys/rung10.cu
 # Rung 14 holds rung 13 in a unit of its own (its rung13.cu), and rung 13 needs its rung12.cu
 # object and rung 11's rung10.cu object: linked, not compiled again.
 PHASE_LINKS_14_short_keys := phases/13_row_blocks/rung12.cu phases/11_split_keys/rung10.cu
+# Rung 15 holds rung 14's attention.cu in a unit of its own (its rung14.cu) and rung 13 in
+# another (its q_ahead.cu, with its path); rung 14's second unit, rung13.cu, and the
+# objects rung 14 links: linked, not compiled again.
+PHASE_LINKS_15_q_ahead := phases/14_short_keys/rung13.cu phases/13_row_blocks/rung12.cu phases/11_split_keys/rung10.cu
 # Rung 10 is rung 11's rung10.o alone: rung10.cu is rung 10's attention.cu whole (rungs 06-09
 # inside it) in namespace rung10, with its entry weak and of default visibility; linked by
 # itself that entry is the one the shared object exports, C linkage (the namespace does not
