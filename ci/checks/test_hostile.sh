@@ -235,7 +235,7 @@ cases = {
     "title_bidi": put("implementations.3.title", "tiles \u202e evil"),
     "profile_tool": profile_row("ncu|x", "k"),
     "samples_150000": lambda d: samples(d, 150000),
-    "samples_total": lambda d: samples(d, 90000, rows=range(0, 5)),
+    "samples_total": lambda d: samples(d, 90000, rows=range(0, 9)),
     "deep_nesting": put("context.clocks_before.extra", json.loads("[" * 40 + "]" * 40)),
     "rows_5001": lambda d: d["results"].extend(
         {"impl": "06_tiling", "shape": dict(d["results"][R]["shape"], seq_q=k + 1, seq_kv=k + 1), "tag": "ragged",
@@ -282,7 +282,7 @@ expect 2 "implementations\[3\]\.title: holds a control character" -- show "$(h t
 expect 2 "implementations\[3\]\.title: holds a bidirectional control" -- show "$(h title_bidi)"
 expect 2 "profile\[0\]\.tool: 'ncu\|x' is not a safe name" -- show "$(h profile_tool)"
 expect 2 "results\[6\]\.timing\.graph\.samples_us: 150000 elements, more than the 100000" -- gate "$(h samples_150000)"
-expect 2 "results: 4[0-9]{5} timing samples in all, more than the 400000" -- gate "$(h samples_total)"
+expect 2 "results: 8[0-9]{5} timing samples in all, more than the 800000" -- gate "$(h samples_total)"
 expect 2 "context\.clocks_before.*nested deeper" -- show "$(h deep_nesting)"
 expect 2 "results: 5001 results, more than the 5000" -- compare "$small" "$(h rows_5001)"
 expect 2 "filed under 'nvidia-h200/'" -- show --evidence "$tmp/h/misfiled"

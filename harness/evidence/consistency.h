@@ -13,7 +13,7 @@
 #define EVIDENCE_MAX_IMPLS 256
 #define EVIDENCE_MAX_RESULTS 5000             /* compare matches rows pairwise: 11 s at 20000 */
 #define EVIDENCE_MAX_SAMPLES 100000           /* per samples array: run's --max-samples limit */
-#define EVIDENCE_MAX_TOTAL_SAMPLES 400000     /* all timing samples and pairs of a run */
+#define EVIDENCE_MAX_TOTAL_SAMPLES 800000     /* all timing samples and pairs of a run */
 #define EVIDENCE_MAX_PROFILES 1024
 #define EVIDENCE_MAX_KERNELS 256              /* per profile row */
 #define EVIDENCE_MAX_BUILD_KERNELS 4096       /* resources.kernels per implementation */
@@ -23,7 +23,7 @@
 #define EVIDENCE_MAX_MEMBERS 1024             /* of any object (env_overrides, metrics) */
 #define EVIDENCE_RESAMPLES_MIN 100            /* method.bootstrap_resamples */
 #define EVIDENCE_RESAMPLES_MAX 10000
-#define EVIDENCE_MAX_BOOTSTRAP_WORK 8e8       /* resamples x samples: 2000 x 400000, ~6 s of gate */
+#define EVIDENCE_MAX_BOOTSTRAP_WORK 1.6e9     /* resamples x samples: 2000 x 800000 */
 
 /* The correctness bounds of runs that do not record method.bounds (correctness.c's). */
 #define EVIDENCE_DEFAULT_REL_L2 2e-3
