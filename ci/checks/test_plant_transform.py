@@ -66,10 +66,12 @@ with tempfile.TemporaryDirectory() as tmp:
               all("ATTN_PLANT_HOOK" not in open(p).read() for p in glob.glob(os.path.join(d, "*.cu*"))))
         # the units no hook reaches (check-planted compiles them only to PTX at -O0): rung
         # 11's rung10.cu (rung 10 whole, included from the frozen rung), rung 13's
-        # rung12.cu (rung 12 whole) and rung 14's attention.cu (its entry: its path runs in
-        # rung13.cu), no other
+        # rung12.cu (rung 12 whole), rung 14's attention.cu (its entry: its path runs in
+        # rung13.cu) and rung 15's attention.cu and rung14.cu (its entry, and rung 14's
+        # dispatch: its kernels are in q_ahead.cu), no other
         unhooked = [l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l]
-        want = {"11_split_keys": ["rung10.cu"], "13_row_blocks": ["rung12.cu"], "14_short_keys": ["attention.cu"]}.get(os.path.basename(d), [])
+        want = {"11_split_keys": ["rung10.cu"], "13_row_blocks": ["rung12.cu"], "14_short_keys": ["attention.cu"],
+                "15_q_ahead": ["attention.cu", "rung14.cu"]}.get(os.path.basename(d), [])
         check(f"{os.path.basename(d)}: units without a hooked kernel {unhooked}, expected {want}", unhooked == want)
     # a unit is unhooked only when no file of the copy it includes (at any depth, under any
     # #if) holds a hook, and an include it cannot follow counts as a hooked one
