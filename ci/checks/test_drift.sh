@@ -166,21 +166,21 @@ if grep -qE "^  11_split_keys +1x8x1:1024x128 +slower" "$tmp/p.txt" || ! grep -q
   grep -E "11_split_keys +1x8x1:1024|not judged|drift gate" "$tmp/p.txt" | head -6 >&2
 fi
 # on another GPU than every run of the set's (context.gpu.uuid), the paired floor is
-# drift.floor_other_gpu: the 5% slower row does not block (unsure at most), said so; 8%
+# drift.floor_other_gpu: the 5% slower row does not block (unsure at most), said so; 10%
 # slower still fails
 # (the uuid set in the planted copy itself: one read of the run, not two)
 other_gpu=(--set 'context.gpu.uuid="GPU-00000000-0000-0000-0000-000000000001"')
 plant 11_split_keys 4x16x4096x128c 1.05 "${other_gpu[@]}"
 n=$((n + 1))
 "$bin" gate "$planted" --config "$cfg" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
-{ [ "$rc" = 0 ] && grep -q "this run's GPU is none of the set's (context.gpu.uuid): rows in rotation take the floor of another GPU, 5%" "$tmp/p.txt" &&
-  grep -qE "^  11_split_keys +4x16x4096x128 causal +(within|unsure) .*tol \+5\.0%" "$tmp/p.txt"; } ||
-  note "11_split_keys +5% at 4x16x4096x128 causal on another GPU: expected it not slower at the 5% floor, said so, got exit $rc"
-plant 11_split_keys 4x16x4096x128c 1.08 "${other_gpu[@]}"
+{ [ "$rc" = 0 ] && grep -q "this run's GPU is none of the set's (context.gpu.uuid): rows in rotation take the floor of another GPU, 7%" "$tmp/p.txt" &&
+  grep -qE "^  11_split_keys +4x16x4096x128 causal +(within|unsure) .*tol \+7\.0%" "$tmp/p.txt"; } ||
+  note "11_split_keys +5% at 4x16x4096x128 causal on another GPU: expected it not slower at the 7% floor, said so, got exit $rc"
+plant 11_split_keys 4x16x4096x128c 1.10 "${other_gpu[@]}"
 n=$((n + 1))
 "$bin" gate "$planted" --config "$cfg" --against accepted --evidence "$tmp/ev" > "$tmp/p.txt" 2>&1; rc=$?
-{ [ "$rc" = 1 ] && grep -qE "^  11_split_keys +4x16x4096x128 causal +slower .*tol \+5\.0%" "$tmp/p.txt"; } ||
-  note "11_split_keys +8% at 4x16x4096x128 causal on another GPU: expected a 'slower' row, got exit $rc"
+{ [ "$rc" = 1 ] && grep -qE "^  11_split_keys +4x16x4096x128 causal +slower .*tol \+7\.0%" "$tmp/p.txt"; } ||
+  note "11_split_keys +10% at 4x16x4096x128 causal on another GPU: expected a 'slower' row, got exit $rc"
 # rows that move together: every rung 5% slower at that shape is the baseline's move (its
 # rotation's rounds moved every quotient alike, as between two machines), not a rung's:
 # no row slower, the shape's move printed; one rung 5% slower beside four 5% faster is

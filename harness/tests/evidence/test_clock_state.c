@@ -16,8 +16,8 @@
 
 #define FIXTURE "harness/tests/data/evidence/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json"
 #define H100_REF "evidence/nvidia-h100-80gb-hbm3/20261127T230115Z_49b36b5.json.gz"
-#define H200_REF "evidence/nvidia-h200/20261202T185051Z_7423eb7.json.gz"
-#define H200_UNMARKED "evidence/nvidia-h200/20261202T183354Z_7423eb7.json.gz"
+#define H200_CAPPED "evidence/nvidia-h200/20261203T064957Z_e86bed9.json.gz"
+#define H200_UNMARKED "evidence/nvidia-h200/20261203T040635Z_e86bed9.json.gz"
 #define H100_UNMARKED "evidence/nvidia-h100-80gb-hbm3/20261123T082246Z_27d5592.json.gz"
 
 /* The fixture run (no result throttled) with context.throttled and the snapshots' throttle
@@ -160,7 +160,7 @@ static void a_resumed_run_is_believed(void **st)
     assert_int_equal(state_of(doc), RUN_CLOCKS_THROTTLED);
 }
 
-/* The committed runs that raised this: the H100 and H200 reference runs, marked
+/* The committed runs that raised this: the H100 reference run and an H200 session, marked
  * throttled for sw_power_cap at their end, no result throttled; an older H100 run and an
  * H200 run of the accepted set, not marked. */
 static void committed_runs(void **st)
@@ -168,11 +168,11 @@ static void committed_runs(void **st)
     (void)st;
     static const struct { const char *path; int flag; run_clock_state want; } runs[] = {
         { H100_REF, 1, RUN_CLOCKS_POWER_CAP },
-        /* the H200 reference (build 7423eb7) flagged sw_power_cap at its end (1965 MHz,
-         * 623 W), no row throttled; the first session of its set, no flag at its start or
-         * end (1980 MHz both). The reference of build 727334b had rows throttled at
-         * 1x1x16384x128: a_throttled_result_is_throttled keeps that case */
-        { H200_REF, 1, RUN_CLOCKS_POWER_CAP },
+        /* a session of the H200 accepted set (build e86bed9, 064957Z) flagged sw_power_cap
+         * at its end (1965 MHz, 612 W), no row throttled; another of the set (040635Z), no
+         * flag at its start or end (1980 MHz both). The reference of build 727334b had rows
+         * throttled at 1x1x16384x128: a_throttled_result_is_throttled keeps that case */
+        { H200_CAPPED, 1, RUN_CLOCKS_POWER_CAP },
         { H200_UNMARKED, 0, RUN_CLOCKS_NOT_THROTTLED },
         { H100_UNMARKED, 0, RUN_CLOCKS_NOT_THROTTLED },
     };

@@ -14,7 +14,7 @@
 #include "evidence/reader.h"
 #include "evidence/result_ratio.h"
 
-#define H200_REF "evidence/nvidia-h200/20261202T185051Z_7423eb7.json.gz"
+#define H200_REF "evidence/nvidia-h200/20261203T003734Z_4a31b0b.json.gz"
 
 static run_data g_run;
 
