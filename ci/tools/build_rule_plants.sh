@@ -45,6 +45,27 @@ build() {
     fi
     objs="$objs $obj"
   done
+  # the objects of other rungs' sources it links (the Makefile's PHASE_LINKS_: rungs 12-15),
+  # compiled from the tree, never planted, once for every plant and the base. A rung of
+  # linked objects alone (PHASE_ONLY_LINKS_: rung 10, rung 11's rung10.o) is built from its
+  # own sources as before, where its plant's edit is.
+  # (the command names them as objects of the link alone: <build>/obj/phases/R/F.o, from
+  # phases/R/F.cu)
+  local linked
+  linked=$(printf '%s\n' "$cmd" | tr ' ' '\n' | sed -n 's|^<build>/obj/\(phases/[^/]*/[^/]*\)\.o$|\1.cu|p' | sort -u)
+  if printf '%s\n' "$cmd" | grep -q " -c -o <build>/obj/phases/$rung/"; then
+    for cu in $(printf '%s\n' "$linked" | grep -v "^phases/$rung/"); do
+      key=$( { echo "$flags"; cat "$cu"; for f in $(local_includes "$cu"); do cat "$f"; done; } | sha256sum | cut -c1-24)
+      obj=$out.obj/link-$(printf '%s' "${cu%.cu}" | tr / -)-$key.o
+      if [ ! -f "$obj" ]; then
+        echo "nvcc  $obj (linked, sm_90a)"
+        ${flags/ -shared / } -c -o "$obj.tmp" "$cu" 2>> "$dir/$rung.ptxas.txt" \
+          || { cat "$dir/$rung.ptxas.txt" >&2; rm -f "$obj.tmp" "$so"; exit 1; }
+        mv "$obj.tmp" "$obj"
+      fi
+      objs="$objs $obj"
+    done
+  fi
   if ! $flags -o "$so" $objs 2>> "$dir/$rung.ptxas.txt"; then
     cat "$dir/$rung.ptxas.txt" >&2
     rm -f "$so"

@@ -38,6 +38,20 @@ PLANTS = [
     ("11_split_max", "11_split_keys", "split_kernel.cuh",
      "constexpr int SPLIT_MAX = 256;", "constexpr int SPLIT_MAX = 8;",
      "split count: at most 8 pieces a head, not 256"),
+    # rungs 12-15, each one line of its own rule (their binaries link the objects of the
+    # rungs below: ci/tools/build_rule_plants.sh compiles those from the tree)
+    ("12_zone_keys", "12_decode_rows", "decode_choice.cuh",
+     "constexpr long ZONE_MAX_KV = 4096;", "constexpr long ZONE_MAX_KV = 16384;",
+     "threshold: the zone given back to rung 11 up to 16384 keys, not 4096"),
+    ("13_rows_max", "13_row_blocks", "row_choice.cuh",
+     "constexpr long ROWS_MAX_PERMILLE = 1150;", "constexpr long ROWS_MAX_PERMILLE = 1000;",
+     "threshold: 192-row blocks only where they pad no more rows than the ping-pong's, not 1.15x"),
+    ("14_short_max", "14_short_keys", "key_choice.cuh",
+     "s->seq_kv > r9::BN) return false;", "s->seq_kv > 64) return false;",
+     "threshold: the short-keys kernel up to 64 keys, not 128"),
+    ("15_q_rows", "15_q_ahead", "q_choice.cuh",
+     "s->causal || s->seq_q <= 16 ||", "s->causal || s->seq_q <= 512 ||",
+     "threshold: the Q ahead from 513 query rows, not 17"),
 ]
 
 
