@@ -186,6 +186,7 @@ static void resources_legend(FILE *f)
  * shape to rung 09) read up to 0.9% apart (H100, paired), and the A/B gate's default
  * tolerance is 1%. A step of separate medians carries the clock's drift and is not marked. */
 #define STEP_TIE 0.01
+#define TOP_STEP_OVER 0.01   /* issue 52's target: no point more than 1% slower than the best rung below */
 
 /* How many times as fast x is as p (a rung below it, or the first rung): where the run
  * measured both in rotation, the quotient of their paired ratios to the baseline (each
@@ -401,6 +402,27 @@ static void sessions_table(FILE *f, const report_ctx *c, const report_gpu *g)
     fprintf(f, "\n");
 }
 
+/* The top rung against the best rung below at every point it was paired (targets.h): the
+ * ladder's promise that a new rung is slower nowhere, read from the run. */
+static void top_step_paragraph(FILE *f, const run_data *r)
+{
+    report_top_step t;
+    if (report_top_rung_step(r, TOP_STEP_OVER, &t)) return;
+    char at[96];
+    run_shape_text(&t.worst_at, at, sizeof at);
+    fprintf(f, "The top rung, `%s`, against the best rung below it at each of the %zu points where it was "
+            "paired (rungs whose init notes are equal at a point run one kernel and count once, at the median "
+            "of their paired ratios, the top rung among its own kernel's, so that the lowest of several "
+            "readings of one kernel is not taken for a faster kernel): ", t.top, t.points);
+    if (t.worst > 0)
+        fprintf(f, "at most %+.2f%% slower (%s); %zu point(s) more than %.0f%% slower.", 100 * t.worst, at, t.over,
+                100 * TOP_STEP_OVER);
+    else
+        fprintf(f, "faster at every point, by at least %.2f%% (%s).", -100 * t.worst, at);
+    if (t.one_kernel) fprintf(f, " At %zu more, every rung below with a ratio runs its kernel.", t.one_kernel);
+    fprintf(f, "\n\n");
+}
+
 /* Each rung against the rung below it in the run, at a fixed list of shapes
  * (report_step_shapes): the staircase a reader climbs, one idea per step. A shape the run
  * did not time for two rungs is named, not shown as a column of dashes. */
@@ -456,6 +478,7 @@ static void steps_table(FILE *f, const report_ctx *c, const run_data *r)
         fprintf(f, "\n");
     }
     fprintf(f, "\n");
+    top_step_paragraph(f, r);
 }
 
 /* An external baseline's row: its time and TFLOP/s are the run baseline's time times its

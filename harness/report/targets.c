@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "core/stats.h"
 #include "evidence/result_ratio.h"
 
 #define SAME_KERNEL_TARGET 0.01
@@ -41,6 +42,89 @@ int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, size_t
         }
     }
     return *n_pairs ? 0 : -1;
+}
+
+/* The rungs below `top` in the run, in no particular order: every phase named before it. */
+static size_t rungs_below(const run_data *r, const char *top, const char **below, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_impls && n < cap; i++)
+        if (!strcmp(r->impls[i].kind, "phase") && strcmp(r->impls[i].name, top) < 0) below[n++] = r->impls[i].name;
+    return n;
+}
+
+/* A rung's paired ratio at the point, with the note that names its kernel; -1 without. */
+static int paired_point(const run_data *r, const run_result *x, double *ratio)
+{
+    if (!x || !x->init_note || !x->init_note[0] || !result_pairs_decide(r, x)) return -1;
+    return result_point_ratio(r, x, r->baseline, ratio);
+}
+
+#define TOP_STEP_MAX_RUNGS 64
+
+/* One point's step: the top rung's kernel (its rungs' median) over the lowest median of
+ * the other kernels below. 0 with *step set, 1 when no other kernel below has a ratio, -1
+ * when the top rung has none. */
+static int point_step(const run_data *r, const run_result *x, const char *const *below, size_t n_below,
+                      double *step)
+{
+    double mine[TOP_STEP_MAX_RUNGS + 1], vals[TOP_STEP_MAX_RUNGS];
+    const char *note[TOP_STEP_MAX_RUNGS];
+    size_t n_mine = 0, n = 0;
+    if (paired_point(r, x, &mine[n_mine])) return -1;
+    n_mine++;
+    for (size_t i = 0; i < n_below; i++) {
+        const run_result *y = run_find(r, below[i], &x->shape);
+        double v;
+        if (paired_point(r, y, &v)) continue;
+        if (run_same_kernel(x, y)) mine[n_mine++] = v;
+        else note[n] = y->init_note, vals[n++] = v;
+    }
+    if (!n) return 1;
+    double best = INFINITY;
+    for (size_t i = 0; i < n; i++) {   /* each other kernel once: its rungs' median */
+        double group[TOP_STEP_MAX_RUNGS];
+        size_t g = 0;
+        int seen = 0;
+        for (size_t j = 0; j < n && !seen; j++) seen = j < i && !strcmp(note[j], note[i]);
+        if (seen) continue;
+        for (size_t j = i; j < n; j++)
+            if (!strcmp(note[j], note[i])) group[g++] = vals[j];
+        best = fmin(best, stats_median(group, g));
+    }
+    *step = stats_median(mine, n_mine) / best - 1;
+    return 0;
+}
+
+int report_top_rung_step(const run_data *r, double over, report_top_step *out)
+{
+    memset(out, 0, sizeof *out);
+    out->worst = NAN;
+    for (size_t i = 0; i < r->n_impls; i++)
+        if (!strcmp(r->impls[i].kind, "phase") && (!out->top || strcmp(r->impls[i].name, out->top) > 0))
+            out->top = r->impls[i].name;
+    if (!out->top) return -1;
+    const char *below[TOP_STEP_MAX_RUNGS];
+    size_t n_below = rungs_below(r, out->top, below, TOP_STEP_MAX_RUNGS);
+    for (size_t i = 0; i < r->n_results; i++) {
+        const run_result *x = &r->results[i];
+        double step;
+        /* the first row of the top rung at its shape: the one every other table reads */
+        if (strcmp(x->impl, out->top) || run_find(r, out->top, &x->shape) != x) continue;
+        int rc = point_step(r, x, below, n_below, &step);
+        if (rc < 0) continue;
+        if (rc > 0) {
+            out->one_kernel++;
+            continue;
+        }
+        out->points++;
+        out->over += step > over;
+        if (!(step <= out->worst)) {
+            out->worst = step;
+            out->worst_at = x->shape;
+        }
+    }
+    return out->points ? 0 : -1;
 }
 
 void report_reproduction(const run_data *a, const run_data *b, double within, size_t *n_rows, size_t *n_within)

@@ -17,6 +17,25 @@ int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, size_t
  * (ratio quotient - 1, either way). Rungs 01 and 02 are counted too. */
 void report_reproduction(const run_data *a, const run_data *b, double within, size_t *n_rows, size_t *n_within);
 
+/* The top rung against the best rung below it, at every point where the run paired it
+ * (in the rotation, with an init note). The rungs at a point whose init notes are equal run
+ * one kernel: they count once, at the median of their paired ratios, the top rung among
+ * its own kernel's rungs too, so that the lowest of several readings of one kernel is not
+ * taken for a faster kernel. The step is that median over the lowest median of the other
+ * kernels below; a point where every rung below with a ratio runs the top rung's kernel has
+ * no step (one_kernel). */
+typedef struct {
+    const char *top;        /* the run's last rung (NN_ order), NULL when it has none */
+    size_t points;          /* points with a step */
+    size_t over;            /* of them, steps above `over` (slower by more than it) */
+    size_t one_kernel;      /* points without one: one kernel below and above */
+    double worst;           /* the largest step - 1, NAN without points */
+    attn_shape worst_at;
+} report_top_step;
+
+/* 0, or -1 when the run has no rung or the top rung no point with a step. */
+int report_top_rung_step(const run_data *r, double over, report_top_step *out);
+
 /* The GPU page's paragraph quoting both from its accepted runs. */
 void report_targets_paragraph(FILE *f, const report_ctx *c, const report_gpu *g);
 

@@ -142,6 +142,28 @@ static void targets_from_the_accepted_runs(void **st)
     run_close(&second);
 }
 
+/* The top rung against the best rung below at every point (targets.h): in build 4a31b0b's
+ * reference run, rung 15 at its 68 points, rungs of one kernel counted once at their
+ * median; the worst 1x32x16384x64 +0.71% against the median of rungs 09-14's one kernel
+ * (the lowest of the six alone would read +0.78%), none more than 1% slower (computed
+ * apart from the harness: 68 points, the same worst). */
+static void top_rung_against_the_best_below(void **st)
+{
+    (void)st;
+    report_top_step t;
+    assert_int_equal(report_top_rung_step(&g_run, 0.01, &t), 0);
+    assert_string_equal(t.top, "15_q_ahead");
+    assert_int_equal(t.points, 68);
+    assert_int_equal(t.over, 0);
+    assert_int_equal(t.one_kernel, 0);
+    if (!(t.worst > 0.0070 && t.worst < 0.0072)) fail_msg("worst step %.5f, expected +0.0071", t.worst);
+    const attn_shape want = { 1, 32, 16384, 16384, 64, 0, 0 };
+    assert_true(run_same_shape(&t.worst_at, &want));
+    /* a stricter threshold counts the points past it */
+    assert_int_equal(report_top_rung_step(&g_run, 0.005, &t), 0);
+    assert_true(t.over >= 1 && t.over < t.points);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -149,6 +171,7 @@ int main(void)
         cmocka_unit_test(an_external_is_drawn_at_the_baseline_time_times_its_ratio),
         cmocka_unit_test(a_bridged_run_shows_where_the_two_cudnns_differ),
         cmocka_unit_test(targets_from_the_accepted_runs),
+        cmocka_unit_test(top_rung_against_the_best_below),
     };
     return cmocka_run_group_tests(tests, open_run, close_run);
 }
