@@ -15,6 +15,14 @@ static int is_rung(const run_data *r, const char *name)
     return im && !strcmp(im->kind, "phase");
 }
 
+/* A rung's paired ratio to the run's baseline at a point, where the rotation decides it and
+ * an init note names its kernel; -1 without (a baseline, a row of separate medians). */
+static int rung_point(const run_data *r, const run_result *x, double *ratio)
+{
+    if (!x || !x->init_note || !x->init_note[0] || !is_rung(r, x->impl) || !result_pairs_decide(r, x)) return -1;
+    return result_point_ratio(r, x, r->baseline, ratio);
+}
+
 int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, size_t *n_pairs, double *lo, double *hi)
 {
     *n_pairs = 0;
@@ -25,14 +33,11 @@ int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, size_t
         for (size_t i = 0; i < r->n_results; i++) {
             const run_result *a = &r->results[i];
             double qa, qb;
-            if (!a->init_note || !a->init_note[0] || !is_rung(r, a->impl) || !result_pairs_decide(r, a) ||
-                result_point_ratio(r, a, r->baseline, &qa))
-                continue;
+            if (rung_point(r, a, &qa)) continue;
             for (size_t j = i + 1; j < r->n_results; j++) {
                 const run_result *b = &r->results[j];
                 if (!run_same_kernel(a, b) || !run_same_shape(&a->shape, &b->shape) ||
-                    !strcmp(a->impl, b->impl) || !is_rung(r, b->impl) || !result_pairs_decide(r, b) ||
-                    result_point_ratio(r, b, r->baseline, &qb))
+                    !strcmp(a->impl, b->impl) || rung_point(r, b, &qb))
                     continue;
                 double d = qb / qa - 1;
                 (*n_pairs)++;
@@ -44,39 +49,23 @@ int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, size_t
     return *n_pairs ? 0 : -1;
 }
 
-/* The rungs below `top` in the run, in no particular order: every phase named before it. */
-static size_t rungs_below(const run_data *r, const char *top, const char **below, size_t cap)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_impls && n < cap; i++)
-        if (!strcmp(r->impls[i].kind, "phase") && strcmp(r->impls[i].name, top) < 0) below[n++] = r->impls[i].name;
-    return n;
-}
-
-/* A rung's paired ratio at the point, with the note that names its kernel; -1 without. */
-static int paired_point(const run_data *r, const run_result *x, double *ratio)
-{
-    if (!x || !x->init_note || !x->init_note[0] || !result_pairs_decide(r, x)) return -1;
-    return result_point_ratio(r, x, r->baseline, ratio);
-}
-
 #define TOP_STEP_MAX_RUNGS 64
 
 /* One point's step: the top rung's kernel (its rungs' median) over the lowest median of
  * the other kernels below. 0 with *step set, 1 when no other kernel below has a ratio, -1
  * when the top rung has none. */
-static int point_step(const run_data *r, const run_result *x, const char *const *below, size_t n_below,
-                      double *step)
+static int point_step(const run_data *r, const run_result *x, double *step)
 {
     double mine[TOP_STEP_MAX_RUNGS + 1], vals[TOP_STEP_MAX_RUNGS];
     const char *note[TOP_STEP_MAX_RUNGS];
     size_t n_mine = 0, n = 0;
-    if (paired_point(r, x, &mine[n_mine])) return -1;
+    if (rung_point(r, x, &mine[n_mine])) return -1;
     n_mine++;
-    for (size_t i = 0; i < n_below; i++) {
-        const run_result *y = run_find(r, below[i], &x->shape);
+    for (size_t i = 0; i < r->n_impls && n_mine + n <= TOP_STEP_MAX_RUNGS; i++) {   /* the rungs below */
+        if (strcmp(r->impls[i].name, x->impl) >= 0) continue;
+        const run_result *y = run_find(r, r->impls[i].name, &x->shape);
         double v;
-        if (paired_point(r, y, &v)) continue;
+        if (rung_point(r, y, &v)) continue;
         if (run_same_kernel(x, y)) mine[n_mine++] = v;
         else note[n] = y->init_note, vals[n++] = v;
     }
@@ -101,17 +90,15 @@ int report_top_rung_step(const run_data *r, double over, report_top_step *out)
     memset(out, 0, sizeof *out);
     out->worst = NAN;
     for (size_t i = 0; i < r->n_impls; i++)
-        if (!strcmp(r->impls[i].kind, "phase") && (!out->top || strcmp(r->impls[i].name, out->top) > 0))
+        if (is_rung(r, r->impls[i].name) && (!out->top || strcmp(r->impls[i].name, out->top) > 0))
             out->top = r->impls[i].name;
     if (!out->top) return -1;
-    const char *below[TOP_STEP_MAX_RUNGS];
-    size_t n_below = rungs_below(r, out->top, below, TOP_STEP_MAX_RUNGS);
     for (size_t i = 0; i < r->n_results; i++) {
         const run_result *x = &r->results[i];
         double step;
         /* the first row of the top rung at its shape: the one every other table reads */
         if (strcmp(x->impl, out->top) || run_find(r, out->top, &x->shape) != x) continue;
-        int rc = point_step(r, x, below, n_below, &step);
+        int rc = point_step(r, x, &step);
         if (rc < 0) continue;
         if (rc > 0) {
             out->one_kernel++;

@@ -17,6 +17,7 @@
 #include "report/targets.h"
 
 #define H200_REF "evidence/nvidia-h200/20261203T003734Z_4a31b0b.json.gz"
+#define H100_REF "evidence/nvidia-h100-80gb-hbm3/20261127T230115Z_49b36b5.json.gz"
 #define H200_SECOND "evidence/nvidia-h200/20261203T040635Z_e86bed9.json.gz"
 
 static run_data g_run;
@@ -162,6 +163,23 @@ static void top_rung_against_the_best_below(void **st)
     /* a stricter threshold counts the points past it */
     assert_int_equal(report_top_rung_step(&g_run, 0.005, &t), 0);
     assert_true(t.over >= 1 && t.over < t.points);
+    /* the H100 reference (rung 11 on top): 58 points with a step, the worst +0.149% at
+     * 1x8x1:300x128; at 2 more every rung below runs rung 11's kernel. Where rung 11 shares
+     * its kernel with rungs below, their median stands for it: taken alone it would read
+     * +0.223% (1x8x129:257x64 causal), its kernel's rungs counted as another kernel +0.328%
+     * (computed apart from the harness) */
+    run_data h100;
+    char err[1024];
+    if (run_open(&h100, H100_REF, err, sizeof err)) fail_msg("%s", err);
+    assert_int_equal(report_top_rung_step(&h100, 0.01, &t), 0);
+    assert_string_equal(t.top, "11_split_keys");
+    assert_int_equal(t.points, 58);
+    assert_int_equal(t.one_kernel, 2);
+    assert_int_equal(t.over, 0);
+    if (!(t.worst > 0.00145 && t.worst < 0.00153)) fail_msg("H100 worst step %.5f, expected +0.00149", t.worst);
+    const attn_shape h100_at = { 1, 8, 1, 300, 128, 0, 0 };
+    assert_true(run_same_shape(&t.worst_at, &h100_at));
+    run_close(&h100);
 }
 
 int main(void)
