@@ -3,7 +3,9 @@
 #  1. an interrupted run keeps what it measured as *.partial.json, exits 130, and the gate
 #     leaves the partial file out unless asked (show/report: ci/checks/test_cli.sh);
 #  2. a shape that cannot fit in the free device memory is recorded as unsupported with
-#     the bytes it needs, and the rest of the run goes on (memory held by another process).
+#     the bytes it needs, and the rest of the run goes on (memory held by another process);
+#  3. `ab` names the option that left a changed rung's sweep out (--shape, --no-paths,
+#     --headline-only, --no-sweep), and times every sweep point with none of them.
 set -u
 build=${1:-build}
 bin=$build/attnladder
@@ -39,4 +41,22 @@ check "a shape beyond free memory does not stop the run (exit $ost)" '[ "$ost" =
 check "it is reported with the bytes needed" 'grep -q "out of device memory: Q, K, V and O need" "$tmp/oom.out"'
 check "the next shape is still measured" 'grep -q "06_tiling .*1x8x512x64 .*ok" "$tmp/oom.out"'
 grep -E "out of device memory|1x8x512x64" "$tmp/oom.out" | head -3
+# 3: a head whose 10_latency record says one of its own sources changed (the shared objects
+# the same files): ab says the sweep is due, and which option left it out
+mkdir -p "$tmp/head/phases"
+for f in "$build"/phases/*; do ln -s "$(readlink -f "$f")" "$tmp/head/phases/"; done
+rec=$tmp/head/phases/10_latency.sources.sha256
+rm -f "$rec"
+awk '$2 ~ /^phases\/10_latency\// && !done { $1 = "0" substr($1, 2); done = 1 } { print $1 "  " $2 }' \
+  "$build/phases/10_latency.sources.sha256" > "$rec"
+abq() { "$bin" ab --base "$build" --head "$tmp/head" --impl 10_latency --min-samples 5 --max-samples 10 \
+  --min-gpu-seconds 0 "$@" > "$tmp/ab.out" 2>&1; }
+for opt in "--shape 1,8,512,64" "--no-paths" "--headline-only" "--no-sweep"; do
+  abq $opt; ast=$?
+  check "ab $opt: exit $ast, the sweep left out, named (${opt%% *})" \
+    '[ "$ast" != 2 ] && grep -q "^10_latency .*changed: .*sweep left out (${opt%% *})" "$tmp/ab.out"'
+done
+"$bin" ab --base "$build" --head "$tmp/head" --impl 10_latency --list-paths > "$tmp/ab.out" 2>&1
+check "ab with none of them: every sweep point" 'grep -q "^10_latency .*changed: .*timed at every sweep point" "$tmp/ab.out"'
+grep "changed:" "$tmp/ab.out" | head -2
 exit $fail

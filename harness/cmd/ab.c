@@ -46,6 +46,7 @@ typedef struct {
     size_t n_shapes;
     int paths;          /* time one shape of every code path too (the default set only) */
     int sweep;          /* and every sweep point of a changed rung (the default set only) */
+    const char *sweep_off; /* the option that left the sweep out, for the changed rungs' lines */
     int list_paths;     /* print the paths and the shapes chosen; time nothing */
     double tolerance, baseline_tolerance;
     uint64_t seed;
@@ -108,14 +109,16 @@ static int parse(int argc, char **argv, ab_opts *o)
         }
         if (!strcmp(a, "--headline-only")) {
             headline_only = 1;
+            o->sweep_off = a;
             continue;
         }
         if (!strcmp(a, "--no-sweep")) {
             o->sweep = 0;
+            o->sweep_off = a;
             continue;
         }
         if (!strcmp(a, "--no-paths") || !strcmp(a, "--list-paths")) {
-            if (a[2] == 'n') o->paths = 0;
+            if (a[2] == 'n') o->paths = 0, o->sweep_off = a;
             else o->list_paths = 1;
             continue;
         }
@@ -150,6 +153,7 @@ static int parse(int argc, char **argv, ab_opts *o)
                 return -1;
             }
             o->n_shapes++;
+            o->sweep_off = "--shape";
         } else if (!strcmp(a, "--tolerance")) {
             if (arg_double("ab", a, v, 0.0001, 0.5, &d)) return -1;
             o->tolerance = d;
@@ -596,10 +600,13 @@ static int ab_read_changes(ab_session *s)
         s->sweep_of[at[k]] = s->o.sweep && ch[k].sweep;
         json_object_set_new(rungs, name, json_pack("{s:b, s:s, s:s}", "changed", ch[k].kind != RUNG_SAME, "why", why,
                                                    "timed", ch[k].sweep ? "every sweep point" : "code paths"));
-        if (ch[k].kind != RUNG_SAME && wanted(&s->o, name))
-            printf("%-22s changed: %s: %s\n", name, why,
-                   s->sweep_of[at[k]] ? "timed at every sweep point" : ch[k].sweep ? "sweep left out (--no-sweep)"
-                                                                        : "timed at its code paths");
+        if (ch[k].kind != RUNG_SAME && wanted(&s->o, name)) {
+            /* the option that left a changed rung's sweep out, named as given */
+            const char *off = !s->sweep_of[at[k]] && ch[k].sweep && s->o.sweep_off ? s->o.sweep_off : NULL;
+            printf("%-22s changed: %s: %s%s%s%s\n", name, why,
+                   s->sweep_of[at[k]] ? "timed at every sweep point" : ch[k].sweep ? "sweep left out" : "timed at its code paths",
+                   off ? " (" : "", off ? off : "", off ? ")" : "");
+        }
     }
     if (wide) printf("every phase's binary moved with no rule's source: timed at the code paths, as before\n");
     s->changes = json_pack("{s:s, s:b, s:o}", "rule",
