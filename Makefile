@@ -644,6 +644,7 @@ check-scripts:
 	@$(PYTHON) ci/checks/test_torch_sdpa.py
 	@bash ci/checks/test_check_bridge.sh
 	@bash ci/checks/test_sass_loops.sh
+	@bash ci/checks/test_check_kernels.sh $(BUILD)
 	@$(PYTHON) ci/checks/test_times.py --self-test
 # the drift gate on every committed run, once (ci/checks/drift_runs.sh)
 DRIFT_INPUTS := $(wildcard evidence/*/accepted.txt evidence/*/2*.json evidence/*/2*.json.gz) ci/gate.json ci/checks/drift_runs.sh
