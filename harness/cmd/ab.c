@@ -118,8 +118,12 @@ static int parse(int argc, char **argv, ab_opts *o)
             continue;
         }
         if (!strcmp(a, "--no-paths") || !strcmp(a, "--list-paths")) {
-            if (a[2] == 'n') o->paths = 0, o->sweep_off = a;
-            else o->list_paths = 1;
+            if (a[2] == 'n') {
+                o->paths = 0;
+                o->sweep_off = a;
+            } else {
+                o->list_paths = 1;
+            }
             continue;
         }
         static const char *const with_value[] = { "--base", "--head", "--out", "--impl", "--judge", "--discard",

@@ -143,6 +143,22 @@ static void targets_from_the_accepted_runs(void **st)
     run_close(&second);
 }
 
+/* report_top_rung_step's figures for a run at a 1% threshold: its top rung, the points with
+ * a step, those where one kernel runs below and above, none over 1%, the worst step inside
+ * (lo, hi) at `at`. */
+static void expect_top_step(const run_data *r, const char *top, size_t points, size_t one_kernel, double lo,
+                            double hi, attn_shape at)
+{
+    report_top_step t;
+    assert_int_equal(report_top_rung_step(r, 0.01, &t), 0);
+    assert_string_equal(t.top, top);
+    assert_int_equal(t.points, points);
+    assert_int_equal(t.one_kernel, one_kernel);
+    assert_int_equal(t.over, 0);
+    if (!(t.worst > lo && t.worst < hi)) fail_msg("%s: worst step %.5f, expected in (%.5f, %.5f)", top, t.worst, lo, hi);
+    assert_true(run_same_shape(&t.worst_at, &at));
+}
+
 /* The top rung against the best rung below at every point (targets.h): in build 4a31b0b's
  * reference run, rung 15 at its 68 points, rungs of one kernel counted once at their
  * median; the worst 1x32x16384x64 +0.71% against the median of rungs 09-14's one kernel
@@ -151,16 +167,9 @@ static void targets_from_the_accepted_runs(void **st)
 static void top_rung_against_the_best_below(void **st)
 {
     (void)st;
-    report_top_step t;
-    assert_int_equal(report_top_rung_step(&g_run, 0.01, &t), 0);
-    assert_string_equal(t.top, "15_q_ahead");
-    assert_int_equal(t.points, 68);
-    assert_int_equal(t.over, 0);
-    assert_int_equal(t.one_kernel, 0);
-    if (!(t.worst > 0.0070 && t.worst < 0.0072)) fail_msg("worst step %.5f, expected +0.0071", t.worst);
-    const attn_shape want = { 1, 32, 16384, 16384, 64, 0, 0 };
-    assert_true(run_same_shape(&t.worst_at, &want));
+    expect_top_step(&g_run, "15_q_ahead", 68, 0, 0.0070, 0.0072, (attn_shape){ 1, 32, 16384, 16384, 64, 0, 0 });
     /* a stricter threshold counts the points past it */
+    report_top_step t;
     assert_int_equal(report_top_rung_step(&g_run, 0.005, &t), 0);
     assert_true(t.over >= 1 && t.over < t.points);
     /* the H100 reference (rung 11 on top): 58 points with a step, the worst +0.149% at
@@ -171,14 +180,7 @@ static void top_rung_against_the_best_below(void **st)
     run_data h100;
     char err[1024];
     if (run_open(&h100, H100_REF, err, sizeof err)) fail_msg("%s", err);
-    assert_int_equal(report_top_rung_step(&h100, 0.01, &t), 0);
-    assert_string_equal(t.top, "11_split_keys");
-    assert_int_equal(t.points, 58);
-    assert_int_equal(t.one_kernel, 2);
-    assert_int_equal(t.over, 0);
-    if (!(t.worst > 0.00145 && t.worst < 0.00153)) fail_msg("H100 worst step %.5f, expected +0.00149", t.worst);
-    const attn_shape h100_at = { 1, 8, 1, 300, 128, 0, 0 };
-    assert_true(run_same_shape(&t.worst_at, &h100_at));
+    expect_top_step(&h100, "11_split_keys", 58, 2, 0.00145, 0.00153, (attn_shape){ 1, 8, 1, 300, 128, 0, 0 });
     run_close(&h100);
 }
 
