@@ -6,6 +6,8 @@
 # harness's own defaults).
 #   ci/workflow/gpu_session.sh [ladder] [sanitize] [faulty]   (default: all three)
 # RESUME=FILE continues the interrupted run FILE (`run --resume`) instead of starting one.
+# PROFILE=0 leaves the profiler out (about 45 s): the reports read the profile of the
+# reference run only, so the other accepted sessions of a set need none.
 # Each step's wall time goes to session_steps.tsv (in OUT_DIR, else the build directory).
 set -u
 build=${BUILD:-build}
@@ -79,13 +81,15 @@ if [[ " $steps " == *" ladder "* ]]; then
   if [ -n "$file" ] && [ $partial = 1 ]; then
     echo "gpu_session: the run was cut short; continue it with RESUME=$file" >&2
   elif [ -n "$file" ]; then
-    raw=$(mktemp -d)
-    t=$(now_ms)
-    "$bin" profile --build "$build" --into "$file" --raw-dir "$raw" \
-      --impl "$("$bin" list --build "$build" | awk '$2 == "phase" || $2 == "baseline" {print $1}' | paste -sd,)" \
-      --shape 1,8,512,64,0 --shape 1,8,512,64,1 --shape 4,16,4096,128,0
-    step_done profile "$t"
-    [ -n "$out" ] && tar czf "$out/ncu_raw.tgz" -C "$raw" .
+    if [ "${PROFILE:-1}" != 0 ]; then
+      raw=$(mktemp -d)
+      t=$(now_ms)
+      "$bin" profile --build "$build" --into "$file" --raw-dir "$raw" \
+        --impl "$("$bin" list --build "$build" | awk '$2 == "phase" || $2 == "baseline" {print $1}' | paste -sd,)" \
+        --shape 1,8,512,64,0 --shape 1,8,512,64,1 --shape 4,16,4096,128,0
+      step_done profile "$t"
+      [ -n "$out" ] && tar czf "$out/ncu_raw.tgz" -C "$raw" .
+    fi
     t=$(now_ms)
     "$bin" gate "$file" || status=1
     step_done gate "$t"
