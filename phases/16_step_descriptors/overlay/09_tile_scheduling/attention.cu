@@ -1,1 +1,0 @@
-../../../09_tile_scheduling/attention.cu
