@@ -22,6 +22,7 @@
 
 static run_data g_run;
 static const attn_shape THROUGHPUT = { 4, 16, 4096, 4096, 128, 0, 0 };
+static const attn_shape LONG = { 1, 16, 16384, 16384, 128, 0, 0 };
 
 static int open_run(void **st)
 {
@@ -92,13 +93,16 @@ static void the_old_method_is_named_and_both_libraries_too(void **st)
 static void an_external_is_drawn_at_the_baseline_time_times_its_ratio(void **st)
 {
     (void)st;
-    const run_result *x = run_find(&g_run, "torch_cudnn", &THROUGHPUT), *b = run_find(&g_run, "sdpa_cudnn", &THROUGHPUT);
+    const run_result *x = run_find(&g_run, "torch_cudnn", &LONG), *b = run_find(&g_run, "sdpa_cudnn", &LONG);
     double us, q;
     assert_int_equal(report_external_time(&g_run, x, &us), 0);
     assert_int_equal(result_point_ratio(&g_run, x, "sdpa_cudnn", &q), 0);
     assert_true(fabs(us - b->median_us * q) <= 1e-9 * us);
-    /* the H200 runs drew PyTorch's cuDNN at its own clock, several percent off the pairs */
-    assert_true(fabs(us / x->median_us - 1) > 1e-3);
+    /* the H200 runs drew PyTorch's cuDNN at its own clock, several percent off the pairs:
+     * most at this 3.5 ms point, where the clock sags under the power cap (+7.9% in this
+     * run; +5.1% in two later sessions' reference; at 4x16x4096x128 +0.5%, and +0.01% in
+     * one of those) */
+    assert_true(fabs(us / x->median_us - 1) > 0.01);
 }
 
 /* The bridged run as committed: the paragraph names the bridge and lists the shapes
