@@ -23,11 +23,11 @@ static int rung_point(const run_data *r, const run_result *x, double *ratio)
     return result_point_ratio(r, x, r->baseline, ratio);
 }
 
-int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, size_t *n_pairs, double *lo, double *hi)
+int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, report_spread *out)
 {
-    *n_pairs = 0;
-    *lo = INFINITY;
-    *hi = -INFINITY;
+    memset(out, 0, sizeof *out);
+    out->lo = INFINITY;
+    out->hi = -INFINITY;
     for (size_t k = 0; k < n_runs; k++) {
         const run_data *r = runs[k];
         for (size_t i = 0; i < r->n_results; i++) {
@@ -39,14 +39,37 @@ int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, size_t
                 if (!run_same_kernel(a, b) || !run_same_shape(&a->shape, &b->shape) ||
                     !strcmp(a->impl, b->impl) || rung_point(r, b, &qb))
                     continue;
-                double d = qb / qa - 1;
-                (*n_pairs)++;
-                *lo = fmin(*lo, d);
-                *hi = fmax(*hi, d);
+                /* the later rung (NN_ order) over the earlier */
+                int b_later = strcmp(b->impl, a->impl) > 0;
+                const run_result *later = b_later ? b : a, *earlier = b_later ? a : b;
+                double d = b_later ? qb / qa - 1 : qa / qb - 1;
+                out->n_pairs++;
+                if (d < out->lo) out->lo = d, out->lo_later = later->impl, out->lo_earlier = earlier->impl, out->lo_at = a->shape;
+                if (d > out->hi) out->hi = d, out->hi_later = later->impl, out->hi_earlier = earlier->impl, out->hi_at = a->shape;
             }
         }
     }
-    return *n_pairs ? 0 : -1;
+    return out->n_pairs ? 0 : -1;
+}
+
+int report_spread_past_target(char *buf, size_t len, const report_spread *s, double target)
+{
+    size_t used = 0;
+    if (len) buf[0] = 0;
+    for (int end = 0; end < 2; end++) {
+        double d = end ? s->hi : s->lo;
+        if (!s->n_pairs || fabs(d) <= target) continue;
+        char at[96];
+        run_shape_text(end ? &s->hi_at : &s->lo_at, at, sizeof at);
+        int w = snprintf(buf + used, len > used ? len - used : 0, "%s%s: `%s` over `%s` %+.2f%%", used ? "; " : "",
+                         at, end ? s->hi_later : s->lo_later, end ? s->hi_earlier : s->lo_earlier, 100 * d);
+        if (w > 0) used += (size_t)w;
+    }
+    if (!used) return 0;
+    if (used < len)
+        snprintf(buf + used, len - used, " (past the target: the method's noise at that point, or two rungs whose "
+                 "notes agree there but not their code)");
+    return 1;
 }
 
 #define TOP_STEP_MAX_RUNGS 64
@@ -133,13 +156,16 @@ void report_reproduction(const run_data *a, const run_data *b, double within, si
 void report_targets_paragraph(FILE *f, const report_ctx *c, const report_gpu *g)
 {
     if (g->n_set < 2) return;
-    size_t n_pairs;
-    double lo, hi;
+    report_spread sp;
     fprintf(f, "Targets of the paired method, from the %zu accepted runs: ", g->n_set);
-    if (report_same_kernel_spread(g->set, g->n_set, &n_pairs, &lo, &hi) == 0)
+    if (report_same_kernel_spread(g->set, g->n_set, &sp) == 0) {
+        char past[768];
         fprintf(f, "the same kernel measured twice in one run (two rungs whose init notes are identical at a "
                 "point, both in the rotation; the later rung over the earlier) reads %zu pairs from %+.2f%% to "
-                "%+.2f%% (target within %.0f%%); ", n_pairs, 100 * lo, 100 * hi, 100 * SAME_KERNEL_TARGET);
+                "%+.2f%% (target within %.0f%%)", sp.n_pairs, 100 * sp.lo, 100 * sp.hi, 100 * SAME_KERNEL_TARGET);
+        if (report_spread_past_target(past, sizeof past, &sp, SAME_KERNEL_TARGET)) fprintf(f, ", at %s", past);
+        fprintf(f, "; ");
+    }
     fprintf(f, "a session reproducing another, every rung's ratio to `%s` at every shape both timed (target "
             "%.0f%%):", c->cfg->baseline, 100 * REPRODUCTION_TARGET);
     for (size_t i = 0; i < g->n_set; i++)

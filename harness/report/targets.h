@@ -8,9 +8,24 @@
 
 /* The same kernel twice in one run: two rungs whose init notes are identical at a point
  * (a rung that hands the shape to the one below), both in the rotation; the quotient of
- * their paired ratios. Over the runs given: how many pairs, the lowest and highest
- * quotient - 1. 0, or -1 when there is none. */
-int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, size_t *n_pairs, double *lo, double *hi);
+ * their paired ratios, the later rung's over the earlier's. Over the runs given: how many
+ * pairs, the lowest and highest quotient - 1, and the pair and point of each. */
+typedef struct {
+    size_t n_pairs;
+    double lo, hi;
+    const char *lo_later, *lo_earlier, *hi_later, *hi_earlier;   /* rung names, in the runs */
+    attn_shape lo_at, hi_at;
+} report_spread;
+
+/* 0, or -1 when there is no pair. */
+int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, report_spread *out);
+
+/* The sentence naming the pair at each end of the spread that lies past `target` (either
+ * way), so that a reader can tell the method's noise at a small point from two rungs whose
+ * notes agree but not their code (a rung that rebuilds a lower rung's kernels must mark its
+ * notes: harness/gate/README.md). 1 with it written to buf, 0 (buf empty) when the spread
+ * is inside the target. */
+int report_spread_past_target(char *buf, size_t len, const report_spread *s, double target);
 
 /* Reproduction between two runs: the rows (a rung or the baseline at a shape) that both
  * timed with a ratio to the baseline, and how many of them moved by at most `within`

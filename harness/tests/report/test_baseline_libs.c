@@ -128,7 +128,11 @@ static void targets_from_the_accepted_runs(void **st)
     const run_data *runs[1] = { &g_run };
     size_t n;
     double lo, hi;
-    assert_int_equal(report_same_kernel_spread(runs, 1, &n, &lo, &hi), 0);
+    report_spread sp;
+    assert_int_equal(report_same_kernel_spread(runs, 1, &sp), 0);
+    n = sp.n_pairs, lo = sp.lo, hi = sp.hi;
+    char warn[512];
+    assert_int_equal(report_spread_past_target(warn, sizeof warn, &sp, 0.01), 0);   /* inside: nothing said */
     /* every two rungs whose init notes agree at a point (1026 pairs in build 4a31b0b's
      * reference): the extremes are 10 over 09 at 32x32x1x1024x64, -0.80%, and 12 over 11 at
      * 1x8x300:129x64 causal (rung 10's latency path), +0.99% (the quotients of their paired
@@ -145,6 +149,38 @@ static void targets_from_the_accepted_runs(void **st)
     report_reproduction(&g_run, &second, 0.02, &rows, &within);
     assert_true(within < rows && within > rows * 9 / 10);
     run_close(&second);
+}
+
+/* Two rungs whose notes agree but whose code does not read as one kernel measured twice:
+ * a spread past its target names the pair, so that a reader can see which. Planted: rung
+ * 09's note at 1x8x512x64 made rung 10's, whose latency kernel is about 25% faster there. */
+static void a_spread_past_its_target_names_its_pair(void **st)
+{
+    (void)st;
+    const attn_shape head = { 1, 8, 512, 512, 64, 0, 0 };
+    run_result *a = (run_result *)run_find(&g_run, "09_tile_scheduling", &head);
+    const run_result *b = run_find(&g_run, "10_latency", &head);
+    assert_non_null(a);
+    assert_non_null(b);
+    const char *was = a->init_note;
+    a->init_note = b->init_note;
+    const run_data *runs[1] = { &g_run };
+    report_spread sp;
+    assert_int_equal(report_same_kernel_spread(runs, 1, &sp), 0);
+    a->init_note = was;
+    /* rungs 10-15 write rung 10's note there: the lowest is one of them over rung 09 */
+    if (!(sp.lo < -0.2 && sp.lo > -0.3)) fail_msg("lowest %.4f, expected a rung 10-15 over rung 09, about -0.25", sp.lo);
+    assert_string_equal(sp.lo_earlier, "09_tile_scheduling");
+    assert_true(strcmp(sp.lo_later, "10_latency") >= 0 && strcmp(sp.lo_later, "16") < 0);
+    assert_true(run_same_shape(&sp.lo_at, &head));
+    assert_true(sp.hi < 0.01);   /* the other end as it was: inside the target, not named */
+    char warn[512], want[96];
+    assert_int_equal(report_spread_past_target(warn, sizeof warn, &sp, 0.01), 1);
+    snprintf(want, sizeof want, "1x8x512x64: `%s` over `09_tile_scheduling` -2", sp.lo_later);
+    has(warn, want);
+    has(warn, "past the target");
+    const char *first = strstr(warn, "` over `");
+    if (first && strstr(first + 1, "` over `")) fail_msg("'%s' names the end inside the target too", warn);
 }
 
 /* report_top_rung_step's figures for a run at a 1% threshold: its top rung, the points with
@@ -195,6 +231,7 @@ int main(void)
         cmocka_unit_test(an_external_is_drawn_at_the_baseline_time_times_its_ratio),
         cmocka_unit_test(a_bridged_run_shows_where_the_two_cudnns_differ),
         cmocka_unit_test(targets_from_the_accepted_runs),
+        cmocka_unit_test(a_spread_past_its_target_names_its_pair),
         cmocka_unit_test(top_rung_against_the_best_below),
     };
     return cmocka_run_group_tests(tests, open_run, close_run);
