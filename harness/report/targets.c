@@ -26,8 +26,8 @@ static int rung_point(const run_data *r, const run_result *x, double *ratio)
 int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, report_spread *out)
 {
     memset(out, 0, sizeof *out);
-    out->lo = INFINITY;
-    out->hi = -INFINITY;
+    out->lo.d = INFINITY;
+    out->hi.d = -INFINITY;
     for (size_t k = 0; k < n_runs; k++) {
         const run_data *r = runs[k];
         for (size_t i = 0; i < r->n_results; i++) {
@@ -40,12 +40,12 @@ int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, report
                     !strcmp(a->impl, b->impl) || rung_point(r, b, &qb))
                     continue;
                 /* the later rung (NN_ order) over the earlier */
-                int b_later = strcmp(b->impl, a->impl) > 0;
-                const run_result *later = b_later ? b : a, *earlier = b_later ? a : b;
-                double d = b_later ? qb / qa - 1 : qa / qb - 1;
+                const report_spread_end e = strcmp(b->impl, a->impl) > 0
+                                                ? (report_spread_end){ qb / qa - 1, b->impl, a->impl, a->shape }
+                                                : (report_spread_end){ qa / qb - 1, a->impl, b->impl, a->shape };
                 out->n_pairs++;
-                if (d < out->lo) out->lo = d, out->lo_later = later->impl, out->lo_earlier = earlier->impl, out->lo_at = a->shape;
-                if (d > out->hi) out->hi = d, out->hi_later = later->impl, out->hi_earlier = earlier->impl, out->hi_at = a->shape;
+                if (e.d < out->lo.d) out->lo = e;
+                if (e.d > out->hi.d) out->hi = e;
             }
         }
     }
@@ -56,13 +56,14 @@ int report_spread_past_target(char *buf, size_t len, const report_spread *s, dou
 {
     size_t used = 0;
     if (len) buf[0] = 0;
-    for (int end = 0; end < 2; end++) {
-        double d = end ? s->hi : s->lo;
-        if (!s->n_pairs || fabs(d) <= target) continue;
+    const report_spread_end *ends[2] = { &s->lo, &s->hi };
+    for (int i = 0; i < 2 && s->n_pairs; i++) {
+        const report_spread_end *e = ends[i];
+        if (fabs(e->d) <= target) continue;
         char at[96];
-        run_shape_text(end ? &s->hi_at : &s->lo_at, at, sizeof at);
+        run_shape_text(&e->at, at, sizeof at);
         int w = snprintf(buf + used, len > used ? len - used : 0, "%s%s: `%s` over `%s` %+.2f%%", used ? "; " : "",
-                         at, end ? s->hi_later : s->lo_later, end ? s->hi_earlier : s->lo_earlier, 100 * d);
+                         at, e->later, e->earlier, 100 * e->d);
         if (w > 0) used += (size_t)w;
     }
     if (!used) return 0;
@@ -162,7 +163,7 @@ void report_targets_paragraph(FILE *f, const report_ctx *c, const report_gpu *g)
         char past[768];
         fprintf(f, "the same kernel measured twice in one run (two rungs whose init notes are identical at a "
                 "point, both in the rotation; the later rung over the earlier) reads %zu pairs from %+.2f%% to "
-                "%+.2f%% (target within %.0f%%)", sp.n_pairs, 100 * sp.lo, 100 * sp.hi, 100 * SAME_KERNEL_TARGET);
+                "%+.2f%% (target within %.0f%%)", sp.n_pairs, 100 * sp.lo.d, 100 * sp.hi.d, 100 * SAME_KERNEL_TARGET);
         if (report_spread_past_target(past, sizeof past, &sp, SAME_KERNEL_TARGET)) fprintf(f, ", at %s", past);
         fprintf(f, "; ");
     }

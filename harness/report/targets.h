@@ -11,10 +11,14 @@
  * their paired ratios, the later rung's over the earlier's. Over the runs given: how many
  * pairs, the lowest and highest quotient - 1, and the pair and point of each. */
 typedef struct {
+    double d;                      /* quotient - 1 */
+    const char *later, *earlier;   /* rung names, in the runs */
+    attn_shape at;
+} report_spread_end;
+
+typedef struct {
     size_t n_pairs;
-    double lo, hi;
-    const char *lo_later, *lo_earlier, *hi_later, *hi_earlier;   /* rung names, in the runs */
-    attn_shape lo_at, hi_at;
+    report_spread_end lo, hi;
 } report_spread;
 
 /* 0, or -1 when there is no pair. */

@@ -130,7 +130,7 @@ static void targets_from_the_accepted_runs(void **st)
     double lo, hi;
     report_spread sp;
     assert_int_equal(report_same_kernel_spread(runs, 1, &sp), 0);
-    n = sp.n_pairs, lo = sp.lo, hi = sp.hi;
+    n = sp.n_pairs, lo = sp.lo.d, hi = sp.hi.d;
     char warn[512];
     assert_int_equal(report_spread_past_target(warn, sizeof warn, &sp, 0.01), 0);   /* inside: nothing said */
     /* every two rungs whose init notes agree at a point (1026 pairs in build 4a31b0b's
@@ -169,14 +169,14 @@ static void a_spread_past_its_target_names_its_pair(void **st)
     assert_int_equal(report_same_kernel_spread(runs, 1, &sp), 0);
     a->init_note = was;
     /* rungs 10-15 write rung 10's note there: the lowest is one of them over rung 09 */
-    if (!(sp.lo < -0.2 && sp.lo > -0.3)) fail_msg("lowest %.4f, expected a rung 10-15 over rung 09, about -0.25", sp.lo);
-    assert_string_equal(sp.lo_earlier, "09_tile_scheduling");
-    assert_true(strcmp(sp.lo_later, "10_latency") >= 0 && strcmp(sp.lo_later, "16") < 0);
-    assert_true(run_same_shape(&sp.lo_at, &head));
-    assert_true(sp.hi < 0.01);   /* the other end as it was: inside the target, not named */
+    if (!(sp.lo.d < -0.2 && sp.lo.d > -0.3)) fail_msg("lowest %.4f, expected a rung 10-15 over rung 09, about -0.25", sp.lo.d);
+    assert_string_equal(sp.lo.earlier, "09_tile_scheduling");
+    assert_true(strcmp(sp.lo.later, "10_latency") >= 0 && strcmp(sp.lo.later, "16") < 0);
+    assert_true(run_same_shape(&sp.lo.at, &head));
+    assert_true(sp.hi.d < 0.01);   /* the other end as it was: inside the target, not named */
     char warn[512], want[96];
     assert_int_equal(report_spread_past_target(warn, sizeof warn, &sp, 0.01), 1);
-    snprintf(want, sizeof want, "1x8x512x64: `%s` over `09_tile_scheduling` -2", sp.lo_later);
+    snprintf(want, sizeof want, "1x8x512x64: `%s` over `09_tile_scheduling` -2", sp.lo.later);
     has(warn, want);
     has(warn, "past the target");
     const char *first = strstr(warn, "` over `");
