@@ -137,6 +137,10 @@ PHASE_LINKS_14_short_keys := phases/13_row_blocks/rung12.cu phases/11_split_keys
 # another (its q_ahead.cu, with its path); rung 14's second unit, rung13.cu, and the
 # objects rung 14 links: linked, not compiled again.
 PHASE_LINKS_15_q_ahead := phases/14_short_keys/rung13.cu phases/13_row_blocks/rung12.cu phases/11_split_keys/rung10.cu
+# Rung 16 compiles again every unit that holds rung 09's kernels (rung 15's q_ahead.cu, rung
+# 14's rung13.cu, rung 11's rung10.cu), with its include path (phases/16_step_descriptors/
+# build.mk); rung 15's rung14.cu and rung 13's rung12.cu hold none: linked, not compiled again.
+PHASE_LINKS_16_step_descriptors := phases/15_q_ahead/rung14.cu phases/13_row_blocks/rung12.cu
 # Rung 10 is rung 11's rung10.o alone: rung10.cu is rung 10's attention.cu whole (rungs 06-09
 # inside it) in namespace rung10, with its entry weak and of default visibility; linked by
 # itself that entry is the one the shared object exports, C linkage (the namespace does not
@@ -253,7 +257,13 @@ test-switches: $(BUILD)/attnladder-test $(BUILD)/testing/plant_delay.so $(BUILD)
 # (ci/tools/plant_transform.py makes the copy, harness/planted/plant_hook.cuh the delay).
 # Built from a copy under the build directory; the rung's files are only read.
 PLANTED_SOS := $(patsubst %,$(BUILD)/testing/planted/%.so,$(PHASE_NAMES))
-planted_nvcc = $(NVCC) $(NVCCFLAGS) $(NVCCFLAGS_$(1)) -include $(CURDIR)/harness/planted/plant_hook.cuh \
+# A rung's flags with each include folder of its own (-Iphases/NAME/...: rung 16's overlay/)
+# turned to the planted copy's (2: the copy), so its units include the hooked files; and those
+# folders as plant_transform.py's --include, which follows a unit's includes through them.
+plant_flags = $(subst -Iphases/$(1)/,-I$(2)/,$(NVCCFLAGS_$(1)))
+plant_includes = $(patsubst -I%,--include %,$(filter -I$(2)/%,$(call plant_flags,$(1),$(2))))
+planted_nvcc = $(NVCC) $(NVCCFLAGS) $(call plant_flags,$(1),$(BUILD)/testing/plant_src/$(1)) \
+               -include $(CURDIR)/harness/planted/plant_hook.cuh \
                -Xptxas -v -o $(BUILD)/testing/planted/$(1).so \
                $(BUILD)/testing/plant_src/$(1)/*.cu $(call phase_link_objs,$(1)) $(LDLIBS_$(1))
 # the objects of the rung below a rung links (rung 12: rung 11's rung10.cu), as its plain build;
@@ -266,7 +276,8 @@ $(BUILD)/testing/planted/%.so: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phas
                                harness/include/attn_phase.h harness/planted/plant_hook.cuh ci/tools/plant_transform.py \
                                $$(call phase_link_objs,$$*)
 	@mkdir -p $(dir $@)
-	@$(PYTHON) ci/tools/plant_transform.py phases/$* $(BUILD)/testing/plant_src/$* > $(BUILD)/testing/planted/$*.hooks.txt \
+	@$(PYTHON) ci/tools/plant_transform.py phases/$* $(BUILD)/testing/plant_src/$* \
+	  $(call plant_includes,$*,$(BUILD)/testing/plant_src/$*) > $(BUILD)/testing/planted/$*.hooks.txt \
 	  || { cat $(BUILD)/testing/planted/$*.hooks.txt; exit 1; }
 	@echo "nvcc  $@ (planted)"
 	@$(call planted_nvcc,$*) 2> $(BUILD)/testing/planted/$*.ptxas.txt \
@@ -327,13 +338,15 @@ plant_check_mode = $(if $(filter $(PLANT_HOST_RUNGS),$(1)),-c,-cubin)
 PLANT_CHECK_ARCHS := -gencode arch=compute_90,code=sm_90
 plant_check_archs = $(if $(findstring -gencode,$(NVCCFLAGS_$(1))),,$(PLANT_CHECK_ARCHS))
 PLANT_CHECK_OBJS := $(patsubst %,$(BUILD)/testing/planted_check/%.o,$(PHASE_NAMES))
-plant_check_nvcc = $(NVCC) $(subst -shared,,$(subst $(strip $(ARCHS)),$(call plant_check_archs,$(1)),$(NVCCFLAGS))) $(NVCCFLAGS_$(1)) \
+plant_check_nvcc = $(NVCC) $(subst -shared,,$(subst $(strip $(ARCHS)),$(call plant_check_archs,$(1)),$(NVCCFLAGS))) \
+                   $(call plant_flags,$(1),$(BUILD)/testing/plant_check_src/$(1)) \
                    -include $(abspath $(PLANT_HOOK))
 $(BUILD)/testing/planted_check/%.o: $$(wildcard phases/$$*/*.cu phases/$$*/*.cuh phases/$$*/*.h phases/$$*/*.c) \
                                     harness/include/attn_phase.h $(PLANT_HOOK) ci/tools/plant_transform.py \
                                     ci/checks/plant_entries.awk
 	@mkdir -p $(dir $@) $(BUILD)/testing/planted_check/$*.objs
-	@$(PYTHON) ci/tools/plant_transform.py phases/$* $(BUILD)/testing/plant_check_src/$* > $(BUILD)/testing/planted_check/$*.hooks.txt \
+	@$(PYTHON) ci/tools/plant_transform.py phases/$* $(BUILD)/testing/plant_check_src/$* \
+	  $(call plant_includes,$*,$(BUILD)/testing/plant_check_src/$*) > $(BUILD)/testing/planted_check/$*.hooks.txt \
 	  || { cat $(BUILD)/testing/planted_check/$*.hooks.txt; exit 1; }
 	@echo "nvcc  $@ (planted, $(if $(call plant_check_archs,$*),sm_90,the rung's own target), $(call plant_check_mode,$*))"
 	@st=0; hooked=0; for src in $(BUILD)/testing/plant_check_src/$*/*.cu; do \
@@ -644,6 +657,7 @@ check-scripts:
 	@$(PYTHON) ci/checks/test_torch_sdpa.py
 	@bash ci/checks/test_check_bridge.sh
 	@bash ci/checks/test_sass_loops.sh
+	@bash ci/checks/test_note_mark.sh
 	@bash ci/checks/test_check_kernels.sh $(BUILD)
 	@$(PYTHON) ci/checks/test_times.py --self-test
 # the drift gate on every committed run, once (ci/checks/drift_runs.sh)

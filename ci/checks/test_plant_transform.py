@@ -6,6 +6,7 @@ fails, and every phase of the ladder gets at least one hook and one setter; the 
 names as holding no hooked kernel (check-planted does not assemble them) are those alone."""
 import glob
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -56,7 +57,11 @@ tool = os.path.join(root, "ci", "tools", "plant_transform.py")
 with tempfile.TemporaryDirectory() as tmp:
     for d in sorted(glob.glob(os.path.join(root, "phases", "[0-9][0-9]_*"))):
         dst = os.path.join(tmp, os.path.basename(d))
-        r = subprocess.run([sys.executable, tool, d, dst], capture_output=True, text=True)
+        # the rung's include folders of its own, as the copy's (the Makefile's plant_includes)
+        mk = os.path.join(d, "build.mk")
+        own = re.findall(r"-Iphases/" + re.escape(os.path.basename(d)) + r"/(\S+)", open(mk).read()) if os.path.isfile(mk) else []
+        r = subprocess.run([sys.executable, tool, d, dst] + [a for x in own for a in ("--include", os.path.join(dst, x))],
+                           capture_output=True, text=True)
         hooked = sum(int(l.split(": ")[2].split()[0]) for l in r.stdout.splitlines() if "kernel(s) hooked" in l)
         cu = [f for f in os.listdir(dst) if f.endswith(".cu")]
         setters = sum(open(os.path.join(dst, f)).read().count("attn_plant_set_cycles_") for f in cu)
@@ -67,11 +72,14 @@ with tempfile.TemporaryDirectory() as tmp:
         # the units no hook reaches (check-planted compiles them only to PTX at -O0): rung
         # 11's rung10.cu (rung 10 whole, included from the frozen rung), rung 13's
         # rung12.cu (rung 12 whole), rung 14's attention.cu (its entry: its path runs in
-        # rung13.cu) and rung 15's attention.cu and rung14.cu (its entry, and rung 14's
-        # dispatch: its kernels are in q_ahead.cu), no other
+        # rung13.cu), rung 15's attention.cu and rung14.cu (its entry, and rung 14's
+        # dispatch: its kernels are in q_ahead.cu) and rung 16's attention.cu (its entry and rung
+        # 15's dispatch: its other units reach the overlay's kernels through the rungs they
+        # hold), no other
         unhooked = [l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l]
         want = {"11_split_keys": ["rung10.cu"], "13_row_blocks": ["rung12.cu"], "14_short_keys": ["attention.cu"],
-                "15_q_ahead": ["attention.cu", "rung14.cu"]}.get(os.path.basename(d), [])
+                "15_q_ahead": ["attention.cu", "rung14.cu"],
+                "16_step_descriptors": ["attention.cu"]}.get(os.path.basename(d), [])
         check(f"{os.path.basename(d)}: units without a hooked kernel {unhooked}, expected {want}", unhooked == want)
     # a unit is unhooked only when no file of the copy it includes (at any depth, under any
     # #if) holds a hook, and an include it cannot follow counts as a hooked one
@@ -91,6 +99,30 @@ with tempfile.TemporaryDirectory() as tmp:
     r = subprocess.run([sys.executable, tool, units, os.path.join(tmp, "units_out")], capture_output=True, text=True)
     unhooked = sorted(l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l)
     check(f"units: only b.cu without a hooked kernel ({unhooked})", r.returncode == 0 and unhooked == ["b.cu"])
+    # --include: a unit that reaches the copy's hooked files only through a file outside it
+    # (rung 16: another rung's unit, whose "NN_name/..." include the include folder
+    # answers) is hooked; without the folder it is not; a folder outside the copy is refused
+    inc = os.path.join(tmp, "inc")
+    for name, text in {
+        "30_over/attention.cu": '#include "31_held/unit.cu"\n',
+        "30_over/plain.cu": '#include "31_held/plain.cu"\n',
+        "30_over/ov/32_base/k.cuh": "__global__ void over(int x) { x++; }\n",
+        "31_held/unit.cu": '#include "32_base/k.cuh"\n',
+        "31_held/plain.cu": "int plain(void);\n",
+        "32_base/k.cuh": "__global__ void base(int x) { x++; }\n",
+    }.items():
+        os.makedirs(os.path.dirname(os.path.join(inc, name)), exist_ok=True)
+        open(os.path.join(inc, name), "w").write(text)
+    out = os.path.join(tmp, "inc_out")
+    for extra, want in (([], ["attention.cu", "plain.cu"]), (["--include", os.path.join(out, "ov")], ["plain.cu"])):
+        r = subprocess.run([sys.executable, tool, os.path.join(inc, "30_over"), out] + extra, capture_output=True, text=True)
+        unhooked = sorted(l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l)
+        check(f"--include {extra[1:]}: units without a hooked kernel {unhooked}, expected {want}",
+              r.returncode == 0 and unhooked == want)
+    r = subprocess.run([sys.executable, tool, os.path.join(inc, "30_over"), out, "--include", inc], capture_output=True, text=True)
+    check(f"--include outside the copy: exit 2 ({r.returncode}), named", r.returncode == 2 and "not a folder inside" in r.stderr)
+    r = subprocess.run([sys.executable, tool, os.path.join(inc, "30_over"), out, "--inc", "x"], capture_output=True, text=True)
+    check(f"an unknown option: exit 2 ({r.returncode})", r.returncode == 2 and "--include DIR" in r.stderr)
     # a rung whose own files define no kernel (rung 13 runs rung 09's) is hooked through
     # the rung folders its attention.cu includes: each copied into the planted tree beside
     # it (a quoted include finds the copy first) with its kernels hooked, the original

@@ -3,7 +3,7 @@
 kernel, for the A/B gate's planted-slowdown study (ci/tools/ab_planted.py). Never part of
 what `make build` or `make run` builds: the rung's own files are read, not changed.
 
-    plant_transform.py SRC_DIR DST_DIR
+    plant_transform.py SRC_DIR DST_DIR [--include DIR]...
 
 Copies every file of SRC_DIR into DST_DIR. In each .cu/.cuh file, the body of every
 `__global__` function definition starts with `ATTN_PLANT_HOOK();` (harness/planted/
@@ -28,7 +28,15 @@ is what the planted unit compiles, the rung folder itself unchanged. A copied ru
 kernel of its own (rung 13 inside rung 14) is followed the same way, the rungs it
 includes copied into its copy (rung 09 under 13_row_blocks/). Only there:
 rungs with kernels of their own include the rungs below untransformed (the Makefile's
-check-planted says what that saves)."""
+check-planted says what that saves).
+
+--include DIR: an include folder of the planted compile inside DST_DIR (a rung whose own
+build.mk puts a folder of its own on the include path, rung 16's overlay/, is compiled with
+the copy's in its place: the Makefile's plant_flags). A unit's includes are then followed as
+the compiler resolves them (the including file's folder, each DIR, SRC_DIR's parent), also
+through files outside DST_DIR, so that a unit that reaches the copy's hooked files only
+through another rung's files (rung 16's q_ahead.cu: rung 15's q_ahead.cu, rung 13's
+attention.cu, then rung 09's folder in the overlay) is not called unhooked."""
 import os
 import re
 import shutil
@@ -175,7 +183,7 @@ def hook_tree(dst, top, counts, hooked):
     return True
 
 
-def unhooked_units(dst, hooked):
+def unhooked_units(dst, hooked, includes=(), src=None):
     """The top-level .cu files of DST whose unit holds no hooked kernel: neither the file
     nor a file of DST it includes (followed through DST's files) was hooked. An include
     is followed wherever it could resolve to a file of DST (every #include line, whatever
@@ -201,6 +209,13 @@ def unhooked_units(dst, hooked):
                     hit = True
                     break
                 name = arg[1:-1]
+                if includes:
+                    # as the compiler resolves it: the first folder that holds the file
+                    bases = [os.path.dirname(p), *includes, os.path.dirname(os.path.abspath(src))]
+                    q = next((os.path.join(b, name) for b in bases if os.path.isfile(os.path.join(b, name))), None)
+                    if q:
+                        todo.append(q)
+                    continue
                 for base in (os.path.dirname(p), dst):
                     q = os.path.join(base, name)
                     if os.path.isfile(q) and os.path.realpath(q).startswith(os.path.realpath(dst) + os.sep):
@@ -211,11 +226,16 @@ def unhooked_units(dst, hooked):
 
 
 def main(argv):
-    if len(argv) != 3:
+    usage = "usage: plant_transform.py SRC_DIR DST_DIR [--include DIR]..."
+    if len(argv) < 3 or len(argv) % 2 == 0 or any(a != "--include" for a in argv[3::2]):
         print(__doc__.strip().splitlines()[0], file=sys.stderr)
-        print("usage: plant_transform.py SRC_DIR DST_DIR", file=sys.stderr)
+        print(usage, file=sys.stderr)
         return 2
-    src, dst = argv[1], argv[2]
+    src, dst, includes = argv[1], argv[2], argv[4::2]
+    outside = [d for d in includes if not os.path.abspath(d).startswith(os.path.abspath(dst) + os.sep)]
+    if outside:
+        print(f"plant_transform: --include {outside[0]}: not a folder inside {dst}", file=sys.stderr)
+        return 2
     if not os.path.isdir(src):
         print(f"plant_transform: {src}: not a directory", file=sys.stderr)
         return 2
@@ -240,7 +260,7 @@ def main(argv):
         print(f"plant_transform: {src}: no kernel hooked ({total}) or no .cu file ({unit})",
               file=sys.stderr)
         return 1
-    for f in unhooked_units(dst, hooked):
+    for f in unhooked_units(dst, hooked, includes, src):
         print(f"plant_transform: unit {f}: no hooked kernel in it or the files it includes")
     return 0
 

@@ -1,0 +1,1 @@
+../../../09_tile_scheduling/epilogue.cuh
