@@ -14,7 +14,7 @@
 #include "evidence/reader.h"
 #include "evidence/result_ratio.h"
 
-#define H200_REF "evidence/nvidia-h200/20261203T003734Z_4a31b0b.json.gz"
+#define H200_REF "evidence/nvidia-h200/20261203T170156Z_0da32da.json.gz"
 
 static run_data g_run;
 
