@@ -626,13 +626,16 @@ check-layers: $(HARNESS_OBJ)
 	@$(PYTHON) ci/checks/check_long_functions.py
 	@bash ci/checks/test_layers.sh
 # no two files under harness/ share a base name (ci/checks/check_names.py); the READMEs
-# readers open stay within their sizes (ci/checks/check_doc_sizes.py)
+# readers open stay within their sizes (ci/checks/check_doc_sizes.py); README.md's ladder
+# table lists every rung of phases/, frozen or saying it is not (ci/checks/check_ladder_table.py)
 check-names:
 	@$(PYTHON) ci/checks/check_names.py --self-test
 	@$(PYTHON) ci/checks/check_names.py
 	@bash ci/checks/test_names.sh
 	@$(PYTHON) ci/checks/check_doc_sizes.py --self-test
 	@$(PYTHON) ci/checks/check_doc_sizes.py
+	@$(PYTHON) ci/checks/check_ladder_table.py --self-test
+	@$(PYTHON) ci/checks/check_ladder_table.py
 check-lint:
 	@bash ci/checks/lint_workflow.sh
 	@bash ci/checks/test_workflow_rules.sh

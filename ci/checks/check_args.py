@@ -1,6 +1,7 @@
-"""The arguments every tree check takes (`check_names.py`, `check_doc_sizes.py`): --root,
-the repository to check, and --self-test, the check run on files it plants. One parser,
-so the checks agree on their usage; bad usage exits 2 (argparse)."""
+"""The arguments every tree check takes (`check_names.py`, `check_doc_sizes.py`,
+`check_ladder_table.py`): --root, the repository to check, and --self-test, the check run
+on files it plants. One parser, so the checks agree on their usage; bad usage exits 2
+(argparse)."""
 import argparse
 
 
