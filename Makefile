@@ -187,6 +187,9 @@ phase-links-%:
 	@echo '$(strip $(call phase_links,$*))'
 phase-only-links-%:
 	@echo '$(strip $(PHASE_ONLY_LINKS_$*))'
+# a rung's planted copy's --include arguments, with the copy as <copy> (ci/checks/test_plant_transform.py)
+plant-includes-%:
+	@echo '$(strip $(call plant_includes,$*,<copy>))'
 
 $(BUILD)/kernels/%.so: $$(wildcard kernels/$$*/*.cu kernels/$$*/*.cuh kernels/$$*/*.h kernels/$$*/*.c) harness/include/attn_phase.h \
                       ci/tools/record_sources.sh

@@ -6,7 +6,6 @@ fails, and every phase of the ladder gets at least one hook and one setter; the 
 names as holding no hooked kernel (check-planted does not assemble them) are those alone."""
 import glob
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -15,6 +14,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
 import plant_transform as pt  # noqa: E402
 
 fails = []
+
+
+def unhooked_of(r):
+    """The units plant_transform.py's run r names as holding no hooked kernel, in its order."""
+    return [l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l]
 
 
 def check(name, cond):
@@ -57,11 +61,10 @@ tool = os.path.join(root, "ci", "tools", "plant_transform.py")
 with tempfile.TemporaryDirectory() as tmp:
     for d in sorted(glob.glob(os.path.join(root, "phases", "[0-9][0-9]_*"))):
         dst = os.path.join(tmp, os.path.basename(d))
-        # the rung's include folders of its own, as the copy's (the Makefile's plant_includes)
-        mk = os.path.join(d, "build.mk")
-        own = re.findall(r"-Iphases/" + re.escape(os.path.basename(d)) + r"/(\S+)", open(mk).read()) if os.path.isfile(mk) else []
-        r = subprocess.run([sys.executable, tool, d, dst] + [a for x in own for a in ("--include", os.path.join(dst, x))],
-                           capture_output=True, text=True)
+        # the rung's include folders of its own, as the copy's: the Makefile's plant_includes
+        inc = subprocess.run(["make", "-s", "--no-print-directory", "-C", root, "plant-includes-" + os.path.basename(d)],
+                             capture_output=True, text=True, check=True).stdout.replace("<copy>", dst).split()
+        r = subprocess.run([sys.executable, tool, d, dst] + inc, capture_output=True, text=True)
         hooked = sum(int(l.split(": ")[2].split()[0]) for l in r.stdout.splitlines() if "kernel(s) hooked" in l)
         cu = [f for f in os.listdir(dst) if f.endswith(".cu")]
         setters = sum(open(os.path.join(dst, f)).read().count("attn_plant_set_cycles_") for f in cu)
@@ -76,7 +79,7 @@ with tempfile.TemporaryDirectory() as tmp:
         # dispatch: its kernels are in q_ahead.cu) and rung 16's attention.cu (its entry and rung
         # 15's dispatch: its other units reach the overlay's kernels through the rungs they
         # hold), no other
-        unhooked = [l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l]
+        unhooked = unhooked_of(r)
         want = {"11_split_keys": ["rung10.cu"], "13_row_blocks": ["rung12.cu"], "14_short_keys": ["attention.cu"],
                 "15_q_ahead": ["attention.cu", "rung14.cu"],
                 "16_step_descriptors": ["attention.cu"]}.get(os.path.basename(d), [])
@@ -97,7 +100,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for name, text in files.items():
         open(os.path.join(units, name), "w").write(text)
     r = subprocess.run([sys.executable, tool, units, os.path.join(tmp, "units_out")], capture_output=True, text=True)
-    unhooked = sorted(l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l)
+    unhooked = sorted(unhooked_of(r))
     check(f"units: only b.cu without a hooked kernel ({unhooked})", r.returncode == 0 and unhooked == ["b.cu"])
     # --include: a unit that reaches the copy's hooked files only through a file outside it
     # (rung 16: another rung's unit, whose "NN_name/..." include the include folder
@@ -116,7 +119,7 @@ with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "inc_out")
     for extra, want in (([], ["attention.cu", "plain.cu"]), (["--include", os.path.join(out, "ov")], ["plain.cu"])):
         r = subprocess.run([sys.executable, tool, os.path.join(inc, "30_over"), out] + extra, capture_output=True, text=True)
-        unhooked = sorted(l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l)
+        unhooked = sorted(unhooked_of(r))
         check(f"--include {extra[1:]}: units without a hooked kernel {unhooked}, expected {want}",
               r.returncode == 0 and unhooked == want)
     r = subprocess.run([sys.executable, tool, os.path.join(inc, "30_over"), out, "--include", inc], capture_output=True, text=True)
@@ -156,7 +159,7 @@ with tempfile.TemporaryDirectory() as tmp:
     low_unit = os.path.join(out, "19_low", "attention.cu")
     check("reuse: no setter in the copied rung's unit",
           os.path.isfile(low_unit) and "attn_plant_set_cycles_" not in open(low_unit).read())
-    unhooked = sorted(l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l)
+    unhooked = sorted(unhooked_of(r))
     check(f"reuse: second.cu alone without a hooked kernel ({unhooked})", unhooked == ["second.cu"])
     r = subprocess.run([sys.executable, tool, os.path.join(fake, "21_empty"), os.path.join(tmp, "e_out")],
                        capture_output=True, text=True)
@@ -174,7 +177,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check("outer: the rung under the kernel-less rung hooked in the copy beside it",
           os.path.isfile(nested) and "ATTN_PLANT_HOOK();" in open(nested).read())
     check("outer: nothing copied where no include looks", not os.path.exists(os.path.join(out, "19_low")))
-    unhooked = sorted(l.split(": ")[1][len("unit "):] for l in r.stdout.splitlines() if ": unit " in l)
+    unhooked = sorted(unhooked_of(r))
     check(f"outer: attention.cu alone without a hooked kernel ({unhooked})", unhooked == ["attention.cu"])
     empty = os.path.join(tmp, "empty")
     os.makedirs(empty)
