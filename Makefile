@@ -141,6 +141,11 @@ PHASE_LINKS_15_q_ahead := phases/14_short_keys/rung13.cu phases/13_row_blocks/ru
 # 14's rung13.cu, rung 11's rung10.cu), with its include path (phases/16_step_descriptors/
 # build.mk); rung 15's rung14.cu and rung 13's rung12.cu hold none: linked, not compiled again.
 PHASE_LINKS_16_step_descriptors := phases/15_q_ahead/rung14.cu phases/13_row_blocks/rung12.cu
+# Rung 17 holds rung 16's attention.cu in a unit of its own (its rung16.cu) and rung 15's
+# q_ahead.cu, as rung 16 compiles it, in another (its row_tail.cu, with its path); the
+# objects rung 16 links and its rung13.cu and rung10.cu: linked, not compiled again.
+PHASE_LINKS_17_row_tail := phases/16_step_descriptors/rung13.cu phases/16_step_descriptors/rung10.cu \
+                           phases/15_q_ahead/rung14.cu phases/13_row_blocks/rung12.cu
 # Rung 10 is rung 11's rung10.o alone: rung10.cu is rung 10's attention.cu whole (rungs 06-09
 # inside it) in namespace rung10, with its entry weak and of default visibility; linked by
 # itself that entry is the one the shared object exports, C linkage (the namespace does not
