@@ -1,15 +1,15 @@
-// 17_row_tail: rung 16 with one idea for short prefill at D = 64: the rows a 192-row block
-// would pad are launched apart. Rung 15's three-warpgroup kernel computes each head's last
-// block in full when 192 does not divide seq_q (16x32x1024x64: 1152 rows for 1024, 12.5%
-// padding; a warpgroup of padded rows costs nearly a full one). Here, where each head's rows
-// past its last full block are at most 64, the full blocks run on that kernel as rung 15
-// runs them, and the last rows after them on rung 09's one-warpgroup kernel, one 64-row
-// block a head. Every other shape runs rung 16 (tail_choice.cuh says which and why).
+// 17_row_tail: rung 16 with one idea for short prefill at D = 64: no 192-row block is
+// padded. Rung 15's three-warpgroup kernel computes each head's last block in full when 192
+// does not divide seq_q (16x32x1024x64: 1152 rows for 1024, 12.5% padding; a warpgroup of
+// padded rows costs nearly a full one). Here, where 64 divides seq_q, each head's rows are
+// cut into 192 a + 128 b (b = 1 or 2): the first 128 b run on rung 15's two-warpgroup
+// ping-pong, the rest on its three-warpgroup kernel, two launches, nothing padded. Every
+// other shape runs rung 16 (tail_choice.cuh says which and why).
 //
 // The files:
 //   attention.cu     (this file) the phase ABI: this rung's path for the shapes taken,
 //                    rung 16 for the rest
-//   tail_choice.cuh  which shapes are taken, and the cut
+//   tail_choice.cuh  which shapes are taken, and the cut (its cost model)
 //   row_tail.cu      rung 15's q_ahead.cu whole (rung 16's build of it) and this rung's
 //                    path (row_tail.h: its table)
 //   rung16.cu        rung 16's attention.cu whole (rung16.h: its table)
@@ -87,6 +87,6 @@ const char *error_string(int code)
 }  // namespace
 
 extern "C" ATTN_PHASE_EXPORT const attn_phase attn_phase_entry = {
-    1, "17_row_tail", "Row tail: a 192-row block's padded rows launched apart on 64-row blocks; rung 16 elsewhere",
+    1, "17_row_tail", "Row tail: D=64 rows cut into 192- and 128-row blocks, none padded; rung 16 elsewhere",
     unsupported, workspace_bytes, init, run, fini, error_string,
 };

@@ -1,4 +1,4 @@
-// row_tail.h: this rung's own path, the full row blocks and the row tail launched apart, for
+// row_tail.h: this rung's own path, each head's rows cut into 192- and 128-row blocks, for
 // the shapes tail_choice.cuh takes, as attention.cu calls it (defined in row_tail.cu, not
 // exported).
 #pragma once

@@ -1,23 +1,30 @@
-// tail_choice.cuh: which shapes this rung takes, and how it cuts them. Compiled inside
-// row_tail.cu, where rung 13 is rung13:: (its helpers device_sms and init_rows), rung 09
-// rung13::rung09:: and rung 15's choice of its two-Q-buffer kernels q_ahead::.
+// tail_choice.cuh: which shapes this rung takes, and how it cuts their rows. Compiled
+// inside row_tail.cu, where rung 13 is rung13:: (its helpers device_sms and init_rows),
+// rung 09 rung13::rung09::, and rung 15's choice and two-Q-buffer kernels q_ahead:: and
+// rung13::rung09::qahead::.
 //
-// Rung 15 runs a non-causal D = 64 shape that fills the GPU on the three-warpgroup kernel
+// Rung 15 runs a non-causal D = 64 prefill that fills the GPU on the three-warpgroup kernel
 // (192-row blocks, two Q buffers, work tiles chained, the split tail) wherever rung 09 or
 // rung 13's row rule chose it: where 192 does not divide seq_q, each head's last block
 // holds fewer rows than 192, and its padding is computed in full (a warpgroup of padded
 // rows costs nearly a full one: rung 15's README). 16x32x1024x64: six blocks a head for
 // 1024 rows, 1152 rows computed.
 //
-// Taken: the shapes on which rung 15's choice is that kernel and each head's rows past its
-// last full block, the tail, are at most 64 (one warpgroup's), with at least one full
-// block. The full blocks run as rung 15 runs them; the tail runs after them on rung 09's
-// one-warpgroup kernel (64-row blocks on a 2-D grid), one block a head, which pads nothing
-// past its 64 rows. A tail of 65-128 rows would take two such blocks a head, at a cost per
-// row the tail kernel does not reach (README); 129-191, three: the padded block's cost.
-// Not taken where the tail's blocks, one a head, leave the GPU idle: a 64-row block runs
-// one a SM (its 154 registers a thread), and a last round of tail blocks on fewer than 3/4
-// of the SMs costs more than the padding it saves.
+// The cut: where 64 divides seq_q, its rows are 192 a + 128 b exactly with b = 1 or 2 (b
+// the least that leaves a multiple of 192): each head's first 128 b rows run on rung 15's
+// two-warpgroup ping-pong (128-row blocks, two Q buffers), the other 192 a rows on its
+// three-warpgroup kernel, two launches, nothing padded. 1024 = 4 x 192 + 2 x 128.
+//
+// Taken where rung 15's choice is the three-warpgroup kernel, 192 does not divide seq_q, 64
+// does, a >= 1, and the cost model says the cut is at least 1% faster. The model, in rounds
+// of a 192-row block's key tiles: a persistent launch of W work tiles on G SMs (one block a
+// SM; the split tail cuts its last round into key tiles dealt to every block) costs
+// max(W / G, 1) rounds; a 128-row ping-pong tile costs PINGPONG_PERMILLE / 1000 of a
+// 192-row tile (rung 13's README: the 192-row kernel costs 0.82-0.85 of the ping-pong's
+// per row, so 128 rows of the ping-pong 128 / 192 / 0.835 = 0.80). Uncut: ceil(seq_q / 192)
+// tiles a head; cut: a tiles a head, then b ping-pong tiles a head. Few heads leave the
+// ping-pong launch a fraction of a round at the cost of a whole one: 2x32x8192x64 is not
+// taken (64 tiles for 132 SMs).
 #pragma once
 
 namespace row_tail {
@@ -25,35 +32,47 @@ namespace row_tail {
 namespace r9 = rung13::rung09;
 
 constexpr int FULL_ROWS = 192;   // the three-warpgroup kernel's block
-constexpr int TAIL_ROWS = 64;    // the one-warpgroup kernel's block
-// The tail's last round of blocks (one a head, one a SM) fills at least this share of the SMs.
-constexpr long FILL_PERMILLE = 750;
+constexpr int PP_ROWS = 128;     // the ping-pong's
+constexpr long PINGPONG_PERMILLE = 800;
+constexpr long TAKE_PERMILLE = 990;   // the cut taken where its cost is at most this of the uncut's
 
 struct Cut {
-    r9::Choice c;   // rung 15's choice, its work tiles the full blocks only
-    int full;       // full 192-row blocks a head
+    r9::Choice full;   // rung 15's choice, its work tiles each head's 192-row blocks
+    r9::Choice pp;     // the ping-pong with two Q buffers, its work tiles each head's 128-row blocks
+    int a, b;          // 192-row and 128-row blocks a head
 };
 
-// The tail's blocks (batch * heads of them, one a SM) fill their last round well enough.
-inline bool tail_fills(long bh, int sms)
+// Rounds of a launch of `tiles` work tiles on `sms` SMs, in thousandths, each tile `permille`.
+inline long rounds_permille(long tiles, int sms, long permille)
 {
-    const long rounds = (bh + sms - 1) / sms;
-    return bh * 1000 >= rounds * sms * FILL_PERMILLE;
+    const long r = tiles * 1000 / sms;
+    return (r > 1000 ? r : 1000) * permille / 1000;
 }
 
-// Whether the shape is taken, and its cut: rung 15's choice with its work tiles the full
-// blocks only. The full blocks' split plan must fit the workspace rung 15 asks for the shape
-// (q_ahead::workspace_bytes; one block per SM both ways, so it does).
+// Whether the shape is taken, and its cut. Each launch's split plan must fit the workspace
+// rung 15 asks for the shape (q_ahead::workspace_bytes: the uncut three-warpgroup plan);
+// where the uncut plan splits nothing, a cut one that would is not taken.
 inline bool choose(const attn_shape *s, int sms, Cut &cut)
 {
-    if (s->causal || s->head_dim != 64) return false;
-    if (!q_ahead::choose_ahead(s, sms, cut.c) || cut.c.v->ncons != 3) return false;
-    const int tail = s->seq_q % FULL_ROWS;
-    cut.full = s->seq_q / FULL_ROWS;
+    if (s->causal || s->head_dim != 64 || s->seq_q % 64 || s->seq_q % FULL_ROWS == 0) return false;
+    if (!q_ahead::choose_ahead(s, sms, cut.full) || cut.full.v->ncons != 3) return false;
+    const int units = s->seq_q / 64;       // 64-row units: 3 a + 2 b
+    cut.b = units % 3 == 1 ? 2 : 1;        // units % 3 == 2: one 128-row block
+    cut.a = (units - 2 * cut.b) / 3;
+    if (cut.a < 1) return false;
     const long bh = (long)s->batch * s->heads;
-    if (cut.full < 1 || tail == 0 || tail > TAIL_ROWS || bh > 65535 || !tail_fills(bh, sms)) return false;
-    cut.c.n_work = (long)cut.full * bh;
-    return r9::split_plan(s, cut.c, sms).part_bytes <= q_ahead::workspace_bytes(s);
+    const long uncut = rounds_permille((s->seq_q + FULL_ROWS - 1) / FULL_ROWS * bh, sms, 1000);
+    const long cost = rounds_permille(cut.a * bh, sms, 1000) + rounds_permille(cut.b * bh, sms, PINGPONG_PERMILLE);
+    if (cost * 1000 > uncut * TAKE_PERMILLE) return false;
+    cut.pp = cut.full;
+    cut.pp.v = nullptr;
+    for (const r9::Variant &v : q_ahead::VARIANTS)
+        if (v.d == 64 && v.ncons == 2) cut.pp.v = &v;
+    if (!cut.pp.v) return false;
+    cut.full.n_work = (long)cut.a * bh;
+    cut.pp.n_work = (long)cut.b * bh;
+    const size_t room = q_ahead::workspace_bytes(s);
+    return r9::split_plan(s, cut.full, sms).part_bytes <= room && r9::split_plan(s, cut.pp, sms).part_bytes <= room;
 }
 
 inline bool takes(const attn_shape *s)
