@@ -1,7 +1,8 @@
 // row_tail.cu: this rung's path for the shapes tail_choice.cuh takes: each head's rows cut
 // into 192 a + 128 b, the last 192 a on rung 15's three-warpgroup kernel and the first
 // 128 b on its two-warpgroup ping-pong (both with two Q buffers), two launches, nothing
-// padded; through a table (rowtail_link::path) that attention.cu calls.
+// padded, side by side on two streams, each on its share of the SMs; through a table
+// (rowtail_link::path) that attention.cu calls.
 //
 // The kernels, the choice and the launches are rung 15's, so this unit holds rung 15's
 // q_ahead.cu whole (not changed), with this rung's include path (rung 16's build of it:
@@ -28,6 +29,9 @@ struct CutState {
     void *full;   // rung 09's state of the three-warpgroup launch (rung 13's init_rows)
     void *pp;     // and of the ping-pong launch
     size_t skip;  // bytes of a head's first 128 b rows: where the full blocks' rows begin
+    size_t part;  // workspace bytes of the three-warpgroup launch's split pieces: the ping-pong's follow
+    cudaStream_t side;          // the ping-pong's stream
+    cudaEvent_t fork, join;     // side waits for the caller's stream, and the caller for side
 };
 
 char g_note[1024] = "not initialised";
@@ -41,6 +45,9 @@ void fini(void *state)
     if (!st) return;
     r9::fini(st->full);
     r9::fini(st->pp);
+    if (st->fork) cudaEventDestroy(st->fork);
+    if (st->join) cudaEventDestroy(st->join);
+    if (st->side) cudaStreamDestroy(st->side);
     free(st);
 }
 
@@ -55,8 +62,9 @@ void kernel_note(char *dst, size_t len)
     dst[n] = '\0';
 }
 
-// One launch's state: rung 13's init_rows for the choice c, its tile order then cut to
-// `blocks` query blocks a head (c.n_work: those of every head).
+// One launch's state: rung 13's init_rows for the choice c on `sms` SMs (its persistent grid
+// and split plan), its tile order then cut to `blocks` query blocks a head (c.n_work: those
+// of every head).
 int init_launch(void **state, const attn_shape *s, int sms, const r9::Choice &c, int blocks, char *note, size_t len)
 {
     const int rc = rung13::init_rows(state, s, sms, c);
@@ -76,15 +84,23 @@ int init(void **state, const attn_shape *s)
     if (!st) return r9::ERR_ALLOC;
     st->skip = (size_t)PP_ROWS * cut.b * s->head_dim * sizeof(__half);
     char full_note[448], pp_note[448];   // with the rest, within g_note
-    int rc = init_launch(&st->full, s, sms, cut.full, cut.a, full_note, sizeof full_note);
-    if (!rc) rc = init_launch(&st->pp, s, sms, cut.pp, cut.b, pp_note, sizeof pp_note);
+    int rc = init_launch(&st->full, s, cut.sms_full, cut.full, cut.a, full_note, sizeof full_note);
+    if (!rc) rc = init_launch(&st->pp, s, cut.sms_pp, cut.pp, cut.b, pp_note, sizeof pp_note);
+    if (!rc) {
+        st->part = static_cast<r9::State *>(st->full)->split.part_bytes;
+        if ((r9::g_cuda = cudaStreamCreateWithFlags(&st->side, cudaStreamNonBlocking)) != cudaSuccess ||
+            (r9::g_cuda = cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming)) != cudaSuccess ||
+            (r9::g_cuda = cudaEventCreateWithFlags(&st->join, cudaEventDisableTiming)) != cudaSuccess)
+            rc = r9::ERR_CUDA;
+    }
     if (rc) {
         fini(st);
         return rc;
     }
     const int split = PP_ROWS * cut.b;
-    snprintf(g_note, sizeof g_note, "row tail: rows 0-%d of each head: Q ahead: %s; rows %d-%d: Q ahead: %s", split - 1,
-             pp_note, split, s->seq_q - 1, full_note);
+    snprintf(g_note, sizeof g_note,
+             "row tail, two launches side by side: rows 0-%d of each head: Q ahead: %s; rows %d-%d: Q ahead: %s",
+             split - 1, pp_note, split, s->seq_q - 1, full_note);
     *state = st;
     return 0;
 }
@@ -96,8 +112,22 @@ int run(void *state, const attn_args *a)
     attn_args full = *a;   // the same buffers, 128 b rows on
     full.q = static_cast<const unsigned char *>(a->q) + st.skip;
     full.o = static_cast<unsigned char *>(a->o) + st.skip;
-    const int rc = r9::run(st.full, &full);
-    return rc ? rc : r9::run(st.pp, a);
+    attn_args pp = *a;     // on the side stream, its split pieces after the other launch's
+    pp.stream = st.side;
+    if (a->workspace) pp.workspace = static_cast<unsigned char *>(a->workspace) + st.part;
+    // Fork: the side stream starts after what the caller's stream holds; join: the caller's
+    // stream goes on after both launches (a CUDA graph captures both as dependencies).
+    if ((r9::g_cuda = cudaEventRecord(st.fork, a->stream)) != cudaSuccess ||
+        (r9::g_cuda = cudaStreamWaitEvent(st.side, st.fork, 0)) != cudaSuccess)
+        return r9::ERR_CUDA;
+    int rc = r9::run(st.full, &full);
+    const int rc_pp = r9::run(st.pp, &pp);
+    if (!rc) rc = rc_pp;
+    // The join is recorded whatever happened, so the caller's stream never runs ahead of side.
+    if ((r9::g_cuda = cudaEventRecord(st.join, st.side)) != cudaSuccess ||
+        (r9::g_cuda = cudaStreamWaitEvent(a->stream, st.join, 0)) != cudaSuccess)
+        return r9::ERR_CUDA;
+    return rc;
 }
 
 const char *error_string(int code)

@@ -13,18 +13,17 @@
 // The cut: where 64 divides seq_q, its rows are 192 a + 128 b exactly with b = 1 or 2 (b
 // the least that leaves a multiple of 192): each head's first 128 b rows run on rung 15's
 // two-warpgroup ping-pong (128-row blocks, two Q buffers), the other 192 a rows on its
-// three-warpgroup kernel, two launches, nothing padded. 1024 = 4 x 192 + 2 x 128.
+// three-warpgroup kernel, nothing padded. 1024 = 4 x 192 + 2 x 128. The two launches run
+// side by side, on two streams, each on its share of the SMs (one block a SM either way):
+// one after the other, each persistent launch pays its pipeline's fill and drain, about
+// 14-22 us under Nsight Compute at 1024 keys (the intercepts of its time against its work
+// tiles; README), which ate the whole gain at 16x32x1024x64.
 //
 // Taken where rung 15's choice is the three-warpgroup kernel, 192 does not divide seq_q, 64
-// does, a >= 1, and the cost model says the cut is at least 1% faster. The model, in rounds
-// of a 192-row block's key tiles: a persistent launch of W work tiles on G SMs (one block a
-// SM; the split tail cuts its last round into key tiles dealt to every block) costs
-// max(W / G, 1) rounds; a 128-row ping-pong tile costs PINGPONG_PERMILLE / 1000 of a
-// 192-row tile (rung 13's README: the 192-row kernel costs 0.82-0.85 of the ping-pong's
-// per row, so 128 rows of the ping-pong 128 / 192 / 0.835 = 0.80). Uncut: ceil(seq_q / 192)
-// tiles a head; cut: a tiles a head, then b ping-pong tiles a head. Few heads leave the
-// ping-pong launch a fraction of a round at the cost of a whole one: 2x32x8192x64 is not
-// taken (64 tiles for 132 SMs).
+// does, a >= 1, and the work the cut leaves is at most TAKE_PERMILLE of the uncut's: a
+// 128-row ping-pong tile costs PINGPONG_PERMILLE / 1000 of a 192-row tile (the slopes of
+// those times: 105.6 and 128.2 us a 1024 tiles, 0.82; rung 13 measured 0.80). The SMs are
+// shared in proportion to the two launches' work.
 #pragma once
 
 namespace row_tail {
@@ -33,25 +32,20 @@ namespace r9 = rung13::rung09;
 
 constexpr int FULL_ROWS = 192;   // the three-warpgroup kernel's block
 constexpr int PP_ROWS = 128;     // the ping-pong's
-constexpr long PINGPONG_PERMILLE = 800;
+constexpr long PINGPONG_PERMILLE = 820;
 constexpr long TAKE_PERMILLE = 990;   // the cut taken where its cost is at most this of the uncut's
 
 struct Cut {
     r9::Choice full;   // rung 15's choice, its work tiles each head's 192-row blocks
     r9::Choice pp;     // the ping-pong with two Q buffers, its work tiles each head's 128-row blocks
     int a, b;          // 192-row and 128-row blocks a head
+    int sms_full, sms_pp;   // the SMs of each launch (its persistent grid)
 };
 
-// Rounds of a launch of `tiles` work tiles on `sms` SMs, in thousandths, each tile `permille`.
-inline long rounds_permille(long tiles, int sms, long permille)
-{
-    const long r = tiles * 1000 / sms;
-    return (r > 1000 ? r : 1000) * permille / 1000;
-}
-
-// Whether the shape is taken, and its cut. Each launch's split plan must fit the workspace
-// rung 15 asks for the shape (q_ahead::workspace_bytes: the uncut three-warpgroup plan);
-// where the uncut plan splits nothing, a cut one that would is not taken.
+// Whether the shape is taken, and its cut. The two launches' split plans must fit, side by
+// side, in the workspace rung 15 asks for the shape (q_ahead::workspace_bytes: the uncut
+// three-warpgroup plan on every SM); where the uncut plan splits nothing, a cut that would
+// is not taken.
 inline bool choose(const attn_shape *s, int sms, Cut &cut)
 {
     if (s->causal || s->head_dim != 64 || s->seq_q % 64 || s->seq_q % FULL_ROWS == 0) return false;
@@ -61,9 +55,12 @@ inline bool choose(const attn_shape *s, int sms, Cut &cut)
     cut.a = (units - 2 * cut.b) / 3;
     if (cut.a < 1) return false;
     const long bh = (long)s->batch * s->heads;
-    const long uncut = rounds_permille((s->seq_q + FULL_ROWS - 1) / FULL_ROWS * bh, sms, 1000);
-    const long cost = rounds_permille(cut.a * bh, sms, 1000) + rounds_permille(cut.b * bh, sms, PINGPONG_PERMILLE);
-    if (cost * 1000 > uncut * TAKE_PERMILLE) return false;
+    const long uncut = (s->seq_q + FULL_ROWS - 1) / FULL_ROWS * bh * 1000;   // in thousandths of a 192-row tile
+    const long w_full = cut.a * bh * 1000, w_pp = cut.b * bh * PINGPONG_PERMILLE;
+    if ((w_full + w_pp) * 1000 > uncut * TAKE_PERMILLE) return false;
+    cut.sms_full = (int)((sms * w_full + (w_full + w_pp) / 2) / (w_full + w_pp));
+    cut.sms_pp = sms - cut.sms_full;
+    if (cut.sms_full < 1 || cut.sms_pp < 1 || cut.a * bh < cut.sms_full || cut.b * bh < cut.sms_pp) return false;
     cut.pp = cut.full;
     cut.pp.v = nullptr;
     for (const r9::Variant &v : q_ahead::VARIANTS)
@@ -71,8 +68,9 @@ inline bool choose(const attn_shape *s, int sms, Cut &cut)
     if (!cut.pp.v) return false;
     cut.full.n_work = (long)cut.a * bh;
     cut.pp.n_work = (long)cut.b * bh;
-    const size_t room = q_ahead::workspace_bytes(s);
-    return r9::split_plan(s, cut.full, sms).part_bytes <= room && r9::split_plan(s, cut.pp, sms).part_bytes <= room;
+    // Side by side, each launch's split pieces take their own part of the workspace.
+    return r9::split_plan(s, cut.full, cut.sms_full).part_bytes + r9::split_plan(s, cut.pp, cut.sms_pp).part_bytes <=
+           q_ahead::workspace_bytes(s);
 }
 
 inline bool takes(const attn_shape *s)
