@@ -4,9 +4,10 @@
 // ping-pong in a static round robin, and rungs 15-17 keep it. There every work tile is one
 // K/V tile, the launch is three quarters memory-bound, and SMs run equal tiles at
 // different speeds: at 128x16x128x128 the busiest SM ran 9.4% over the average. Here the
-// shapes of exactly 128 keys run rung 09's same ping-pong on its dynamic tile scheduler
-// (the kernel the causal shapes run): each next tile goes to whichever block asks. Every
-// other shape runs rung 17 (dyn_choice.cuh says which and why).
+// shapes whose heads are one full work tile (128 query rows, 128 keys) run rung 09's same
+// ping-pong on its dynamic tile scheduler (the kernel the causal shapes run): each next
+// tile goes to whichever block asks. Every other shape runs rung 17 (dyn_choice.cuh says
+// which and why).
 //
 // The files:
 //   attention.cu       (this file) the phase ABI: this rung's path for the shapes taken,
@@ -89,6 +90,6 @@ const char *error_string(int code)
 }  // namespace
 
 extern "C" ATTN_PHASE_EXPORT const attn_phase attn_phase_entry = {
-    1, "18_short_dynamic", "Short keys on the dynamic tile scheduler: D=128, 128 keys, tiles to free blocks; rung 17 elsewhere",
+    1, "18_short_dynamic", "Short keys on the dynamic tile scheduler: D=128 heads of 128 rows and 128 keys, tiles to free blocks; rung 17 elsewhere",
     unsupported, workspace_bytes, init, run, fini, error_string,
 };

@@ -8,7 +8,9 @@
 // (a global counter; the producer claims each next tile) gives the next tile to whichever
 // block is free. Its kernel keeps one P buffer (232 registers), not two, and runs ragged
 // keys as a masked last step, not a ragged first tile: with 100 keys that cost more than
-// the balance saved (README), so only shapes whose keys fill their one tile are taken.
+// the balance saved; and where a head has more than one query block (300, 257 or 1000 rows
+// of 128 keys) it ran 5.7-7.9% slower than the static order (README). So only heads of
+// exactly one full work tile are taken: 128 query rows and 128 keys.
 // This file is compiled inside short_dynamic.cu, where rung 09 is rung13::rung09 and rung
 // 13's helpers (device_sms) are rung13::.
 #pragma once
@@ -20,12 +22,14 @@ namespace short_dynamic {
 namespace r9 = rung13::rung09;
 
 // Taken: rung 14's short keys (key_choice.cuh: D = 128, not causal, more than 16 query
-// rows, at most 128 keys, 128-row blocks that fill the GPU) with exactly 128 keys. c: rung
+// rows, at most 128 keys, 128-row blocks that fill the GPU) with exactly 128 query rows and
+// 128 keys, one full work tile a head. c: rung
 // 09's choice turned to the 128-key ping-pong on the dynamic scheduler: persistent, no
 // ragged first tile (no key is ragged), the same 128-row work tiles.
 inline bool choose_dynamic(const attn_shape *s, int sms, r9::Choice &c)
 {
-    if (s->seq_kv != r9::BN || !short_keys::choose_short(s, sms, c) || !c.v->fn_dyn) return false;
+    if (s->seq_q != r9::BN || s->seq_kv != r9::BN || !short_keys::choose_short(s, sms, c) || !c.v->fn_dyn)
+        return false;
     c.dynamic = true;
     c.first = false;
     c.persistent = true;
