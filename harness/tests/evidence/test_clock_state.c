@@ -16,7 +16,7 @@
 
 #define FIXTURE "harness/tests/data/evidence/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json"
 #define H100_REF "evidence/nvidia-h100-80gb-hbm3/20261127T230115Z_49b36b5.json.gz"
-#define H200_CAPPED "evidence/nvidia-h200/20261203T171123Z_0da32da.json.gz"
+#define H200_CAPPED "evidence/nvidia-h200/20261203T212450Z_3d3bdf3.json.gz"
 #define H200_UNMARKED "evidence/nvidia-h200/studies/q_ahead/heldout_run_cut_20261203T073503Z_f88de61.json.gz"
 #define H100_UNMARKED "evidence/nvidia-h100-80gb-hbm3/20261123T082246Z_27d5592.json.gz"
 
@@ -168,10 +168,12 @@ static void committed_runs(void **st)
     (void)st;
     static const struct { const char *path; int flag; run_clock_state want; } runs[] = {
         { H100_REF, 1, RUN_CLOCKS_POWER_CAP },
-        /* a session of the H200 accepted set (build 0da32da, 171123Z) flagged sw_power_cap
-         * at its end (1965 MHz, 583 W), no row throttled; a session held out of that set
-         * (the study's copy, cut to four implementations: GPU-b723ead0), no flag at its start
-         * or end (1980 MHz both, 628 W at its end), so kept when the accepted set changes.
+        /* a session of the H200 accepted set (build 3d3bdf3, 212450Z: GPU-7fd75295) flagged
+         * sw_power_cap at its end (1965 MHz, 555 W; nothing at its start, 1980 MHz), no row
+         * throttled (the set's other two sessions are not flagged); a session held out of
+         * the set (the study's copy, cut to four implementations: GPU-b723ead0), no flag at
+         * its start or end (1980 MHz both, 628 W at its end), so kept when the accepted set
+         * changes.
          * The reference of build 727334b had rows throttled at 1x1x16384x128:
          * a_throttled_result_is_throttled keeps that case */
         { H200_CAPPED, 1, RUN_CLOCKS_POWER_CAP },
