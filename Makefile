@@ -146,6 +146,11 @@ PHASE_LINKS_16_step_descriptors := phases/15_q_ahead/rung14.cu phases/13_row_blo
 # objects rung 16 links and its rung13.cu and rung10.cu: linked, not compiled again.
 PHASE_LINKS_17_row_tail := phases/16_step_descriptors/rung13.cu phases/16_step_descriptors/rung10.cu \
                            phases/15_q_ahead/rung14.cu phases/13_row_blocks/rung12.cu
+# Rung 18 holds rung 17's attention.cu in a unit of its own (its rung17.cu) and rung 13
+# whole in another (its short_dynamic.cu, with its path); rung 17's row_tail.cu and
+# rung16.cu objects and the objects rung 17 links: linked, not compiled again.
+PHASE_LINKS_18_short_dynamic := phases/17_row_tail/row_tail.cu phases/17_row_tail/rung16.cu \
+                                $(PHASE_LINKS_17_row_tail)
 # Rung 10 is rung 11's rung10.o alone: rung10.cu is rung 10's attention.cu whole (rungs 06-09
 # inside it) in namespace rung10, with its entry weak and of default visibility; linked by
 # itself that entry is the one the shared object exports, C linkage (the namespace does not
