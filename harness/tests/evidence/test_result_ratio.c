@@ -2,7 +2,7 @@
  * (result_ratio.h). An external timed in another process (PyTorch's) is paired there with a
  * rung, the bridge, that the run also timed in its rotation with its own baseline: its
  * ratio to the baseline is the product of the two processes' paired ratios, with a CI that
- * resamples both (stats_bridged_ratio_ci). Read from the committed H200 reference run
+ * resamples both (stats_bridged_ratio_ci). Read from rung 17's H200 reference run
  * (build 3d3bdf3), whose torch_cudnn rows PyTorch's process paired with rung 10 (at
  * 4x16x4096x128: 30 pairs, and rung 10 85 with sdpa_cudnn in the rotation). */
 #include <stdarg.h>

@@ -1,9 +1,9 @@
 /* test_baseline_libs.c: the report names each baseline's library and draws an external
  * baseline at the run baseline's time times its paired ratio (report/baseline_libs.h), and
  * quotes the paired method's targets from the accepted runs (report/targets.h). Read from
- * the committed H200 reference run (build 3d3bdf3: PyTorch's rows bridged through rung 10,
- * the C baseline on PyTorch's cuDNN among them), then with its rows re-pointed at
- * `sdpa_cudnn` as a run of the method before the bridge wrote them. */
+ * rung 17's H200 reference run (build 3d3bdf3, kept in the store for these tests; PyTorch's
+ * rows bridged through rung 10, the C baseline on PyTorch's cuDNN among them), then with
+ * its rows re-pointed at `sdpa_cudnn` as a run of the method before the bridge wrote them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
