@@ -223,12 +223,14 @@ $(BUILD)/tests/%: harness/tests/%.c $(LIB_OBJ)
 # Loader fixtures: tiny ABI objects built with gcc (no GPU code).
 FIXTURES := $(BUILD)/fixtures/good_phase.so $(BUILD)/fixtures/abi2_phase.so \
             $(BUILD)/fixtures/no_symbol.so $(BUILD)/fixtures/null_run.so
-# Two builds of rungs that choose a path by shape (ab's code paths, ci/checks/test_ab_gate.sh)
-PATH_FIXTURES := $(foreach b,base head,$(BUILD)/fixtures/paths/$(b)/phases/07_fixture_paths.so \
+# Three builds of rungs that choose a path by shape (ab's code paths and rule probes,
+# ci/checks/test_ab_gate.sh)
+PATH_FIXTURES := $(foreach b,base head offsweep,$(BUILD)/fixtures/paths/$(b)/phases/07_fixture_paths.so \
                    $(BUILD)/fixtures/paths/$(b)/phases/01_fixture_one_path.so)
 $(BUILD)/fixtures/paths/%/phases/07_fixture_paths.so: harness/tests/fixtures/path_phase.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden $(if $(filter head,$*),-DHEAD_BUILD) -o $@ $<
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden $(if $(filter head,$*),-DHEAD_BUILD) \
+	  $(if $(filter offsweep,$*),-DHEAD_OFF_SWEEP) -o $@ $<
 $(BUILD)/fixtures/paths/%/phases/01_fixture_one_path.so: harness/tests/fixtures/path_phase.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -DONE_PATH -o $@ $<

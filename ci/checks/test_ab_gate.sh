@@ -61,6 +61,29 @@ sys.exit(0 if ok else 1)
 PY
 expect "list-paths with --shape" 2 "default set" "$bin" ab --base "$fx/base" --head "$fx/head" --list-paths --shape 1,8,512,64
 
+# ---- a rule that moves between the sweep's points: the rule probes ----------------------
+# The offsweep head gives non-causal heads of 128 keys and more than 128 rows a new path;
+# no sweep point has one, so its notes agree with the base's at every sweep point, and
+# only the probes around them (each sweep point with its rows, keys or batch doubled or
+# halved) can see the rule move: one probe is timed for each path the rule moved (base
+# path -> head path), none where nothing moved.
+expect "off-sweep rule: probes" 0 "path(s) in the head build" "$bin" ab --base "$fx/base" --head "$fx/offsweep" --list-paths
+cp "$tmp/out.txt" "$tmp/probes.txt"
+grep -q " moved " "$tmp/probes.txt" && note "off-sweep rule: a sweep point listed as moved: $(grep " moved " "$tmp/probes.txt")"
+python3 - "$tmp/probes.txt" <<'PY' || note "off-sweep rule: $(cat "$tmp/probes.txt")"
+import re, sys
+text = open(sys.argv[1]).read()
+rows = re.findall(r"^  (\d+)x(\d+)x(\d+):(\d+)x(\d+)( causal)? +probe +(.*)$", text, re.M)
+ok = len(rows) >= 1 and text.count(" probe ") == len(rows)
+ok = ok and all(int(r[3]) == 128 and int(r[2]) > 128 and not r[5] for r in rows)
+ok = ok and all("short keys dynamic" in r[6] for r in rows)
+m = re.search(r"07_fixture_paths +(\d+) rule probe\(s\) where the builds' notes differ, (\d+) timed", text)
+ok = ok and m is not None and int(m[1]) >= 4 and int(m[2]) == len(rows)
+sys.exit(0 if ok else 1)
+PY
+expect "off-sweep rule: A/A" 0 "path(s) in the head build" "$bin" ab --base "$fx/offsweep" --head "$fx/offsweep" --list-paths
+grep -q " probe " "$tmp/out.txt" && note "off-sweep rule: a probe listed between a build and itself"
+
 # ---- which rungs changed: the records beside each binary (gate/rung_change.h) -----------
 # Copies of the fixture builds with records written here: 07's own source differs (a shape
 # rule moved), 01's records are alike. Only 07 is timed at every sweep point.

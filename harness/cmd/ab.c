@@ -7,7 +7,8 @@
  * shape of every code path it takes on the standard sweep (gate/code_paths.h: the paths
  * are read from each build's own init notes), and a rung the head changed (its binary or
  * its sources differ: gate/rung_change.h) at every point of the standard sweep, since one
- * shape per path cannot see a change to the rule that picks the path. `--judge FILE`
+ * shape per path cannot see a change to the rule that picks the path; and at one rule
+ * probe (core/shapes.h) for each way a rule moved between the sweep's points. `--judge FILE`
  * decides a recorded comparison again with this binary's rule, without a GPU
  * (gate/ab_judge.h). */
 #include <math.h>
@@ -39,6 +40,8 @@
 
 #define AB_MAX_SHAPES 16
 #define AB_MAX_SWEEP 128
+#define AB_MAX_PROBES 1024   /* the rule probes a phase is initialised at */
+#define AB_MAX_EXTRA 192     /* a phase's added shapes: paths, moved, probes, its sweep */
 
 typedef struct {
     const char *base_dir, *head_dir, *out, *names, *order, *judge;
@@ -308,6 +311,70 @@ static size_t timed_by(const code_path_probe *p, size_t n, int head, const char 
     return n;
 }
 
+/* Both builds of one phase initialised at s, each init note read as a path into pr
+ * (base_key, head_key, note_moved, work). 0, or -1 when either build does not take s
+ * (unsupported, or its init fails here: no path of it). */
+static int note_probe(const loaded_impl *bi, const loaded_impl *hi, const attn_shape *s, code_path_probe *pr)
+{
+    if (bi->ph->unsupported(s) || hi->ph->unsupported(s)) return -1;
+    char base_note[CODE_PATH_KEY_MAX] = "";
+    memset(pr, 0, sizeof *pr);
+    for (int side = 0; side < 2; side++) {
+        const attn_phase *ph = side ? hi->ph : bi->ph;
+        void *state = NULL;
+        if (ph->init(&state, s)) return -1;
+        const char *note = ph->error_string(0);
+        code_path_of_note(note, side ? pr->head_key : pr->base_key, CODE_PATH_KEY_MAX);
+        if (!side) snprintf(base_note, sizeof base_note, "%s", note ? note : "");
+        else pr->note_moved = strncmp(base_note, note ? note : "", sizeof base_note - 1) != 0;
+        ph->fini(state);
+    }
+    pr->work = shape_flops(s);
+    return 0;
+}
+
+/* The rule probes (core/shapes.h: the sweep's points with rows, keys or batch doubled or
+ * halved): a rule can move between the sweep's points and change no sweep point's choice.
+ * Each probe is initialised in both builds; for each way a rule moved there (base path ->
+ * head path, gate/code_paths.h) one probe is added to extra with why[] "probe", up to cap
+ * in all (n already there), the largest within work_cap. Returns the new count. */
+static size_t probe_rules(const loaded_impl *bi, const loaded_impl *hi, attn_shape *extra, const char **why, size_t n,
+                          size_t cap, double work_cap, int print)
+{
+    static shape_point probes[AB_MAX_PROBES];   /* large; ab is single-threaded */
+    size_t np = shapes_rule_probes(probes, AB_MAX_PROBES), m = 0, moved = 0;
+    if (np > AB_MAX_PROBES) np = AB_MAX_PROBES;
+    code_path_probe *p = calloc(np ? np : 1, sizeof *p);
+    attn_shape *at = calloc(np ? np : 1, sizeof *at);
+    if (!p || !at) goto done;
+    for (size_t c = 0; c < np; c++)
+        if (!note_probe(bi, hi, &probes[c].s, &p[m])) {
+            moved += p[m].note_moved;
+            at[m++] = probes[c].s;
+        }
+    size_t chosen = code_paths_choose_moved(p, m, work_cap), added = 0;
+    if (print && moved)
+        printf("%-22s %zu rule probe(s) where the builds' notes differ, %zu timed\n", bi->ph->name, moved, chosen);
+    for (size_t i = 0; i < m && n < cap; i++) {
+        if (!p[i].chosen) continue;
+        why[n] = "probe";
+        extra[n++] = at[i];
+        added++;
+        if (print) {
+            char text[96];
+            shape_format(&at[i], text, sizeof text);
+            printf("  %-24s probe  %s (base: %s)\n", text, p[i].head_key, p[i].base_key);
+        }
+    }
+    if (added < chosen)
+        fprintf(stderr, "attnladder ab: %s: %zu of %zu moved rule probes not timed (at most %zu shapes a phase)\n",
+                bi->ph->name, chosen - added, chosen, cap);
+done:
+    free(p);
+    free(at);
+    return n;
+}
+
 /* One phase's code paths: it is initialised in each build at the gate's fixed shapes and
  * at every shape of the standard sweep both builds support, each init note read as a path
  * (gate/code_paths.h), and one shape chosen for every path of either build that no fixed
@@ -333,24 +400,7 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
     for (size_t c = 0; c < nc; c++) {
         const attn_shape *s = c < o->n_shapes ? &o->shapes[c] : &sweep[c - o->n_shapes].s;
         if (c < o->n_shapes && shape_flops(s) > cap_work) cap_work = shape_flops(s);
-        if (bi->ph->unsupported(s) || hi->ph->unsupported(s)) continue;
-        int ok = 1;
-        char base_note[CODE_PATH_KEY_MAX] = "";
-        for (int side = 0; side < 2 && ok; side++) {
-            const attn_phase *ph = side ? hi->ph : bi->ph;
-            void *state = NULL;
-            if (ph->init(&state, s)) {
-                ok = 0;   /* a shape this build cannot init here is no path of it */
-                continue;
-            }
-            const char *note = ph->error_string(0);
-            code_path_of_note(note, side ? p[n].head_key : p[n].base_key, CODE_PATH_KEY_MAX);
-            if (!side) snprintf(base_note, sizeof base_note, "%s", note ? note : "");
-            else p[n].note_moved = strncmp(base_note, note ? note : "", sizeof base_note - 1) != 0;
-            ph->fini(state);
-        }
-        if (!ok) continue;
-        p[n].work = shape_flops(s);
+        if (note_probe(bi, hi, s, &p[n])) continue;
         p[n].fixed = c < o->n_shapes;
         at[n++] = *s;
     }
@@ -624,17 +674,22 @@ static int ab_read_changes(ab_session *s)
     return rc;
 }
 
-/* A phase's added shapes: one of each code path no fixed shape reaches, then (a changed
- * phase) every sweep point not yet timed; why[] says which. Returns the count. */
+/* A phase's added shapes: one of each code path no fixed shape reaches, the sweep points
+ * whose notes moved, one rule probe of each way a rule moved off the sweep, then (a
+ * changed phase) every sweep point not yet timed; why[] says which. Returns the count. */
 static size_t extra_shapes(ab_session *s, size_t i, const loaded_impl *hi, attn_shape *extra, const char **why,
                            int print)
 {
     json_t *pj = NULL;
-    size_t n = probe_paths(&s->o, &s->bl[i], hi, extra, why, AB_MAX_SWEEP, &pj, print);
+    size_t n = probe_paths(&s->o, &s->bl[i], hi, extra, why, AB_MAX_EXTRA, &pj, print);
     if (print) json_decref(pj);
     else json_object_set_new(s->paths, s->bl[i].ph->name, pj);
+    double cap_work = 0;   /* the fixed shapes' largest work, as for the paths */
+    for (size_t k = 0; k < s->o.n_shapes; k++)
+        if (shape_flops(&s->o.shapes[k]) > cap_work) cap_work = shape_flops(&s->o.shapes[k]);
+    n = probe_rules(&s->bl[i], hi, extra, why, n, AB_MAX_EXTRA, cap_work, print);
     size_t before = n;
-    if (s->sweep_of[i]) n = add_sweep(&s->o, &s->bl[i], hi, extra, why, n, AB_MAX_SWEEP);
+    if (s->sweep_of[i]) n = add_sweep(&s->o, &s->bl[i], hi, extra, why, n, AB_MAX_EXTRA);
     if (print && s->sweep_of[i]) {
         printf("  %zu sweep point(s) added (the rung changed):", n - before);
         for (size_t k = before; k < n; k++) {
@@ -654,8 +709,8 @@ static void ab_list_paths(ab_session *s)
     for (size_t i = 0; i < s->nb; i++) {
         const loaded_impl *hi = loader_find(s->hl, s->nh, s->bl[i].ph->name);
         if (s->bl[i].kind != IMPL_PHASE || !hi || !wanted(&s->o, s->bl[i].ph->name)) continue;
-        attn_shape extra[AB_MAX_SWEEP];
-        const char *why[AB_MAX_SWEEP];
+        attn_shape extra[AB_MAX_EXTRA];
+        const char *why[AB_MAX_EXTRA];
         extra_shapes(s, i, hi, extra, why, 1);
     }
 }
@@ -671,8 +726,8 @@ static int ab_compare_impl(ab_session *s, size_t i)
         printf("%-22s only in the base build\n", bi->ph->name);
         return EXIT_OK;
     }
-    attn_shape extra[AB_MAX_SWEEP];
-    const char *why[AB_MAX_SWEEP];
+    attn_shape extra[AB_MAX_EXTRA];
+    const char *why[AB_MAX_EXTRA];
     size_t n_extra = o->paths && bi->kind == IMPL_PHASE ? extra_shapes(s, i, hi, extra, why, 0) : 0;
     int rc = EXIT_OK;
     for (size_t k = 0; k < o->n_shapes + n_extra; k++) {

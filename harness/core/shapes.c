@@ -212,6 +212,57 @@ size_t shapes_sweep(shape_point *out, size_t cap)
     return shapes_inference(out, cap, n);
 }
 
+static int shape_equal(const attn_shape *a, const attn_shape *b)
+{
+    return a->batch == b->batch && a->heads == b->heads && a->seq_q == b->seq_q && a->seq_kv == b->seq_kv &&
+           a->head_dim == b->head_dim && a->causal == b->causal;
+}
+
+/* Whether s is among the first n of pts. */
+static int listed(const shape_point *pts, size_t n, const attn_shape *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (shape_equal(&pts[i].s, s)) return 1;
+    return 0;
+}
+
+#define SWEEP_MAX 128
+
+size_t shapes_rule_probes(shape_point *out, size_t cap)
+{
+    shape_point sweep[SWEEP_MAX];
+    size_t ns = shapes_sweep(sweep, SWEEP_MAX), n = 0;
+    if (ns > SWEEP_MAX) ns = SWEEP_MAX;
+    double most = 0;
+    for (size_t i = 0; i < ns; i++)
+        if (shape_flops(&sweep[i].s) > most) most = shape_flops(&sweep[i].s);
+    for (size_t i = 0; i < ns; i++) {
+        const attn_shape *b = &sweep[i].s;
+        /* rows, keys and batch, each doubled and halved */
+        const int moves[6][3] = { { 1, 2, 1 }, { 1, -2, 1 }, { 1, 1, 2 }, { 1, 1, -2 }, { 2, 1, 1 }, { -2, 1, 1 } };
+        for (size_t m = 0; m < 6; m++) {
+            attn_shape p = *b;
+            int *dim[3] = { &p.batch, &p.seq_q, &p.seq_kv };
+            for (int d = 0; d < 3; d++) {
+                if (moves[m][d] == 2) *dim[d] = *dim[d] <= (1 << 29) ? *dim[d] * 2 : 0;
+                else if (moves[m][d] == -2) *dim[d] /= 2;
+            }
+            char err[160];
+            if (shape_validate(&p, err, sizeof err) || shape_flops(&p) > most) continue;
+            if (listed(sweep, ns, &p)) continue;
+            size_t w = n < cap ? n : cap;
+            if (listed(out, w, &p)) continue;
+            if (n < cap) {
+                out[n].s = p;
+                out[n].tag = "probe";
+                out[n].extra_inputs = 0;
+            }
+            n++;
+        }
+    }
+    return n;
+}
+
 double shape_visible_pairs(const attn_shape *s)
 {
     double sq = s->seq_q, skv = s->seq_kv;

@@ -49,6 +49,15 @@ size_t shapes_headline(shape_point *out, size_t cap);
  * ones also checked on the peaked and outlier inputs. Returns the count. */
 size_t shapes_sweep(shape_point *out, size_t cap);
 
+/* The rule probes, for the A/B gate only (never timed by `run`): each point of the
+ * standard sweep with its query rows, its keys or its batch doubled or halved, where a
+ * rung's shape rule can move between the sweep's points (a rule widened from one query
+ * block of 128 keys to several changes no sweep point's choice). Each once, in sweep
+ * order, none a sweep point, each valid (shape_validate) and of no more work
+ * (shape_flops) than the largest sweep point; tagged "probe". Returns the count, writing
+ * at most cap. */
+size_t shapes_rule_probes(shape_point *out, size_t cap);
+
 /* 4*B*H*D per visible (query, key) pair: Sq*Skv pairs, or for causal (bottom-right
  * aligned: row i sees key j when j <= i + Skv - Sq) the pairs that mask leaves. */
 double shape_flops(const attn_shape *s);

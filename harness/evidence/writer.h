@@ -211,7 +211,8 @@ typedef struct {
     const char *impl, *kind, *shape;
     const char *selected;                /* why it was timed: "fixed" (the gate's set), "path"
                                             (one shape of a code path), "moved" (a sweep point
-                                            where the builds' init notes differ in full), "sweep"
+                                            where the builds' init notes differ in full), "probe"
+                                            (a rule probe off the sweep where a rule moved), "sweep"
                                             (a sweep point of a rung the head changed) */
     int correct;
     const char *base_note, *head_note;   /* what each build said it chose; NULL: left out */

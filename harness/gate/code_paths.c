@@ -45,6 +45,14 @@ static int reached(const code_path_probe *p, size_t n, int head, const char *k)
     return 0;
 }
 
+/* Whether b is the better shape than a to time a path or a move: within the cap beats
+ * over it, then the larger within, the smaller over. */
+static int better(const code_path_probe *a, const code_path_probe *b, double work_cap)
+{
+    int in_a = a->work <= work_cap, in_b = b->work <= work_cap;
+    return (in_b && !in_a) || (in_a && in_b && b->work > a->work) || (!in_a && !in_b && b->work < a->work);
+}
+
 size_t code_paths_choose(code_path_probe *p, size_t n, double work_cap)
 {
     size_t added = 0;
@@ -61,15 +69,35 @@ size_t code_paths_choose(code_path_probe *p, size_t n, double work_cap)
                     best = j;
                     continue;
                 }
-                int in_j = p[j].work <= work_cap, in_b = p[best].work <= work_cap;
-                if ((in_j && !in_b) || (in_j && in_b && p[j].work > p[best].work) ||
-                    (!in_j && !in_b && p[j].work < p[best].work))
-                    best = j;
+                if (better(&p[best], &p[j], work_cap)) best = j;
             }
             p[best].chosen = 1;
             added++;
         }
     return added;
+}
+
+static int same_move(const code_path_probe *a, const code_path_probe *b)
+{
+    return !strcmp(a->base_key, b->base_key) && !strcmp(a->head_key, b->head_key);
+}
+
+size_t code_paths_choose_moved(code_path_probe *p, size_t n, double work_cap)
+{
+    size_t marked = 0;
+    for (size_t i = 0; i < n; i++) p[i].chosen = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].note_moved) continue;
+        size_t j = 0;   /* a move seen before is handled */
+        while (j < i && !(p[j].note_moved && same_move(&p[j], &p[i]))) j++;
+        if (j < i) continue;
+        size_t best = i;
+        for (size_t k = i + 1; k < n; k++)
+            if (p[k].note_moved && same_move(&p[k], &p[i]) && better(&p[best], &p[k], work_cap)) best = k;
+        p[best].chosen = 1;
+        marked++;
+    }
+    return marked;
 }
 
 size_t code_paths_distinct(const code_path_probe *p, size_t n, int head, size_t *first, size_t cap)

@@ -36,6 +36,13 @@ typedef struct {
  * first. Returns the number of shapes chosen (each path of each build reached once). */
 size_t code_paths_choose(code_path_probe *p, size_t n, double work_cap);
 
+/* The rule probes (shapes off the standard sweep, gate/README.md): among the probes whose
+ * notes moved (note_moved), marks one for each distinct move (base path -> head path, the
+ * same path with other counts included): the largest by work up to work_cap, else the
+ * smallest above it; ties go to the first. Probes whose notes did not move are never
+ * marked. Returns the number marked. */
+size_t code_paths_choose_moved(code_path_probe *p, size_t n, double work_cap);
+
 /* The distinct paths of one side (0 base, 1 head) among the probes, in first-seen order:
  * writes up to cap indices of a representative probe each and returns the count. */
 size_t code_paths_distinct(const code_path_probe *p, size_t n, int head, size_t *first, size_t cap);

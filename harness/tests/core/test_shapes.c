@@ -138,6 +138,44 @@ static void work_counts(void **st)
     assert_string_equal(text, "1x8x129:257x128");
 }
 
+/* The rule probes: the sweep's neighbours (rows, keys, batch doubled or halved), none a
+ * sweep point, each valid, once, no more work than the sweep's largest point; among them
+ * the shape where a short-key rule widened to several query blocks first shows. */
+static int same(const attn_shape *a, const attn_shape *b)
+{
+    return a->batch == b->batch && a->heads == b->heads && a->seq_q == b->seq_q && a->seq_kv == b->seq_kv &&
+           a->head_dim == b->head_dim && a->causal == b->causal;
+}
+
+static void rule_probes(void **st)
+{
+    (void)st;
+    static shape_point sweep[128], pr[1024];
+    size_t ns = shapes_sweep(sweep, 128), np = shapes_rule_probes(pr, 1024);
+    assert_true(np > ns && np < 1024);
+    double most = 0;
+    for (size_t i = 0; i < ns; i++)
+        if (shape_flops(&sweep[i].s) > most) most = shape_flops(&sweep[i].s);
+    attn_shape widened = { 128, 16, 256, 128, 128, 0, 0.0f }, halved_keys = { 64, 16, 256, 128, 128, 0, 0.0f };
+    int seen_widened = 0, seen_halved = 0;
+    char err[160];
+    for (size_t i = 0; i < np; i++) {
+        assert_string_equal(pr[i].tag, "probe");
+        assert_int_equal(shape_validate(&pr[i].s, err, sizeof err), 0);
+        assert_true(shape_flops(&pr[i].s) <= most);
+        for (size_t j = 0; j < ns; j++) assert_false(same(&pr[i].s, &sweep[j].s));
+        for (size_t j = 0; j < i; j++) assert_false(same(&pr[i].s, &pr[j].s));
+        seen_widened += same(&pr[i].s, &widened);
+        seen_halved += same(&pr[i].s, &halved_keys);
+    }
+    assert_int_equal(seen_widened, 1);
+    assert_int_equal(seen_halved, 1);
+    /* the cap is honoured, the count still reported, the first ones the same */
+    shape_point few[3];
+    assert_int_equal(shapes_rule_probes(few, 3), np);
+    for (size_t i = 0; i < 3; i++) assert_true(same(&few[i].s, &pr[i].s));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -145,6 +183,7 @@ int main(void)
         cmocka_unit_test(rejects_bad_shapes),
         cmocka_unit_test(standard_sets),
         cmocka_unit_test(work_counts),
+        cmocka_unit_test(rule_probes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

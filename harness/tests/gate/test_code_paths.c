@@ -115,6 +115,37 @@ static void fixed_shapes_reach_everything(void **st)
     assert_int_equal(code_paths_choose(NULL, 0, 100.0), 0);
 }
 
+/* The rule probes (shapes off the sweep): one timed for each way the rule moved (base path
+ * -> head path) among the probes whose notes differ, the largest within the cap, else the
+ * smallest over it; a probe whose note did not move is never timed. */
+static code_path_probe moved(const char *b, const char *h, double work)
+{
+    code_path_probe p = probe(b, h, work, 0);
+    p.note_moved = 1;
+    return p;
+}
+
+static void one_probe_per_moved_rule(void **st)
+{
+    (void)st;
+    code_path_probe p[] = {
+        probe("A: 4 CTAs", "A: 4 CTAs", 10, 0),          /* not moved: never */
+        moved("A: 4 CTAs", "A, dyn: 4 CTAs", 30),     /* A -> A, dyn */
+        moved("A: 8 CTAs", "A, dyn: 8 CTAs", 90),     /* the same move, the largest within */
+        moved("A: 9 CTAs", "A, dyn: 9 CTAs", 900),    /* over the cap */
+        moved("B: 2 CTAs", "A: 2 CTAs", 500),         /* B -> A: only over the cap */
+        moved("B: 3 CTAs", "A: 3 CTAs", 400),         /* ... the smallest */
+        moved("A: 4 CTAs", "A: 5 CTAs", 20),          /* the same path, other counts */
+    };
+    size_t n = sizeof p / sizeof p[0];
+    assert_int_equal(code_paths_choose_moved(p, n, 100.0), 3);
+    int want[] = { 0, 0, 1, 0, 0, 1, 1 };
+    for (size_t i = 0; i < n; i++) assert_int_equal(p[i].chosen, want[i]);
+    code_path_probe still[] = { probe("A 1", "A 2", 1, 0), probe("B", "B", 2, 0) };
+    assert_int_equal(code_paths_choose_moved(still, 2, 100.0), 0);
+    assert_int_equal(code_paths_choose_moved(NULL, 0, 100.0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -122,6 +153,7 @@ int main(void)
         cmocka_unit_test(committed_notes),
         cmocka_unit_test(one_shape_per_path),
         cmocka_unit_test(fixed_shapes_reach_everything),
+        cmocka_unit_test(one_probe_per_moved_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
