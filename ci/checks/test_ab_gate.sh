@@ -7,6 +7,8 @@
 #    alone, every binary (a toolchain change), a missing record, malformed records refused;
 #    a changed rung is listed with every sweep point it adds, and any rung with the sweep
 #    shapes where the two builds' init notes differ in full ("moved");
+#  - the rule probes: a head whose rule moves only between the sweep's points gets one probe
+#    timed for each move, none between a build and itself, none for an unchanged rung;
 #  - --judge: recorded pairs decided again by this binary's rule (a +5% pair regressed,
 #    the same pairs unchanged under a 10% tolerance, a baseline at its own tolerance), a
 #    failed check kept, and a tampered file refused with the field named.
@@ -145,6 +147,15 @@ rm "$rh/phases/01_fixture_one_path.sources.sha256"; records "$rh" 01_fixture_one
 printf '%064d  phases/x\n\0%064d  phases/y\n' 0 0 > "$rh/phases/01_fixture_one_path.sources.sha256"
 expect "bad record: a NUL byte" 2 "01_fixture_one_path.sources.sha256: a NUL byte" \
   "$bin" ab --base "$rb" --head "$rh" --list-paths
+
+# the rule probes are read for a changed rung only: the offsweep head with records alike to
+# the base's (an unchanged rung) lists no probe; with its source's record changed, it does
+mkdir -p "$tmp/rec/off/phases"; cp "$fx/offsweep"/phases/*.so "$tmp/rec/off/phases/"
+records "$tmp/rec/off" 07_fixture_paths a 1; records "$tmp/rec/off" 01_fixture_one_path a 1
+expect "unchanged rung: no probes" 0 "path(s) in the head build" "$bin" ab --base "$rb" --head "$tmp/rec/off" --list-paths
+grep -q " probe " "$tmp/out.txt" && note "unchanged rung: its rule probes were read"
+records "$tmp/rec/off" 07_fixture_paths a 2
+expect "changed rung: probes" 0 "rule probe(s) where the builds' notes differ" "$bin" ab --base "$rb" --head "$tmp/rec/off" --list-paths
 
 # ---- --judge: the binary's rule on recorded pairs ----------------------------------------
 python3 - "$tmp" <<'PY'

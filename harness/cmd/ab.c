@@ -311,6 +311,16 @@ static size_t timed_by(const code_path_probe *p, size_t n, int head, const char 
     return n;
 }
 
+/* The largest work of the gate's fixed shapes (the throughput shape's): a path's shape, or
+ * a moved rule's probe, is the largest within it (gate/code_paths.h). */
+static double fixed_work(const ab_opts *o)
+{
+    double w = 0;
+    for (size_t k = 0; k < o->n_shapes; k++)
+        if (shape_flops(&o->shapes[k]) > w) w = shape_flops(&o->shapes[k]);
+    return w;
+}
+
 /* Both builds of one phase initialised at s, each init note read as a path into pr
  * (base_key, head_key, note_moved, work). 0, or -1 when either build does not take s
  * (unsupported, or its init fails here: no path of it). */
@@ -391,7 +401,7 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
     code_path_probe *p = calloc(nc, sizeof *p);
     attn_shape *at = calloc(nc, sizeof *at);
     size_t n = 0, added = 0;
-    double cap_work = 0;
+    double cap_work = fixed_work(o);
     run_ab_path listed[2][64];
     char texts[2][64][96];
     size_t n_listed[2] = { 0, 0 };
@@ -399,7 +409,6 @@ static size_t probe_paths(const ab_opts *o, const loaded_impl *bi, const loaded_
     if (!p || !at) goto done;
     for (size_t c = 0; c < nc; c++) {
         const attn_shape *s = c < o->n_shapes ? &o->shapes[c] : &sweep[c - o->n_shapes].s;
-        if (c < o->n_shapes && shape_flops(s) > cap_work) cap_work = shape_flops(s);
         if (note_probe(bi, hi, s, &p[n])) continue;
         p[n].fixed = c < o->n_shapes;
         at[n++] = *s;
@@ -585,6 +594,8 @@ typedef struct {
     json_t *rows, *paths;          /* the rows measured; each phase's code paths */
     json_t *changes;               /* which phases changed and why (gate/rung_change.h) */
     int *sweep_of;                 /* per base implementation: 1 time its sweep */
+    int *changed_of;               /* per base implementation: 1 the head changed it (its rule
+                                      probes are read; an unchanged rung's notes cannot move) */
     int compared;
     int stopped;                   /* no stream, or a measurement failed: nothing written */
     char err[1024];
@@ -633,7 +644,8 @@ static int ab_read_changes(ab_session *s)
     rung_change *ch = calloc(s->nb ? s->nb : 1, sizeof *ch);
     size_t *at = calloc(s->nb ? s->nb : 1, sizeof *at), n = 0;
     s->sweep_of = calloc(s->nb ? s->nb : 1, sizeof *s->sweep_of);
-    int rc = ch && at && s->sweep_of ? 0 : EXIT_BAD_INPUT;
+    s->changed_of = calloc(s->nb ? s->nb : 1, sizeof *s->changed_of);
+    int rc = ch && at && s->sweep_of && s->changed_of ? 0 : EXIT_BAD_INPUT;
     for (size_t i = 0; i < s->nb && !rc; i++) {
         if (s->bl[i].kind != IMPL_PHASE || !loader_find(s->hl, s->nh, s->bl[i].ph->name)) continue;
         char stem[512];
@@ -652,6 +664,7 @@ static int ab_read_changes(ab_session *s)
         const char *name = s->bl[at[k]].ph->name;
         rung_change_why(&ch[k], wide, why, sizeof why);
         s->sweep_of[at[k]] = s->o.sweep && ch[k].sweep;
+        s->changed_of[at[k]] = ch[k].kind != RUNG_SAME;
         json_object_set_new(rungs, name, json_pack("{s:b, s:s, s:s}", "changed", ch[k].kind != RUNG_SAME, "why", why,
                                                    "timed", ch[k].sweep ? "every sweep point" : "code paths"));
         if (ch[k].kind != RUNG_SAME && wanted(&s->o, name)) {
@@ -675,8 +688,8 @@ static int ab_read_changes(ab_session *s)
 }
 
 /* A phase's added shapes: one of each code path no fixed shape reaches, the sweep points
- * whose notes moved, one rule probe of each way a rule moved off the sweep, then (a
- * changed phase) every sweep point not yet timed; why[] says which. Returns the count. */
+ * whose notes moved, then (a changed phase) one rule probe of each way a rule moved off
+ * the sweep and every sweep point not yet timed; why[] says which. Returns the count. */
 static size_t extra_shapes(ab_session *s, size_t i, const loaded_impl *hi, attn_shape *extra, const char **why,
                            int print)
 {
@@ -684,10 +697,7 @@ static size_t extra_shapes(ab_session *s, size_t i, const loaded_impl *hi, attn_
     size_t n = probe_paths(&s->o, &s->bl[i], hi, extra, why, AB_MAX_EXTRA, &pj, print);
     if (print) json_decref(pj);
     else json_object_set_new(s->paths, s->bl[i].ph->name, pj);
-    double cap_work = 0;   /* the fixed shapes' largest work, as for the paths */
-    for (size_t k = 0; k < s->o.n_shapes; k++)
-        if (shape_flops(&s->o.shapes[k]) > cap_work) cap_work = shape_flops(&s->o.shapes[k]);
-    n = probe_rules(&s->bl[i], hi, extra, why, n, AB_MAX_EXTRA, cap_work, print);
+    if (s->changed_of[i]) n = probe_rules(&s->bl[i], hi, extra, why, n, AB_MAX_EXTRA, fixed_work(&s->o), print);
     size_t before = n;
     if (s->sweep_of[i]) n = add_sweep(&s->o, &s->bl[i], hi, extra, why, n, AB_MAX_EXTRA);
     if (print && s->sweep_of[i]) {
@@ -812,6 +822,7 @@ static void ab_close(ab_session *s)
     json_decref(s->paths);
     json_decref(s->changes);
     free(s->sweep_of);
+    free(s->changed_of);
     if (s->stream) cudaStreamDestroy(s->stream);
     loader_close_all(s->bl, s->nb);
     loader_close_all(s->hl, s->nh);

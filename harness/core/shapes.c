@@ -212,46 +212,55 @@ size_t shapes_sweep(shape_point *out, size_t cap)
     return shapes_inference(out, cap, n);
 }
 
-static int shape_equal(const attn_shape *a, const attn_shape *b)
+int shape_same(const attn_shape *a, const attn_shape *b)
 {
     return a->batch == b->batch && a->heads == b->heads && a->seq_q == b->seq_q && a->seq_kv == b->seq_kv &&
            a->head_dim == b->head_dim && a->causal == b->causal;
 }
 
-/* Whether s is among the first n of pts. */
+/* Whether s is one of pts[0..n). */
 static int listed(const shape_point *pts, size_t n, const attn_shape *s)
 {
     for (size_t i = 0; i < n; i++)
-        if (shape_equal(&pts[i].s, s)) return 1;
+        if (shape_same(&pts[i].s, s)) return 1;
     return 0;
 }
 
-#define SWEEP_MAX 128
-
-size_t shapes_rule_probes(shape_point *out, size_t cap)
+/* The k-th neighbour of b, k = 0..5: its rows, its keys, its batch, each doubled, then
+ * halved (a dimension that would overflow is 0: no shape). */
+static attn_shape neighbour(const attn_shape *b, int k)
 {
-    shape_point sweep[SWEEP_MAX];
-    size_t ns = shapes_sweep(sweep, SWEEP_MAX), n = 0;
-    if (ns > SWEEP_MAX) ns = SWEEP_MAX;
+    attn_shape p = *b;
+    int *x = k < 2 ? &p.seq_q : k < 4 ? &p.seq_kv : &p.batch;
+    *x = k % 2 ? *x / 2 : *x <= INT_MAX / 2 ? *x * 2 : 0;
+    return p;
+}
+
+/* Whether an earlier neighbour (of base[0..i), or base[i]'s before the k-th) is p: the
+ * same shape, so taken or refused already. */
+static int seen_before(const shape_point *base, size_t i, int k, const attn_shape *p)
+{
+    for (size_t j = 0; j <= i; j++)
+        for (int m = 0; m < (j < i ? 6 : k); m++) {
+            attn_shape q = neighbour(&base[j].s, m);
+            if (shape_same(&q, p)) return 1;
+        }
+    return 0;
+}
+
+size_t shapes_neighbours(const shape_point *base, size_t nb, shape_point *out, size_t cap)
+{
     double most = 0;
-    for (size_t i = 0; i < ns; i++)
-        if (shape_flops(&sweep[i].s) > most) most = shape_flops(&sweep[i].s);
-    for (size_t i = 0; i < ns; i++) {
-        const attn_shape *b = &sweep[i].s;
-        /* rows, keys and batch, each doubled and halved */
-        const int moves[6][3] = { { 1, 2, 1 }, { 1, -2, 1 }, { 1, 1, 2 }, { 1, 1, -2 }, { 2, 1, 1 }, { -2, 1, 1 } };
-        for (size_t m = 0; m < 6; m++) {
-            attn_shape p = *b;
-            int *dim[3] = { &p.batch, &p.seq_q, &p.seq_kv };
-            for (int d = 0; d < 3; d++) {
-                if (moves[m][d] == 2) *dim[d] = *dim[d] <= (1 << 29) ? *dim[d] * 2 : 0;
-                else if (moves[m][d] == -2) *dim[d] /= 2;
-            }
+    for (size_t i = 0; i < nb; i++)
+        if (shape_flops(&base[i].s) > most) most = shape_flops(&base[i].s);
+    size_t n = 0;
+    for (size_t i = 0; i < nb; i++)
+        for (int k = 0; k < 6; k++) {
+            attn_shape p = neighbour(&base[i].s, k);
             char err[160];
-            if (shape_validate(&p, err, sizeof err) || shape_flops(&p) > most) continue;
-            if (listed(sweep, ns, &p)) continue;
-            size_t w = n < cap ? n : cap;
-            if (listed(out, w, &p)) continue;
+            if (shape_validate(&p, err, sizeof err) || shape_flops(&p) > most || listed(base, nb, &p) ||
+                seen_before(base, i, k, &p))
+                continue;
             if (n < cap) {
                 out[n].s = p;
                 out[n].tag = "probe";
@@ -259,8 +268,16 @@ size_t shapes_rule_probes(shape_point *out, size_t cap)
             }
             n++;
         }
-    }
     return n;
+}
+
+#define SWEEP_MAX 128
+
+size_t shapes_rule_probes(shape_point *out, size_t cap)
+{
+    shape_point sweep[SWEEP_MAX];
+    size_t ns = shapes_sweep(sweep, SWEEP_MAX);
+    return shapes_neighbours(sweep, ns < SWEEP_MAX ? ns : SWEEP_MAX, out, cap);
 }
 
 double shape_visible_pairs(const attn_shape *s)

@@ -49,13 +49,18 @@ size_t shapes_headline(shape_point *out, size_t cap);
  * ones also checked on the peaked and outlier inputs. Returns the count. */
 size_t shapes_sweep(shape_point *out, size_t cap);
 
-/* The rule probes, for the A/B gate only (never timed by `run`): each point of the
- * standard sweep with its query rows, its keys or its batch doubled or halved, where a
- * rung's shape rule can move between the sweep's points (a rule widened from one query
- * block of 128 keys to several changes no sweep point's choice). Each once, in sweep
- * order, none a sweep point, each valid (shape_validate) and of no more work
- * (shape_flops) than the largest sweep point; tagged "probe". Returns the count, writing
- * at most cap. */
+/* Whether a and b are one shape: dimensions and causality (not the scale). */
+int shape_same(const attn_shape *a, const attn_shape *b);
+
+/* The neighbours of base[0..nb): each shape with its query rows, its keys or its batch
+ * doubled or halved, in that order, base by base; each once, none a base shape, each valid
+ * (shape_validate) and of no more work (shape_flops) than the largest base shape; tagged
+ * "probe". Returns the count, writing at most cap. */
+size_t shapes_neighbours(const shape_point *base, size_t nb, shape_point *out, size_t cap);
+
+/* The rule probes, for the A/B gate only (never timed by `run`): the neighbours of the
+ * standard sweep, where a rung's shape rule can move between the sweep's points (a rule
+ * widened from one query block of 128 keys to several changes no sweep point's choice). */
 size_t shapes_rule_probes(shape_point *out, size_t cap);
 
 /* 4*B*H*D per visible (query, key) pair: Sq*Skv pairs, or for causal (bottom-right

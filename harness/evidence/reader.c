@@ -660,8 +660,7 @@ const run_impl *run_find_impl(const run_data *r, const char *name)
 
 int run_same_shape(const attn_shape *a, const attn_shape *b)
 {
-    return a->batch == b->batch && a->heads == b->heads && a->seq_q == b->seq_q &&
-           a->seq_kv == b->seq_kv && a->head_dim == b->head_dim && a->causal == b->causal;
+    return shape_same(a, b);
 }
 
 int run_same_kernel(const run_result *a, const run_result *b)

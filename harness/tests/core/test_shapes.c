@@ -176,6 +176,38 @@ static void rule_probes(void **st)
     for (size_t i = 0; i < 3; i++) assert_true(same(&few[i].s, &pr[i].s));
 }
 
+/* The neighbours of a list built so that they meet: 1x8x128:256x64 doubles its rows into
+ * 1x8x256:256x64 and 1x8x256:256x64 halves its rows into 1x8x128:256x64, each a base shape
+ * (left out); none above the bases' largest work. Then bases whose neighbours meet (each
+ * listed once). */
+static void neighbours_meet(void **st)
+{
+    (void)st;
+    shape_point base[2] = { { { 1, 8, 128, 256, 64, 0, 0.125f }, "sweep", 0 },
+                            { { 1, 8, 256, 256, 64, 0, 0.125f }, "sweep", 0 } };
+    shape_point out[16];
+    size_t n = shapes_neighbours(base, 2, out, 16);
+    /* first base: 256:256 (a base), 64:256, 128:512 (as much work as 256:256), 128:128,
+     * 2x8x128:256, 0x.. (halved batch: none). Second: 512:256 (more work), 128:256 (the
+     * first base), 256:512 (more work), 256:128, 2x8x256:256 (more work), none. */
+    attn_shape want[] = { { 1, 8, 64, 256, 64, 0, 0.125f }, { 1, 8, 128, 512, 64, 0, 0.125f },
+                          { 1, 8, 128, 128, 64, 0, 0.125f }, { 2, 8, 128, 256, 64, 0, 0.125f },
+                          { 1, 8, 256, 128, 64, 0, 0.125f } };
+    assert_int_equal(n, 5);
+    for (size_t i = 0; i < 5; i++) assert_true(same(&out[i].s, &want[i]));
+    base[1].s.batch = 2;   /* 2x8x256x64: its halved batch is the first base's doubled rows */
+    n = shapes_neighbours(base, 2, out, 16);
+    size_t twice = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++) twice += same(&out[i].s, &out[j].s);
+    assert_int_equal(twice, 0);
+    attn_shape met = { 1, 8, 256, 256, 64, 0, 0.125f };
+    size_t found = 0;
+    for (size_t i = 0; i < n; i++) found += same(&out[i].s, &met);
+    assert_int_equal(found, 1);
+    for (size_t i = 0; i < n; i++) assert_false(same(&out[i].s, &base[0].s) || same(&out[i].s, &base[1].s));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +216,7 @@ int main(void)
         cmocka_unit_test(standard_sets),
         cmocka_unit_test(work_counts),
         cmocka_unit_test(rule_probes),
+        cmocka_unit_test(neighbours_meet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
