@@ -58,7 +58,7 @@ static const json_t *bridge_row(const json_t *results, const char *bridge, const
                    *design = json_string_value(json_object_get(pb, "design"));
         attn_shape t;
         if (!impl || strcmp(impl, bridge) || !with || strcmp(with, baseline) || !design || strcmp(design, "rotation") ||
-            run_read_shape(json_object_get(v, "shape"), &t) >= 0 || !run_same_shape(&t, s))
+            run_read_shape(json_object_get(v, "shape"), &t) >= 0 || !shape_same(&t, s))
             continue;
         return v;
     }

@@ -658,11 +658,6 @@ const run_impl *run_find_impl(const run_data *r, const char *name)
     return i < r->n_impls ? &r->impls[i] : NULL;
 }
 
-int run_same_shape(const attn_shape *a, const attn_shape *b)
-{
-    return shape_same(a, b);
-}
-
 int run_same_kernel(const run_result *a, const run_result *b)
 {
     return a->init_note && b->init_note && a->init_note[0] && !strcmp(a->init_note, b->init_note);
@@ -671,7 +666,7 @@ int run_same_kernel(const run_result *a, const run_result *b)
 const run_result *run_find(const run_data *r, const char *impl, const attn_shape *s)
 {
     for (size_t i = 0; i < r->n_results; i++)
-        if (strcmp(r->results[i].impl, impl) == 0 && run_same_shape(&r->results[i].shape, s))
+        if (strcmp(r->results[i].impl, impl) == 0 && shape_same(&r->results[i].shape, s))
             return &r->results[i];
     return NULL;
 }
@@ -679,7 +674,7 @@ const run_result *run_find(const run_data *r, const char *impl, const attn_shape
 static int headline_index(const attn_shape *s, const attn_shape *h, size_t nh)
 {
     for (size_t i = 0; h && i < nh; i++)
-        if (run_same_shape(s, &h[i])) return (int)i;
+        if (shape_same(s, &h[i])) return (int)i;
     return (int)nh;
 }
 

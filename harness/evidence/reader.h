@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <jansson.h>
 #include "attn_phase.h"
+#include "core/shapes.h"   /* shape_same: whether two results are at one shape */
 
 /* One kernel of an implementation's shared object (resources.kernels[]): its mangled
  * name and what the build says of it; -1 where absent. */
@@ -205,7 +206,6 @@ int run_read_shape(json_t *js, attn_shape *s);
 /* A kernel's metric by name, or NULL. */
 const run_metric *run_metric_find(const run_kernel_profile *k, const char *name);
 
-int run_same_shape(const attn_shape *a, const attn_shape *b);
 /* Two results of one kernel: their init notes (what each implementation said it chose at
  * the shape) are present and the same. The reports' "same kernel" step and the same-kernel
  * spread of the paired method's targets both read it. */

@@ -14,7 +14,7 @@ static int is_headline_shape(const attn_shape *s)
     shape_point h[8];
     size_t n = shapes_headline(h, sizeof h / sizeof h[0]);
     for (size_t i = 0; i < n; i++)
-        if (run_same_shape(&h[i].s, s)) return 1;
+        if (shape_same(&h[i].s, s)) return 1;
     return 0;
 }
 

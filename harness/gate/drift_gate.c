@@ -186,7 +186,7 @@ static void print_moves(FILE *f, const gate_config *c, const drift_outcome *o)
         size_t first = i, let = 0;
         for (size_t j = 0; j < o->n; j++) {
             const drift_row *x = &o->rows[j];
-            if (!run_same_shape(&x->shape, &r->shape)) continue;
+            if (!shape_same(&x->shape, &r->shape)) continue;
             if (j < first) first = j;
             if (x->rotation) r = x;   /* the move is that of the rows in rotation */
             let += x->plain != DRIFT_WITHIN && x->verdict == DRIFT_WITHIN;

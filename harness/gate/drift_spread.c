@@ -11,9 +11,9 @@ int drift_judged_shape(const gate_config *c, const attn_shape *s)
 {
     if (c->reg.all_shapes) return 1;
     for (size_t i = 0; i < c->n_headline; i++)
-        if (run_same_shape(s, &c->headline[i])) return 1;
+        if (shape_same(s, &c->headline[i])) return 1;
     for (size_t i = 0; i < c->n_throughput; i++)
-        if (run_same_shape(s, &c->throughput[i])) return 1;
+        if (shape_same(s, &c->throughput[i])) return 1;
     return 0;
 }
 
@@ -27,7 +27,7 @@ void drift_spread_free(drift_spread *s)
 const spread_row *drift_spread_find(const drift_spread *s, const char *phase, const attn_shape *shape)
 {
     for (size_t i = 0; s && i < s->n; i++)
-        if (!strcmp(s->rows[i].phase, phase) && run_same_shape(&s->rows[i].shape, shape)) return &s->rows[i];
+        if (!strcmp(s->rows[i].phase, phase) && shape_same(&s->rows[i].shape, shape)) return &s->rows[i];
     return NULL;
 }
 
@@ -111,7 +111,7 @@ int drift_spread_of(const gate_config *c, const run_data *set, size_t n, drift_s
     for (size_t i = 0; i < s->n; i++) {
         size_t m = 0;
         for (size_t j = 0; j < s->n; j++)
-            if (run_same_shape(&s->rows[j].shape, &s->rows[i].shape)) same[m++] = s->rows[j].ref;
+            if (shape_same(&s->rows[j].shape, &s->rows[i].shape)) same[m++] = s->rows[j].ref;
         s->rows[i].pooled = drift_pooled(same, m);
     }
     free(same);
@@ -135,7 +135,7 @@ void drift_spread_ref(const drift_spread *s, const drift_params *p, const char *
         } else {
             /* a phase the set never timed here: the spread of the others at the shape */
             for (size_t i = 0; i < s->n && !pooled; i++)
-                if (run_same_shape(&s->rows[i].shape, shape)) pooled = s->rows[i].pooled;
+                if (shape_same(&s->rows[i].shape, shape)) pooled = s->rows[i].pooled;
         }
     }
     drift_settle(out, pooled, p);
@@ -168,7 +168,7 @@ int drift_shape_moves(size_t n, const attn_shape *const *shapes, const int *rota
     for (size_t i = 0; i < n; i++) {
         size_t m = 0;
         for (size_t j = 0; j < n; j++)
-            if (rotation[j] && run_same_shape(shapes[j], shapes[i])) logs[m++] = lc[j];
+            if (rotation[j] && shape_same(shapes[j], shapes[i])) logs[m++] = lc[j];
         rows[i] = m;
         move[i] = drift_shape_move(logs, m, p);
     }

@@ -393,7 +393,7 @@ void gate_phase_verdict(const gate_outcome *o, const char *phase, const attn_sha
         if (c->kind == CHECK_NO_BOUND) no_bound = 1;
         if (c->kind == CHECK_CORRECT && !c->pass) incorrect++;
         if ((c->kind == CHECK_BOUND || c->kind == CHECK_MISSING) && c->has_shape &&
-            run_same_shape(&c->shape, s))
+            shape_same(&c->shape, s))
             bound = c;
     }
     char extra[64] = "";

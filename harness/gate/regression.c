@@ -24,7 +24,7 @@ typedef struct {
 static int has_row(const row_list *l, const char *impl, const attn_shape *s)
 {
     for (size_t k = 0; k < l->n; k++)
-        if (strcmp(l->items[k].row.impl, impl) == 0 && run_same_shape(&l->items[k].row.shape, s))
+        if (strcmp(l->items[k].row.impl, impl) == 0 && shape_same(&l->items[k].row.shape, s))
             return 1;
     return 0;
 }
@@ -142,7 +142,7 @@ static int shape_move(const gate_config *c, const run_data *ref, const run_data 
     for (size_t i = 0; i < now->n_results; i++) {
         const run_result *rn = &now->results[i], *rr;
         double a, b;
-        if (!run_same_shape(&rn->shape, s) || run_find(now, rn->impl, s) != rn || !timed(rn) ||
+        if (!shape_same(&rn->shape, s) || run_find(now, rn->impl, s) != rn || !timed(rn) ||
             !is_phase(now, rn->impl) || !is_phase(ref, rn->impl) || !timed(rr = run_find(ref, rn->impl, s)) ||
             drift_inputs_rotated(rn) != drift_inputs_rotated(rr) ||
             drift_params_for_results(spread, c, now, rn, ref, rr) == &c->drift ||
@@ -168,7 +168,7 @@ static int apply_shape_moves(const gate_config *c, const run_data *ref, const ru
         if (!w->judged || !w->rotation || !c->drift.shape_rows) continue;
         first[i] = i;
         for (size_t j = 0; j < i; j++)
-            if (rows[j].judged && rows[j].rotation && run_same_shape(&rows[j].shape, &w->shape)) {
+            if (rows[j].judged && rows[j].rotation && shape_same(&rows[j].shape, &w->shape)) {
                 first[i] = first[j];
                 break;
             }
@@ -210,7 +210,7 @@ int reg_rows(const gate_config *c, const run_data *ref, const run_data *now, con
 int reg_is_headline(const gate_config *c, const attn_shape *s)
 {
     for (size_t i = 0; i < c->n_headline; i++)
-        if (run_same_shape(s, &c->headline[i])) return 1;
+        if (shape_same(s, &c->headline[i])) return 1;
     return 0;
 }
 

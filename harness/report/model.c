@@ -277,7 +277,7 @@ size_t report_step_shapes(const report_ctx *c, attn_shape *out, size_t cap)
     for (size_t k = 0; k < c->cfg->n_headline + sizeof STEPS / sizeof STEPS[0] && n < cap; k++) {
         const attn_shape *s = k < c->cfg->n_headline ? &c->cfg->headline[k] : &STEPS[k - c->cfg->n_headline];
         int seen = 0;
-        for (size_t j = 0; j < n; j++) seen |= run_same_shape(&out[j], s);
+        for (size_t j = 0; j < n; j++) seen |= shape_same(&out[j], s);
         if (!seen) out[n++] = *s;
     }
     return n;
@@ -301,7 +301,7 @@ size_t report_decode_shapes(const run_data *r, int batched, attn_shape *out, siz
     for (size_t k = 0; k < r->n_results && n < cap; k++) {
         if (!is_decode(&r->results[k], batched)) continue;
         int seen = 0;
-        for (size_t j = 0; j < n && !seen; j++) seen = run_same_shape(&out[j], &r->results[k].shape);
+        for (size_t j = 0; j < n && !seen; j++) seen = shape_same(&out[j], &r->results[k].shape);
         if (!seen) out[n++] = r->results[k].shape;
     }
     return n;

@@ -728,7 +728,7 @@ static double result_gbps(const run_data *r, const run_result *x)
 static int in_shapes(const attn_shape *shapes, size_t n, const attn_shape *s)
 {
     for (size_t i = 0; i < n; i++)
-        if (run_same_shape(&shapes[i], s)) return 1;
+        if (shape_same(&shapes[i], s)) return 1;
     return 0;
 }
 

@@ -89,7 +89,7 @@ void ran_resources_at(const run_data *r, const run_impl *im, const attn_shape *s
      * there twice) */
     size_t n_ran = 0;
     for (size_t i = 0; i < r->n_profiles; i++)
-        if (!strcmp(r->profiles[i].impl, im->name) && run_same_shape(&r->profiles[i].shape, s))
+        if (!strcmp(r->profiles[i].impl, im->name) && shape_same(&r->profiles[i].shape, s))
             n_ran += r->profiles[i].n_kernels;
     if (n_ran == 0) {
         from_build(im, out);
@@ -100,7 +100,7 @@ void ran_resources_at(const run_data *r, const run_impl *im, const attn_shape *s
     if (!ran) return;   /* out of memory: nothing is claimed */
     n_ran = 0;
     for (size_t i = 0; i < r->n_profiles; i++)
-        if (!strcmp(r->profiles[i].impl, im->name) && run_same_shape(&r->profiles[i].shape, s))
+        if (!strcmp(r->profiles[i].impl, im->name) && shape_same(&r->profiles[i].shape, s))
             for (size_t k = 0; k < r->profiles[i].n_kernels; k++) ran[n_ran++] = &r->profiles[i].kernels[k];
     qsort(ran, n_ran, sizeof *ran, by_name);
     for (size_t k = 0; k < n_ran; k++) out->n += k == 0 || strcmp(ran[k - 1]->kernel, ran[k]->kernel) != 0;

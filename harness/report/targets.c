@@ -36,7 +36,7 @@ int report_same_kernel_spread(const run_data *const *runs, size_t n_runs, report
             if (rung_point(r, a, &qa)) continue;
             for (size_t j = i + 1; j < r->n_results; j++) {
                 const run_result *b = &r->results[j];
-                if (!run_same_kernel(a, b) || !run_same_shape(&a->shape, &b->shape) ||
+                if (!run_same_kernel(a, b) || !shape_same(&a->shape, &b->shape) ||
                     !strcmp(a->impl, b->impl) || rung_point(r, b, &qb))
                     continue;
                 /* the later rung (NN_ order) over the earlier */

@@ -139,7 +139,7 @@ static void give_pairs(run_data *run, run_result *res, const char *baseline, con
 static const reg_row *row_of(const reg_row *rows, size_t n, const char *impl, const attn_shape *s)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(rows[i].impl, impl) == 0 && run_same_shape(&rows[i].shape, s)) return &rows[i];
+        if (strcmp(rows[i].impl, impl) == 0 && shape_same(&rows[i].shape, s)) return &rows[i];
     return NULL;
 }
 
@@ -161,7 +161,7 @@ static void paired_runs_change_by_their_pairs(void **st)
         run_result *o = (run_result *)run_find(&f->run, r->impl, &r->shape);
         if (!o || !o->timed) continue;
         if (!a) { a = r; b = o; }
-        else if (strcmp(r->impl, a->impl) || !run_same_shape(&r->shape, &a->shape)) { a2 = r; b2 = o; }
+        else if (strcmp(r->impl, a->impl) || !shape_same(&r->shape, &a->shape)) { a2 = r; b2 = o; }
     }
     assert_non_null(a2);
     const double q[7] = { 0.93, 0.91, 0.90, 0.90, 0.89, 0.92, 0.88 };   /* median 0.90 */

@@ -180,7 +180,7 @@ static void a_spread_past_its_target_names_its_pair(void **st)
     if (!(sp.lo.d < -0.2 && sp.lo.d > -0.3)) fail_msg("lowest %.4f, expected a rung 10-17 over rung 09, about -0.25", sp.lo.d);
     assert_string_equal(sp.lo.earlier, "09_tile_scheduling");
     assert_true(strcmp(sp.lo.later, "10_latency") >= 0 && strcmp(sp.lo.later, "18") < 0);
-    assert_true(run_same_shape(&sp.lo.at, &head));
+    assert_true(shape_same(&sp.lo.at, &head));
     assert_true(sp.hi.d < 0.01);   /* the other end as it was: inside the target, not named */
     char warn[512], want[96];
     assert_int_equal(report_spread_past_target(warn, sizeof warn, &sp, 0.01), 1);
@@ -204,7 +204,7 @@ static void expect_top_step(const run_data *r, const char *top, size_t points, s
     assert_int_equal(t.one_kernel, one_kernel);
     assert_int_equal(t.over, 0);
     if (!(t.worst > lo && t.worst < hi)) fail_msg("%s: worst step %.5f, expected in (%.5f, %.5f)", top, t.worst, lo, hi);
-    assert_true(run_same_shape(&t.worst_at, &at));
+    assert_true(shape_same(&t.worst_at, &at));
 }
 
 /* The top rung against the best rung below at every point (targets.h): in build 3d3bdf3's
