@@ -151,6 +151,13 @@ PHASE_LINKS_17_row_tail := phases/16_step_descriptors/rung13.cu phases/16_step_d
 # rung16.cu objects and the objects rung 17 links: linked, not compiled again.
 PHASE_LINKS_18_short_dynamic := phases/17_row_tail/row_tail.cu phases/17_row_tail/rung16.cu \
                                 $(PHASE_LINKS_17_row_tail)
+# Rung 19 compiles again every unit of rung 18 and of the rungs it links that holds rung 09's
+# kernels (rung 18's short_dynamic.cu, rung 17's row_tail.cu, rung 16's rung13.cu and
+# rung10.cu), with its include path (phases/19_staged_store/build.mk); rung 18's rung17.cu,
+# rung 17's rung16.cu, rung 15's rung14.cu and rung 13's rung12.cu hold dispatch alone:
+# linked, not compiled again.
+PHASE_LINKS_19_staged_store := phases/18_short_dynamic/rung17.cu phases/17_row_tail/rung16.cu \
+                               phases/15_q_ahead/rung14.cu phases/13_row_blocks/rung12.cu
 # Rung 10 is rung 11's rung10.o alone: rung10.cu is rung 10's attention.cu whole (rungs 06-09
 # inside it) in namespace rung10, with its entry weak and of default visibility; linked by
 # itself that entry is the one the shared object exports, C linkage (the namespace does not

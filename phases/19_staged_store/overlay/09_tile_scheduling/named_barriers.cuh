@@ -1,0 +1,1 @@
+../../../16_step_descriptors/overlay/09_tile_scheduling/named_barriers.cuh
