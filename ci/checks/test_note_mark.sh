@@ -1,46 +1,72 @@
 #!/usr/bin/env bash
-# Rung 16's note mark (phases/16_step_descriptors/note_mark.h): a path whose kernel is one
-# of rung 09's, which the rung rebuilds with its step descriptors, is marked, and no other.
-# The report and the gates call two rungs' points the same kernel when their notes agree,
-# so a rebuilt kernel left unmarked would read as rung 15's. The notes below are those the
-# rungs below write (rung 16's sessions of build d59a6d4, where no note was marked), one of
-# each kind; the kernels rebuilt are those whose sm_90a code differs from rung 15's
-# (README: every rung 09 hopper_attention; the Q-ahead, latency, decode-row and passed-on
-# rungs' kernels are the same bytes).
+# Rung 16's and rung 19's note marks (phases/16_step_descriptors/note_mark.h,
+# phases/19_staged_store/note_mark.h). The report and the gates call two rungs' points the
+# same kernel when their notes agree, so a changed kernel left unmarked would read as the
+# rung below's, and a mark on an unchanged one would hide that the rungs run one code.
+# Rung 16: a path whose kernel is one of rung 09's, which the rung rebuilds with its step
+# descriptors, is marked, and no other. Its notes are those the rungs below write (rung 16's
+# sessions of build d59a6d4, where no note was marked), one of each kind; the kernels rebuilt
+# are those whose sm_90a code differs from rung 15's (README: every rung 09
+# hopper_attention; the Q-ahead, latency, decode-row and passed-on rungs' kernels are the
+# same bytes).
+# Rung 19: a path whose kernel is rung 09's two-warpgroup ping-pong on 128-key tiles (one Q
+# buffer or rung 15's two: the kernels whose epilogue it changed) is marked, and no other.
+# Its notes are rung 18's, one of each kind its reference run (20261204T053548Z_ded03b9)
+# holds, cut; the first five kinds are those rung 19 marked there, the rest those it did not.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/t.cpp" <<'CPP'
 #include <cstdio>
 #include "16_step_descriptors/note_mark.h"
-static int fails;
-static void expect(bool want, const char *note)
+#include "19_staged_store/note_mark.h"
+static int fails, n16, n19;
+static void expect(bool (*mark)(const char *), const char *rung, bool want, const char *note)
 {
-    if (rung16::rebuilt_kernel(note) != want) {
-        std::printf("test_note_mark: %s, expected %s: %.70s\n", want ? "unmarked" : "marked",
+    (rung[1] == '6' ? n16 : n19)++;
+    if (mark(note) != want) {
+        std::printf("test_note_mark: rung %s: %s, expected %s: %.70s\n", rung, want ? "unmarked" : "marked",
                     want ? "marked" : "unmarked", note);
         fails++;
     }
 }
 int main()
 {
-    expect(true, "pingpong: 2 consumer warpgroup(s), BM=128 BN=128, 115864 B shared memory");
-    expect(true, "pingpong-176: 2 consumer warpgroup(s), BM=128 BN=176, ragged keys first");
-    expect(true, "3wg: 3 consumer warpgroup(s), BM=192 BN=128, 124056 B shared memory");
-    expect(true, "1wg-overlap: 1 consumer warpgroup(s), BM=64 BN=128, ragged keys first");
-    expect(true, "short keys: pingpong: 2 consumer warpgroup(s), BM=128 BN=128, ragged keys first");
-    expect(true, "row blocks: 3wg: 3 consumer warpgroup(s), BM=192 BN=128");
-    expect(true, "keys split for the SMs: rung 09's pingpong-176 (2 consumer warpgroups, BM=128 BN=176");
-    expect(false, "Q ahead: pingpong, two Q buffers: 2 consumer warpgroup(s), BM=128 BN=128");
-    expect(false, "latency: 64-row query blocks, all 1 key tile(s) of 128 loaded at once");
-    expect(false, "latency-cluster: 64-row query blocks, the 4 key tiles of 128 split over clusters");
-    expect(false, "decode rows: 8 heads x 32 pieces of 16 key tiles of 64, 256 blocks of 128 threads");
-    expect(false, "07_wgmma_tma, passed on by occupancy: 09_tile_scheduling's choice, 1wg-overlap, runs");
-    expect(false, "08_warpgroup_pingpong, passed on by occupancy: 09_tile_scheduling's choice, 1wg-overlap");
-    expect(false, "06_tiling, passed on for a short grid: 09_tile_scheduling's choice, 1wg-overlap, runs");
-    expect(false, "pingpongs: a name that only begins like one");
-    expect(false, "");
+    expect(rung16::rebuilt_kernel, "16", true, "pingpong: 2 consumer warpgroup(s), BM=128 BN=128, 115864 B shared memory");
+    expect(rung16::rebuilt_kernel, "16", true, "pingpong-176: 2 consumer warpgroup(s), BM=128 BN=176, ragged keys first");
+    expect(rung16::rebuilt_kernel, "16", true, "3wg: 3 consumer warpgroup(s), BM=192 BN=128, 124056 B shared memory");
+    expect(rung16::rebuilt_kernel, "16", true, "1wg-overlap: 1 consumer warpgroup(s), BM=64 BN=128, ragged keys first");
+    expect(rung16::rebuilt_kernel, "16", true, "short keys: pingpong: 2 consumer warpgroup(s), BM=128 BN=128, ragged keys first");
+    expect(rung16::rebuilt_kernel, "16", true, "row blocks: 3wg: 3 consumer warpgroup(s), BM=192 BN=128");
+    expect(rung16::rebuilt_kernel, "16", true, "keys split for the SMs: rung 09's pingpong-176 (2 consumer warpgroups, BM=128 BN=176");
+    expect(rung16::rebuilt_kernel, "16", false, "Q ahead: pingpong, two Q buffers: 2 consumer warpgroup(s), BM=128 BN=128");
+    expect(rung16::rebuilt_kernel, "16", false, "latency: 64-row query blocks, all 1 key tile(s) of 128 loaded at once");
+    expect(rung16::rebuilt_kernel, "16", false, "latency-cluster: 64-row query blocks, the 4 key tiles of 128 split over clusters");
+    expect(rung16::rebuilt_kernel, "16", false, "decode rows: 8 heads x 32 pieces of 16 key tiles of 64, 256 blocks of 128 threads");
+    expect(rung16::rebuilt_kernel, "16", false, "07_wgmma_tma, passed on by occupancy: 09_tile_scheduling's choice, 1wg-overlap, runs");
+    expect(rung16::rebuilt_kernel, "16", false, "08_warpgroup_pingpong, passed on by occupancy: 09_tile_scheduling's choice, 1wg-overlap");
+    expect(rung16::rebuilt_kernel, "16", false, "06_tiling, passed on for a short grid: 09_tile_scheduling's choice, 1wg-overlap, runs");
+    expect(rung16::rebuilt_kernel, "16", false, "pingpongs: a name that only begins like one");
+    expect(rung16::rebuilt_kernel, "16", false, "");
+    expect(rung19::staged_kernel, "19", true, "pingpong: 2 consumer warpgroup(s), BM=128 BN=128, 115864 B shared memory");
+    expect(rung19::staged_kernel, "19", true, "short keys, dynamic: pingpong: 2 consumer warpgroup(s), BM=128 BN=128");
+    expect(rung19::staged_kernel, "19", true, "Q ahead: pingpong, two Q buffers: 2 consumer warpgroup(s), BM=128 BN=128");
+    expect(rung19::staged_kernel, "19", true, "row tail, two launches side by side: rows 0-127 of each head: Q ahead: pingpong, two Q buffers");
+    expect(rung19::staged_kernel, "19", true, "keys split for the SMs: rung 09's pingpong (2 consumer warpgroups, BM=128 BN=128");
+    expect(rung19::staged_kernel, "19", false, "pingpong-176: 2 consumer warpgroup(s), BM=128 BN=176, ragged keys first (112 keys");
+    expect(rung19::staged_kernel, "19", false, "keys split for the SMs: rung 09's pingpong-176 (2 consumer warpgroups, BM=128 BN=176");
+    expect(rung19::staged_kernel, "19", false, "3wg: 3 consumer warpgroup(s), BM=192 BN=128, 124056 B shared memory");
+    expect(rung19::staged_kernel, "19", false, "Q ahead: 3wg, two Q buffers: 3 consumer warpgroup(s), BM=192 BN=128");
+    expect(rung19::staged_kernel, "19", false, "1wg-overlap: 1 consumer warpgroup(s), BM=64 BN=128, 107672 B shared memory");
+    expect(rung19::staged_kernel, "19", false, "latency: 64-row query blocks, all 1 key tile(s) of 128 loaded at once");
+    expect(rung19::staged_kernel, "19", false, "latency-cluster: 64-row query blocks, the 4 key tiles of 128 split over clusters");
+    expect(rung19::staged_kernel, "19", false, "decode rows: 8 heads x 32 pieces of 16 key tiles of 64, 256 blocks of 128 threads");
+    expect(rung19::staged_kernel, "19", false, "08_warpgroup_pingpong, passed on by occupancy: 09_tile_scheduling's choice, 1wg-overlap");
+    expect(rung19::staged_kernel, "19", false, "07_wgmma_tma, passed on by occupancy: 09_tile_scheduling's choice, 1wg-overlap, runs");
+    expect(rung19::staged_kernel, "19", false, "06_tiling, passed on for a short grid: 09_tile_scheduling's choice, 1wg-overlap, runs");
+    expect(rung19::staged_kernel, "19", false, "pingpongs: a name that only begins like one");
+    expect(rung19::staged_kernel, "19", false, "");
     if (fails) return 1;
-    std::printf("test_note_mark: 16 notes, each marked as its kernel was rebuilt or not\n");
+    std::printf("test_note_mark: rung 16: %d notes, rung 19: %d, each marked as its kernel changed or not\n", n16, n19);
     return 0;
 }
 CPP
