@@ -636,9 +636,11 @@ check-fuzz: $(FUZZ_BINS) $(FUZZ_CONSUMER_BINS)
 check-cli: build asan-build
 	@bash ci/checks/test_cli.sh $(ASAN_BIN)
 	@bash ci/checks/test_full_disk.sh $(ASAN_BIN)
+# the report, one shape rule's study, and the tool that reads a rung's step from runs' pairs
 check-report: $(BUILD)/attnladder
 	@$(BUILD)/attnladder report --check
 	@$(PYTHON) ci/checks/test_one_rule.py --bin $(BUILD)/attnladder
+	@$(PYTHON) ci/tools/rung_step.py --self-test
 check-freeze:
 	@bash ci/freeze.sh --check
 	@bash ci/checks/test_freeze.sh
