@@ -16,8 +16,8 @@
 
 #define FIXTURE "harness/tests/data/evidence/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json"
 #define H100_REF "evidence/nvidia-h100-80gb-hbm3/20261127T230115Z_49b36b5.json.gz"
-#define H200_CAPPED "evidence/nvidia-h200/20261203T235531Z_85050ef.json.gz"
-#define H200_REF "evidence/nvidia-h200/20261203T234559Z_85050ef.json.gz"
+#define H200_CAPPED "evidence/nvidia-h200/20261204T120538Z_ded03b9.json.gz"
+#define H200_REF "evidence/nvidia-h200/20261204T053548Z_ded03b9.json.gz"
 #define H200_UNMARKED "evidence/nvidia-h200/studies/q_ahead/heldout_run_cut_20261203T073503Z_f88de61.json.gz"
 #define H100_UNMARKED "evidence/nvidia-h100-80gb-hbm3/20261123T082246Z_27d5592.json.gz"
 
@@ -162,24 +162,26 @@ static void a_resumed_run_is_believed(void **st)
 }
 
 /* The committed runs that raised this: the H100 reference run and an H200 session, marked
- * throttled for sw_power_cap at their end, no result throttled; an older H100 run, the
- * H200 reference run and an H200 session held out of the accepted set, not marked. */
+ * throttled for sw_power_cap at their end, no result throttled; the H200 reference run,
+ * resumed, marked throttled by a segment's snapshot no longer in the file; an older H100 run
+ * and an H200 session held out of an accepted set, not marked. */
 static void committed_runs(void **st)
 {
     (void)st;
     static const struct { const char *path; int flag; run_clock_state want; } runs[] = {
         { H100_REF, 1, RUN_CLOCKS_POWER_CAP },
-        /* a session of the H200 accepted set (build 85050ef, 235531Z: GPU-e0138ff1) flagged
-         * sw_power_cap at its end (1965 MHz, 598 W; nothing at its start, 1980 MHz), no row
-         * throttled (so is the set's third, 20261204T021158Z on GPU-d059e3a6: 1965 MHz,
-         * 584 W); the set's reference run (234559Z, the same H200), no flag at its start or
-         * end (1980 MHz both, 579 W at its end); a session held out of an earlier set (the
-         * study's copy, cut to four implementations: GPU-b723ead0), no flag at its start or
-         * end (1980 MHz both, 628 W at its end), so kept when the accepted set changes.
-         * The reference of build 727334b had rows throttled at 1x1x16384x128:
-         * a_throttled_result_is_throttled keeps that case */
+        /* a session of the H200 accepted set (build ded03b9, 120538Z: GPU-22eca94e, one
+         * segment) flagged sw_power_cap at its end (1965 MHz, 635 W; nothing at its start,
+         * 1980 MHz), no row throttled; the set's reference run (053548Z), flagged when its
+         * first segment on GPU-049fa78b was cut short (sw_power_cap then), resumed on
+         * GPU-e6154009, its file's snapshots both clear (1980 MHz, 588 W at its end): a
+         * resumed run's flag is believed, so throttled (a_resumed_run_is_believed); a
+         * session held out of an earlier set (the study's copy, cut to four implementations:
+         * GPU-b723ead0), no flag at its start or end (1980 MHz both, 628 W at its end), so
+         * kept when the accepted set changes. The reference of build 727334b had rows
+         * throttled at 1x1x16384x128: a_throttled_result_is_throttled keeps that case */
         { H200_CAPPED, 1, RUN_CLOCKS_POWER_CAP },
-        { H200_REF, 0, RUN_CLOCKS_NOT_THROTTLED },
+        { H200_REF, 1, RUN_CLOCKS_THROTTLED },
         { H200_UNMARKED, 0, RUN_CLOCKS_NOT_THROTTLED },
         { H100_UNMARKED, 0, RUN_CLOCKS_NOT_THROTTLED },
     };

@@ -1,9 +1,10 @@
 /* test_baseline_libs.c: the report names each baseline's library and draws an external
  * baseline at the run baseline's time times its paired ratio (report/baseline_libs.h), and
  * quotes the paired method's targets from the accepted runs (report/targets.h). Read from
- * rung 18's H200 reference run (build 85050ef, the first of the accepted set; PyTorch's
- * rows bridged through rung 10, the C baseline on PyTorch's cuDNN among them), then with
- * its rows re-pointed at `sdpa_cudnn` as a run of the method before the bridge wrote them. */
+ * rung 18's H200 reference run (build 85050ef, the first of its accepted set, kept for
+ * this test; PyTorch's rows bridged through rung 10, the C baseline on PyTorch's cuDNN
+ * among them), then with its rows re-pointed at `sdpa_cudnn` as a run of the method
+ * before the bridge wrote them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -101,7 +102,7 @@ static void an_external_is_drawn_at_the_baseline_time_times_its_ratio(void **st)
     /* the H200 runs drew PyTorch's cuDNN at its own clock, several percent off the pairs:
      * most at this 3.5 ms point, where the clock sags under the power cap (+3.5% in this
      * run; +4.7% and +3.7% in the accepted set's other two sessions, 235531Z on the same
-     * H200 and 20261204T021158Z on GPU-d059e3a6; at 4x16x4096x128 -0.8% here, -1.1% and
+     * H200 and 20261204T021158Z on GPU-d059e3a6, now in history; at 4x16x4096x128 -0.8% here, -1.1% and
      * -1.4% in those two) */
     assert_true(fabs(us / x->median_us - 1) > 0.01);
 }
