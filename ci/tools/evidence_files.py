@@ -55,6 +55,16 @@ def run_files(gpu_dir, include_partial=False):
     return [os.path.join(gpu_dir, n) for n in names if include_partial or not is_partial_run(n)]
 
 
+def shape_text(s):
+    """A run's shape object as harness/core/shapes.c's shape_format writes it: BxHxSxD, or
+    BxHxSq:SkvxD, then " causal". ValueError when a field is not an integer."""
+    try:
+        b, h, q, k, d = (int(s[x]) for x in ("batch", "heads", "seq_q", "seq_kv", "head_dim"))
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"shape {s!r}: batch, heads, seq_q, seq_kv and head_dim must be integers")
+    return (f"{b}x{h}x{q}x{d}" if q == k else f"{b}x{h}x{q}:{k}x{d}") + (" causal" if s.get("causal") else "")
+
+
 def run_stem(path):
     """A run's name without .json or .json.gz: the same for both forms."""
     base = os.path.basename(path)

@@ -23,6 +23,7 @@ import argparse
 import math
 import os
 import random
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -33,21 +34,6 @@ RESAMPLES, LO, HI = 400, 10, 389  # 2.5% and 97.5% of 400 sorted resampled media
 
 class BadRun(Exception):
     pass
-
-
-def median(xs):
-    s = sorted(xs)
-    n = len(s)
-    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
-
-
-def shape_name(s):
-    try:
-        b, h, q, k, d = (int(s[x]) for x in ("batch", "heads", "seq_q", "seq_kv", "head_dim"))
-    except (KeyError, TypeError, ValueError):
-        raise BadRun(f"shape {s!r}: batch, heads, seq_q, seq_kv and head_dim must be integers")
-    seq = f"{q}" if q == k else f"{q}:{k}"
-    return f"{b}x{h}x{seq}x{d}" + (" causal" if s.get("causal") else "")
 
 
 def rounds(res, name, key="impl_us"):
@@ -68,8 +54,8 @@ def quotients(num, den, what):
 def step(qs, seed=1):
     """Median quotient as a percent change, and its 95% bootstrap interval."""
     rnd = random.Random(seed)
-    meds = sorted(median([rnd.choice(qs) for _ in qs]) for _ in range(RESAMPLES))
-    return [100.0 * (x - 1.0) for x in (median(qs), meds[LO], meds[HI])]
+    meds = sorted(statistics.median([rnd.choice(qs) for _ in qs]) for _ in range(RESAMPLES))
+    return [100.0 * (x - 1.0) for x in (statistics.median(qs), meds[LO], meds[HI])]
 
 
 def points(run, name):
@@ -81,7 +67,10 @@ def points(run, name):
     out = {}
     for r in run["results"]:
         if isinstance(r, dict) and r.get("paired") and isinstance(r.get("impl"), str):
-            key = (shape_name(r.get("shape") or {}), str(r.get("tag")))
+            try:
+                key = (ev.shape_text(r.get("shape") or {}), str(r.get("tag")))
+            except ValueError as e:
+                raise BadRun(f"{name}: {e}")
             out.setdefault(key, {})[r["impl"]] = r
     return out
 
@@ -106,8 +95,8 @@ def summarise(run, name, a):
         if h is None or b is None:
             continue
         s = step(quotients(rounds(h, name), rounds(b, name), f"{name} {shape}"))
-        rh = median(quotients(rounds(h, name), rounds(h, name, "baseline_us"), name))
-        rb = median(quotients(rounds(b, name), rounds(b, name, "baseline_us"), name))
+        rh = statistics.median(quotients(rounds(h, name), rounds(h, name, "baseline_us"), name))
+        rb = statistics.median(quotients(rounds(b, name), rounds(b, name, "baseline_us"), name))
         base_above += rb > 1.0
         if rh > 1.0:
             above.append(f"{shape} {rh:.3f} ({rb:.3f})")
@@ -236,6 +225,13 @@ def self_test():
             check(f"rounds with {poison!r} refused", False)
         except BadRun:
             pass
+    run = fake_run(0.97)
+    run["results"][0]["shape"]["batch"] = "two"
+    try:
+        summarise(run, "r", A)
+        check("a shape that is not integers refused", False)
+    except BadRun as e:
+        check("a bad shape named", "must be integers" in str(e))
     try:
         summarise({"results": [], "partial": True}, "r", A)
         check("a partial run refused", False)
@@ -247,7 +243,7 @@ def self_test():
     check("bootstrap is seeded", s1 == s2)
     check("interval holds the median", s1[1] <= s1[0] <= s1[2] and s1[1] < s1[2])
     if bad == 0:
-        print("rung_step: self-test passed (a known step, the mark, the twin, bad rounds, partial runs, bootstrap)")
+        print("rung_step: self-test passed (a known step, the mark, the twin, bad rounds, bad shapes, partial runs, bootstrap)")
     return 1 if bad else 0
 
 
