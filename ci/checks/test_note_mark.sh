@@ -13,18 +13,33 @@
 # buffer or rung 15's two: the kernels whose epilogue it changed) is marked, and no other.
 # Its notes are rung 18's, one of each kind its reference run (20261204T053548Z_ded03b9)
 # holds, cut; the first five kinds are those rung 19 marked there, the rest those it did not.
+# Rung 20: a path rung 19 marks (its note carries rung 19's mark) runs this rung's kernel at
+# D = 128 and rung 19's at D = 64, where the store is rung 19's loop: marked at D = 128 only,
+# and never a path rung 19 does not mark. The head dimension is not in the note, so the cases
+# give it as init has it. Rung 20's entry makes rung 19's mark itself (it cannot include rung
+# 19's attention.cu, whose entry it would not rename), so both files must write it alike.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/t.cpp" <<'CPP'
 #include <cstdio>
 #include "16_step_descriptors/note_mark.h"
 #include "19_staged_store/note_mark.h"
-static int fails, n16, n19;
+#include "20_store_loads_first/note_mark.h"
+static int fails, n16, n19, n20;
 static void expect(bool (*mark)(const char *), const char *rung, bool want, const char *note)
 {
     (rung[1] == '6' ? n16 : n19)++;
     if (mark(note) != want) {
         std::printf("test_note_mark: rung %s: %s, expected %s: %.70s\n", rung, want ? "unmarked" : "marked",
+                    want ? "marked" : "unmarked", note);
+        fails++;
+    }
+}
+static void expect20(bool want, int head_dim, const char *note)
+{
+    n20++;
+    if (rung20::loads_first_kernel(note, head_dim) != want) {
+        std::printf("test_note_mark: rung 20: D=%d: %s, expected %s: %.70s\n", head_dim, want ? "unmarked" : "marked",
                     want ? "marked" : "unmarked", note);
         fails++;
     }
@@ -65,10 +80,28 @@ int main()
     expect(rung19::staged_kernel, "19", false, "06_tiling, passed on for a short grid: 09_tile_scheduling's choice, 1wg-overlap, runs");
     expect(rung19::staged_kernel, "19", false, "pingpongs: a name that only begins like one");
     expect(rung19::staged_kernel, "19", false, "");
+    expect20(true, 128, "pingpong: 2 consumer warpgroup(s), BM=128 BN=128, 115864 B shared memory; O stored through shared memory (19_staged_store)");
+    expect20(true, 128, "short keys, dynamic: pingpong: 2 consumer warpgroup(s), BM=128 BN=128; O stored through shared memory (19_staged_store)");
+    expect20(true, 128, "Q ahead: pingpong, two Q buffers: 2 consumer warpgroup(s), BM=128 BN=128; O stored through shared memory (19_staged_store)");
+    expect20(false, 64, "Q ahead: pingpong, two Q buffers: 2 consumer warpgroup(s), BM=128 BN=128; O stored through shared memory (19_staged_store)");
+    expect20(false, 64, "row tail, two launches side by side: rows 0-127 of each head: Q ahead: pingpong; O stored through shared memory (19_staged_store)");
+    expect20(false, 64, "pingpong: 2 consumer warpgroup(s), BM=128 BN=128, 115864 B shared memory; O stored through shared memory (19_staged_store)");
+    expect20(false, 128, "pingpong-176: 2 consumer warpgroup(s), BM=128 BN=176, ragged keys first (112 keys");
+    expect20(false, 128, "latency: 64-row query blocks, all 1 key tile(s) of 128 loaded at once");
+    expect20(false, 128, "1wg-overlap: 1 consumer warpgroup(s), BM=64 BN=128, 107672 B shared memory");
+    expect20(false, 64, "3wg: 3 consumer warpgroup(s), BM=192 BN=128, 124056 B shared memory");
+    expect20(false, 128, "");
     if (fails) return 1;
-    std::printf("test_note_mark: rung 16: %d notes, rung 19: %d, each marked as its kernel changed or not\n", n16, n19);
+    std::printf("test_note_mark: rung 16: %d notes, rung 19: %d, rung 20: %d, each marked as its kernel changed or not\n",
+                n16, n19, n20);
     return 0;
 }
 CPP
 g++ -std=c++17 -Wall -Wextra -Werror -Iphases -o "$tmp/t" "$tmp/t.cpp" || { echo "test_note_mark: does not compile" >&2; exit 1; }
-"$tmp/t"
+"$tmp/t" || exit 1
+# Rung 20 writes rung 19's mark itself: the same words as rung 19's entry, or its D = 64 notes
+# would no longer read as rung 19's.
+mark='"%s; O stored through shared memory (19_staged_store)"'
+for f in phases/19_staged_store/attention.cu phases/20_store_loads_first/attention.cu; do
+    grep -qF "$mark" "$f" || { echo "test_note_mark: $f does not write rung 19's mark, $mark" >&2; exit 1; }
+done

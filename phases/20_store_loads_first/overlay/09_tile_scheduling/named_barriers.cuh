@@ -1,0 +1,1 @@
+../../../19_staged_store/overlay/09_tile_scheduling/named_barriers.cuh
