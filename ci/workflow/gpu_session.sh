@@ -50,7 +50,7 @@ if [[ " $steps " == *" ladder "* ]]; then
   # The rungs above the bridge join that rotation too (timed, printed, not imported): their
   # one-process ratio to PyTorch's cuDNN is what the bridged figure must match within 1%
   # (ci/tools/check_bridge.py --direct reads this step's log, torch_sdpa.log).
-  above=(); for r in "$build"/phases/1[1-9]_*.so; do [ -f "$r" ] && above+=("$r"); done
+  above=(); for r in "$build"/phases/1[1-9]_*.so "$build"/phases/[2-9][0-9]_*.so; do [ -f "$r" ] && above+=("$r"); done
   if python3 ci/tools/torch_sdpa.py --abi "$build/kernels/sdpa_cudnn.so" "$build/phases/10_latency.so" "${above[@]}" \
        --bridge 10_latency --backends flash,efficient,cudnn \
        --out "$build/torch_sdpa.json" --shapes 1,8,512,512,64,0 \
