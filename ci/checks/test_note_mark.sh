@@ -11,7 +11,7 @@
 # same bytes).
 # Rung 19: a path whose kernel is rung 09's two-warpgroup ping-pong on 128-key tiles (one Q
 # buffer or rung 15's two: the kernels whose epilogue it changed) is marked, and no other.
-# Its notes are rung 18's, one of each kind its reference run (20261204T053548Z_ded03b9)
+# Its notes are rung 18's, one of each kind rung 19's reference run (20261204T053548Z_ded03b9, in history)
 # holds, cut; the first five kinds are those rung 19 marked there, the rest those it did not.
 # Rung 20: a path rung 19 marks (its note carries rung 19's mark) runs this rung's kernel at
 # D = 128 and rung 19's at D = 64, where the store is rung 19's loop: marked at D = 128 only,

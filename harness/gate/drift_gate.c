@@ -229,6 +229,9 @@ void drift_print(FILE *f, const gate_config *c, const drift_outcome *o, int brie
     fprintf(f, "  slower when the ratio's CI lies above centre x (1 + tol), tol = max(%.0f%%, %.1f x the "
             "runs' spread of log ratios, at least the spread pooled over the phases at that shape)\n",
             o->floor * 100, c->drift.k_sigma);
+    if (!o->other_gpu && c->drift.floor_other_gpu > o->floor && o->floor < c->drift.floor)
+        fprintf(f, "  rows in rotation on cold inputs (rotated or cold by size: K and V from DRAM) take the floor "
+                "of another GPU, %.0f%%: they move with the session's memory\n", c->drift.floor_other_gpu * 100);
     if (c->drift.shape_rows)
         fprintf(f, "  and, for a row in rotation, past that times its shape's move the way the shape moved (the "
                 "median change of the rows in rotation there, at least %zu, past %.0f%%: the baseline's move)\n",

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "gate/ratio.h"
 #include "evidence/result_ratio.h"
+#include "measure/l2_copies.h"
 
 int drift_judged_shape(const gate_config *c, const attn_shape *s)
 {
@@ -176,6 +177,13 @@ int drift_shape_moves(size_t n, const attn_shape *const *shapes, const int *rota
     return 0;
 }
 
+/* Whether a row's inputs were kept cold in L2 (rotated past it, or K and V alone larger
+ * than it: measure/l2_copies.h); a run that does not say is judged as before. */
+static int inputs_cold(const run_result *x)
+{
+    return x && (x->l2_state == L2_ROTATED || x->l2_state == L2_COLD_BY_SIZE);
+}
+
 const drift_params *drift_params_for_results(const drift_spread *s, const gate_config *c, const run_data *a,
                                              const run_result *ra, const run_data *b, const run_result *rb)
 {
@@ -184,6 +192,11 @@ const drift_params *drift_params_for_results(const drift_spread *s, const gate_c
     const spread_row *row = drift_spread_find(s, ra->impl, &ra->shape);
     if ((row && row->separate) || !result_pairs_decide(a, ra) || (b && rb && !result_pairs_decide(b, rb)))
         return &c->drift;
+    /* Cold inputs (K and V read from DRAM each launch) move with the session's memory, not
+     * only with the GPU: two sessions of one build on one H200 read rungs 03-06 and 08 at
+     * 8x32x1:4096x128 +3.9..+5.2% apart, the other rungs there within 0.3%; on a third H200
+     * the same rows moved +5.2..+6.1%. Such a row takes the other-GPU floor on any GPU. */
+    if (inputs_cold(ra) || (b && inputs_cold(rb))) return &s->params_other_gpu;
     return p;
 }
 

@@ -17,7 +17,7 @@
 #define FIXTURE "harness/tests/data/evidence/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json"
 #define H100_REF "evidence/nvidia-h100-80gb-hbm3/20261127T230115Z_49b36b5.json.gz"
 #define H200_CAPPED "evidence/nvidia-h200/20261204T120538Z_ded03b9.json.gz"
-#define H200_REF "evidence/nvidia-h200/20261204T053548Z_ded03b9.json.gz"
+#define H200_REF "evidence/nvidia-h200/20261204T144043Z_b0ea766.json.gz"
 #define H200_UNMARKED "evidence/nvidia-h200/studies/q_ahead/heldout_run_cut_20261203T073503Z_f88de61.json.gz"
 #define H100_UNMARKED "evidence/nvidia-h100-80gb-hbm3/20261123T082246Z_27d5592.json.gz"
 
@@ -163,7 +163,8 @@ static void a_resumed_run_is_believed(void **st)
 
 /* The committed runs that raised this: the H100 reference run and an H200 session, marked
  * throttled for sw_power_cap at their end, no result throttled; the H200 reference run,
- * resumed, marked throttled by a segment's snapshot no longer in the file; an older H100 run
+ * resumed, marked throttled, whose resumed segments make it throttled whatever its
+ * snapshots say; an older H100 run
  * and an H200 session held out of an accepted set, not marked. */
 static void committed_runs(void **st)
 {
@@ -172,10 +173,10 @@ static void committed_runs(void **st)
         { H100_REF, 1, RUN_CLOCKS_POWER_CAP },
         /* a session of the H200 accepted set (build ded03b9, 120538Z: GPU-22eca94e, one
          * segment) flagged sw_power_cap at its end (1965 MHz, 635 W; nothing at its start,
-         * 1980 MHz), no row throttled; the set's reference run (053548Z), flagged when its
-         * first segment on GPU-049fa78b was cut short (sw_power_cap then), resumed on
-         * GPU-e6154009, its file's snapshots both clear (1980 MHz, 588 W at its end): a
-         * resumed run's flag is believed, so throttled (a_resumed_run_is_believed); a
+         * 1980 MHz), no row throttled; the set's reference run (build b0ea766, 144043Z),
+         * cut by a call's limit and resumed on the same GPU-ca9c49be, flagged, sw_power_cap
+         * at its end (1935 MHz, 656 W; clear at its start, 1980 MHz): a resumed run's flag
+         * is believed, so throttled, not power-capped (a_resumed_run_is_believed); a
          * session held out of an earlier set (the study's copy, cut to four implementations:
          * GPU-b723ead0), no flag at its start or end (1980 MHz both, 628 W at its end), so
          * kept when the accepted set changes. The reference of build 727334b had rows

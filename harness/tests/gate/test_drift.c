@@ -11,6 +11,7 @@
 #include "gate/config.h"
 #include "gate/drift.h"
 #include "gate/drift_spread.h"
+#include "measure/l2_copies.h"
 
 static const drift_params P = { .k_sigma = 4.0, .floor = 0.02, .min_runs = 3, .floor_paired = 0.02 };
 
@@ -298,6 +299,44 @@ static void another_gpu_takes_its_floor(void **st)
     drift_spread_free(&sp);
 }
 
+/* A row whose inputs were cold (K and V streamed from DRAM: rotated past the L2 or larger
+ * than it) takes the other-GPU floor on the set's own GPU too: its ratio moves with the
+ * session's memory. Two sessions of build b0ea766 on one H200, 11 minutes apart: rungs
+ * 03-06 and 08 at 8x32x1:4096x128 (batched decode, cold by size) +3.9..+5.2% together,
+ * the other 14 rungs within 0.3%, past the 3% floor (evidence/STUDIES.md, the drift study).
+ * A resident row keeps the paired floor; a row of separate medians the config's. */
+static void cold_inputs_take_the_other_gpu_floor(void **st)
+{
+    (void)st;
+    gate_config c = { 0 };
+    c.drift = (drift_params){ .k_sigma = 4, .floor = 0.2, .floor_paired = 0.03, .floor_other_gpu = 0.05, .min_runs = 2 };
+    run_data set[2] = { { 0 }, { 0 } }, run = { 0 };
+    set[0].ratio_rotation = set[1].ratio_rotation = run.ratio_rotation = 1;
+    set[0].ctx.uuid = set[1].ctx.uuid = run.ctx.uuid = "GPU-a";
+    drift_spread sp;
+    char err[256];
+    assert_int_equal(drift_spread_of(&c, set, 2, &sp, err, sizeof err), 0);
+    run_result x = { .impl = "04_cp_async", .n_paired = 40, .paired_rotation = 1, .l2_state = L2_RESIDENT };
+    x.shape = (attn_shape){ 8, 32, 1, 4096, 128, 0, 0 };
+    assert_true(drift_params_for_results(&sp, &c, &run, &x, NULL, NULL)->floor == 0.03);
+    x.l2_state = L2_COLD_BY_SIZE;
+    assert_true(drift_params_for_results(&sp, &c, &run, &x, NULL, NULL)->floor == 0.05);
+    x.l2_state = L2_ROTATED;
+    assert_true(drift_params_for_results(&sp, &c, &run, &x, NULL, NULL)->floor == 0.05);
+    x.l2_state = -1;   /* not recorded: judged as before */
+    assert_true(drift_params_for_results(&sp, &c, &run, &x, NULL, NULL)->floor == 0.03);
+    /* against one run: cold in either takes it */
+    run_result y = x;
+    x.l2_state = L2_RESIDENT, y.l2_state = L2_COLD_BY_SIZE;
+    assert_true(drift_params_for_results(&sp, &c, &run, &x, &set[0], &y)->floor == 0.05);
+    y.l2_state = L2_RESIDENT;
+    assert_true(drift_params_for_results(&sp, &c, &run, &x, &set[0], &y)->floor == 0.03);
+    /* separate medians keep the config's floor, cold or not */
+    x.l2_state = L2_COLD_BY_SIZE, x.paired_rotation = 0;
+    assert_true(drift_params_for_results(&sp, &c, &run, &x, NULL, NULL)->floor == 0.2);
+    drift_spread_free(&sp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +354,7 @@ int main(void)
         cmocka_unit_test(a_row_moving_with_its_shape_is_within),
         cmocka_unit_test(config_shape_move_and_other_gpu),
         cmocka_unit_test(another_gpu_takes_its_floor),
+        cmocka_unit_test(cold_inputs_take_the_other_gpu_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
