@@ -140,6 +140,26 @@ def summary_table(tmp, evidence):
     check(p.returncode == 2 and "null.json: schema" in p.stderr, f"a broken ab file: exit {p.returncode}")
 
 
+def cold_rows_take_the_other_gpu_floor(tmp):
+    """The derived drift layer takes the gate's floors: floor_other_gpu at a row any accepted
+    run timed on inputs cold in L2, the paired floor elsewhere (drift_params_for_results)."""
+    sys.path.insert(0, os.path.join(ROOT, "ci", "tools"))
+    import plant_rules_summary as prs
+    ev = os.path.join(tmp, "evidence_cold")
+    os.makedirs(ev)
+    shape = {"batch": 8, "heads": 32, "seq_q": 1, "seq_kv": 4096, "head_dim": 128, "causal": 0}
+    head = dict(shape, seq_q=512, seq_kv=512, head_dim=64, batch=1, heads=8)
+    for i, n in enumerate(("a.json", "b.json")):
+        rows = [{"impl": "04_cp_async", "shape": s, "derived": {"ratio": {"median": 1.58 + 0.001 * i}},
+                 "timing": {"l2": {"state": st}}} for s, st in ((shape, "cold_by_size"), (head, "resident"))]
+        json.dump({"results": rows}, open(os.path.join(ev, n), "w"))
+    open(os.path.join(ev, "accepted.txt"), "w").write("a.json\nb.json\n")
+    tol = prs.drift_tolerances(ev, {"drift": {"k_sigma": 4, "floor_paired": 0.03, "floor_other_gpu": 0.07}})
+    cold, warm = tol.get(("04_cp_async", "8x32x1:4096x128")), tol.get(("04_cp_async", "1x8x512x64"))
+    check(cold == 0.07, f"a cold row: tolerance {cold}, expected the other-GPU floor 0.07")
+    check(warm == 0.03, f"a resident row: tolerance {warm}, expected the paired floor 0.03")
+
+
 FAKE_AB = """#!/usr/bin/env python3
 import json, sys
 a = sys.argv[1:]
@@ -189,6 +209,7 @@ def main():
         evidence = cut_evidence(tmp)
         summary_table(tmp, evidence)
         study_script(tmp, evidence)
+        cold_rows_take_the_other_gpu_floor(tmp)
     for f in fails:
         print(f"test_plant_rules: {f}", file=sys.stderr)
     if not fails:

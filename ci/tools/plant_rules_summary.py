@@ -18,8 +18,9 @@ The layers:
   ladder gate bounds (headline, throughput, decode shapes of ci/gate.json), multiplied by
   the A/B change, against the bound. Not a measurement of the planted build.
 - drift (derived): the A/B change's CI against the drift tolerance of the accepted set at
-  that row, max(floor_paired, exp(k_sigma x sd) - 1), sd the spread of the set's paired
-  ratios there (the pooled-sd refinement of the gate left out); "today" at the rows the
+  that row, max(floor, exp(k_sigma x sd) - 1), floor the set's paired floor, or
+  floor_other_gpu at a row timed on inputs cold in L2 (as the gate takes it), sd the spread
+  of the set's paired ratios there (the pooled-sd refinement of the gate left out); "today" at the rows the
   drift gate judges now (headline and throughput shapes), "every row" at every row, as
   issue 50's part 2 asks. A stand-in: a later run's own CI would be wider than ab's.
 A plant "slows a point" when some row's A/B change is above +3% with its CI above +1%
@@ -170,11 +171,32 @@ def summarize_plant(name, rung, what, out, ctx):
     return res
 
 
+COLD_STATES = ("rotated", "cold_by_size")
+
+
+def run_cold(run):
+    """The (impl, shape text) rows of one run timed on inputs cold in L2 (timing.l2.state)."""
+    out = set()
+    for r in run.get("results") or []:
+        try:
+            if r["timing"]["l2"]["state"] in COLD_STATES:
+                out.add((r["impl"], shape_of_dict(r["shape"])))
+        except (KeyError, TypeError):
+            continue
+    return out
+
+
 def drift_tolerances(evidence, gate):
+    """{(impl, shape text): tolerance} of the accepted set, as the drift gate takes it: the
+    paired floor, or the other-GPU floor at a row any accepted run timed on cold inputs
+    (harness/gate/drift_spread.c, drift_params_for_results)."""
     drift = gate.get("drift", {})
     k, floor = float(drift.get("k_sigma", 4.0)), float(drift.get("floor_paired", 0.03))
-    runs = [run_ratios(load_json(os.path.join(evidence, n)), os.path.join(evidence, n))
+    floor_cold = max(floor, float(drift.get("floor_other_gpu", floor)))
+    docs = [(load_json(os.path.join(evidence, n)), os.path.join(evidence, n))
             for n in read_list(os.path.join(evidence, "accepted.txt"))]
+    runs = [run_ratios(d, path) for d, path in docs]
+    cold = set().union(*(run_cold(d) for d, _ in docs)) if docs else set()
     tol = {}
     for key in set().union(*runs) if runs else set():
         vals = [math.log(r[key]) for r in runs if key in r]
@@ -182,7 +204,7 @@ def drift_tolerances(evidence, gate):
             continue
         mean = sum(vals) / len(vals)
         sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
-        tol[key] = max(floor, math.exp(k * sd) - 1)
+        tol[key] = max(floor_cold if key in cold else floor, math.exp(k * sd) - 1)
     return tol
 
 
