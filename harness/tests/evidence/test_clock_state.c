@@ -16,7 +16,7 @@
 
 #define FIXTURE "harness/tests/data/evidence/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json"
 #define H100_REF "evidence/nvidia-h100-80gb-hbm3/20261127T230115Z_49b36b5.json.gz"
-#define H200_CAPPED "evidence/nvidia-h200/20261204T120538Z_ded03b9.json.gz"
+#define H200_CAPPED "evidence/nvidia-h200/studies/q_ahead/paired_long_20261203T0712Z_e86bed9.json.gz"
 #define H200_REF "evidence/nvidia-h200/20261204T144043Z_b0ea766.json.gz"
 #define H200_UNMARKED "evidence/nvidia-h200/studies/q_ahead/heldout_run_cut_20261203T073503Z_f88de61.json.gz"
 #define H100_UNMARKED "evidence/nvidia-h100-80gb-hbm3/20261123T082246Z_27d5592.json.gz"
@@ -171,9 +171,10 @@ static void committed_runs(void **st)
     (void)st;
     static const struct { const char *path; int flag; run_clock_state want; } runs[] = {
         { H100_REF, 1, RUN_CLOCKS_POWER_CAP },
-        /* a session of the H200 accepted set (build ded03b9, 120538Z: GPU-22eca94e, one
-         * segment) flagged sw_power_cap at its end (1965 MHz, 635 W; nothing at its start,
-         * 1980 MHz), no row throttled; the set's reference run (build b0ea766, 144043Z),
+        /* an H200 study run of one segment (q_ahead's paired_long, build e86bed9:
+         * GPU-ed6c9979) flagged sw_power_cap at its end (1695 MHz, 690 W; nothing at its
+         * start, 1980 MHz), no row throttled (every session of the accepted set was cut by
+         * a call's limit and resumed, so none of them is one segment); the set's reference run (build b0ea766, 144043Z),
          * cut by a call's limit and resumed on the same GPU-ca9c49be, flagged, sw_power_cap
          * at its end (1935 MHz, 656 W; clear at its start, 1980 MHz): a resumed run's flag
          * is believed, so throttled, not power-capped (a_resumed_run_is_believed); a
