@@ -196,7 +196,7 @@ def drift_tolerances(evidence, gate):
     docs = [(load_json(os.path.join(evidence, n)), os.path.join(evidence, n))
             for n in read_list(os.path.join(evidence, "accepted.txt"))]
     runs = [run_ratios(d, path) for d, path in docs]
-    cold = set().union(*(run_cold(d) for d, _ in docs)) if docs else set()
+    cold = set().union(*(run_cold(d) for d, _ in docs))
     tol = {}
     for key in set().union(*runs) if runs else set():
         vals = [math.log(r[key]) for r in runs if key in r]

@@ -196,7 +196,7 @@ const drift_params *drift_params_for_results(const drift_spread *s, const gate_c
      * only with the GPU: two sessions of one build on one H200 read rungs 03-06 and 08 at
      * 8x32x1:4096x128 +3.9..+5.2% apart, the other rungs there within 0.3%; on a third H200
      * the same rows moved +5.2..+6.1%. Such a row takes the other-GPU floor on any GPU. */
-    if (inputs_cold(ra) || (b && inputs_cold(rb))) return &s->params_other_gpu;
+    if (inputs_cold(ra) || inputs_cold(rb)) return &s->params_other_gpu;
     return p;
 }
 
