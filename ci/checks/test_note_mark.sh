@@ -18,6 +18,9 @@
 # and never a path rung 19 does not mark. The head dimension is not in the note, so the cases
 # give it as init has it. Rung 20's entry makes rung 19's mark itself (it cannot include rung
 # 19's attention.cu, whose entry it would not rename), so both files must write it alike.
+# Rung 21: a path whose note (rung 20's) names the three-warpgroup kernel and the dynamic
+# tile scheduler runs this rung's kernel, and no other: below it no path had both. It writes
+# rungs 19's and 20's marks itself, as rung 20 writes rung 19's.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/t.cpp" <<'CPP'
@@ -25,7 +28,8 @@ cat > "$tmp/t.cpp" <<'CPP'
 #include "16_step_descriptors/note_mark.h"
 #include "19_staged_store/note_mark.h"
 #include "20_store_loads_first/note_mark.h"
-static int fails, n16, n19, n20;
+#include "21_dynamic_3wg/note_mark.h"
+static int fails, n16, n19, n20, n21;
 static void expect(bool (*mark)(const char *), const char *rung, bool want, const char *note)
 {
     (rung[1] == '6' ? n16 : n19)++;
@@ -40,6 +44,15 @@ static void expect20(bool want, int head_dim, const char *note)
     n20++;
     if (rung20::loads_first_kernel(note, head_dim) != want) {
         std::printf("test_note_mark: rung 20: D=%d: %s, expected %s: %.70s\n", head_dim, want ? "unmarked" : "marked",
+                    want ? "marked" : "unmarked", note);
+        fails++;
+    }
+}
+static void expect21(bool want, const char *note)
+{
+    n21++;
+    if (rung21::dynamic_3wg_kernel(note) != want) {
+        std::printf("test_note_mark: rung 21: %s, expected %s: %.70s\n", want ? "unmarked" : "marked",
                     want ? "marked" : "unmarked", note);
         fails++;
     }
@@ -91,9 +104,16 @@ int main()
     expect20(false, 128, "1wg-overlap: 1 consumer warpgroup(s), BM=64 BN=128, 107672 B shared memory");
     expect20(false, 64, "3wg: 3 consumer warpgroup(s), BM=192 BN=128, 124056 B shared memory");
     expect20(false, 128, "");
+    expect21(true, "3wg: 3 consumer warpgroup(s), BM=192 BN=128, 124056 B shared memory, 128 registers at entry (sm_90a code, wgmma), 2816 work tiles on 132 CTAs of 512 threads, 8 head(s) per tile group, dynamic tile scheduler, programmatic dependent launch; rung 09's kernel with step descriptors (16_step_descriptors)");
+    expect21(false, "3wg: 3 consumer warpgroup(s), BM=192 BN=128, 124056 B shared memory, 128 registers at entry (sm_90a code, wgmma), 2816 work tiles on 2816 CTAs of 512 threads, 8 head(s) per tile group, programmatic dependent launch; rung 09's kernel with step descriptors (16_step_descriptors)");
+    expect21(false, "pingpong: 2 consumer warpgroup(s), BM=128 BN=128, 115864 B shared memory, 168 registers at entry (sm_90a code, wgmma), 4096 work tiles on 132 CTAs of 384 threads, 8 head(s) per tile group, dynamic tile scheduler, programmatic dependent launch; rung 09's kernel with step descriptors (16_step_descriptors); O stored through shared memory (19_staged_store)");
+    expect21(false, "Q ahead: 3wg, two Q buffers: 3 consumer warpgroup(s), BM=192 BN=128");
+    expect21(false, "row blocks: 3wg: 3 consumer warpgroup(s), BM=192 BN=128");
+    expect21(false, "short keys, dynamic: pingpong: 2 consumer warpgroup(s), BM=128 BN=128; O stored through shared memory (19_staged_store)");
+    expect21(false, "");
     if (fails) return 1;
-    std::printf("test_note_mark: rung 16: %d notes, rung 19: %d, rung 20: %d, each marked as its kernel changed or not\n",
-                n16, n19, n20);
+    std::printf("test_note_mark: rung 16: %d notes, rung 19: %d, rung 20: %d, rung 21: %d, each marked as its kernel changed or not\n",
+                n16, n19, n20, n21);
     return 0;
 }
 CPP
@@ -102,6 +122,11 @@ g++ -std=c++17 -Wall -Wextra -Werror -Iphases -o "$tmp/t" "$tmp/t.cpp" || { echo
 # Rung 20 writes rung 19's mark itself: the same words as rung 19's entry, or its D = 64 notes
 # would no longer read as rung 19's.
 mark='"%s; O stored through shared memory (19_staged_store)"'
-for f in phases/19_staged_store/attention.cu phases/20_store_loads_first/attention.cu; do
+for f in phases/19_staged_store/attention.cu phases/20_store_loads_first/attention.cu phases/21_dynamic_3wg/attention.cu; do
     grep -qF "$mark" "$f" || { echo "test_note_mark: $f does not write rung 19's mark, $mark" >&2; exit 1; }
+done
+# Rung 21 writes rung 20's mark itself, for the same reason.
+mark='"%s; loads before stores (20_store_loads_first)"'
+for f in phases/20_store_loads_first/attention.cu phases/21_dynamic_3wg/attention.cu; do
+    grep -qF "$mark" "$f" || { echo "test_note_mark: $f does not write rung 20's mark, $mark" >&2; exit 1; }
 done

@@ -81,8 +81,9 @@ with tempfile.TemporaryDirectory() as tmp:
         # hold), rung 17's attention.cu and rung16.cu (its entry, and rung 16's dispatch:
         # the kernels it launches are in row_tail.cu) and rung 18's attention.cu and
         # rung17.cu (its entry, and rung 17's dispatch: its path's kernels are in
-        # short_dynamic.cu) and rung 19's attention.cu (its entry and rung 18's dispatch: its
-        # other units are the kernels' units of the rungs below, compiled again), no other
+        # short_dynamic.cu) and rung 19's, 20's and 21's attention.cu (the entry and rung 18's
+        # dispatch: their other units are the kernels' units of the rungs below, compiled
+        # again), no other
         unhooked = unhooked_of(r)
         want = {"11_split_keys": ["rung10.cu"], "13_row_blocks": ["rung12.cu"], "14_short_keys": ["attention.cu"],
                 "15_q_ahead": ["attention.cu", "rung14.cu"],
@@ -90,7 +91,8 @@ with tempfile.TemporaryDirectory() as tmp:
                 "17_row_tail": ["attention.cu", "rung16.cu"],
                 "18_short_dynamic": ["attention.cu", "rung17.cu"],
                 "19_staged_store": ["attention.cu"],
-                "20_store_loads_first": ["attention.cu"]}.get(os.path.basename(d), [])
+                "20_store_loads_first": ["attention.cu"],
+                "21_dynamic_3wg": ["attention.cu"]}.get(os.path.basename(d), [])
         check(f"{os.path.basename(d)}: units without a hooked kernel {unhooked}, expected {want}", unhooked == want)
     # a unit is unhooked only when no file of the copy it includes (at any depth, under any
     # #if) holds a hook, and an include it cannot follow counts as a hooked one

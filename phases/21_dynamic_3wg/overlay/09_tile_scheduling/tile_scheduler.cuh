@@ -1,0 +1,1 @@
+../../../20_store_loads_first/overlay/09_tile_scheduling/tile_scheduler.cuh
