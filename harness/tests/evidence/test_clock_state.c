@@ -17,7 +17,7 @@
 #define FIXTURE "harness/tests/data/evidence/nvidia-test-gpu/20260101T000000Z_aaaaaaa.json"
 #define H100_REF "evidence/nvidia-h100-80gb-hbm3/20261127T230115Z_49b36b5.json.gz"
 #define H200_CAPPED "evidence/nvidia-h200/studies/q_ahead/paired_long_20261203T0712Z_e86bed9.json.gz"
-#define H200_REF "evidence/nvidia-h200/20261204T144043Z_b0ea766.json.gz"
+#define H200_REF "evidence/nvidia-h200/20261204T192149Z_fe23a4b.json.gz"
 #define H200_UNMARKED "evidence/nvidia-h200/studies/q_ahead/heldout_run_cut_20261203T073503Z_f88de61.json.gz"
 #define H100_UNMARKED "evidence/nvidia-h100-80gb-hbm3/20261123T082246Z_27d5592.json.gz"
 
@@ -174,10 +174,11 @@ static void committed_runs(void **st)
         /* an H200 study run of one segment (q_ahead's paired_long, build e86bed9:
          * GPU-ed6c9979) flagged sw_power_cap at its end (1695 MHz, 690 W; nothing at its
          * start, 1980 MHz), no row throttled (every session of the accepted set was cut by
-         * a call's limit and resumed, so none of them is one segment); the set's reference run (build b0ea766, 144043Z),
-         * cut by a call's limit and resumed on the same GPU-ca9c49be, flagged, sw_power_cap
-         * at its end (1935 MHz, 656 W; clear at its start, 1980 MHz): a resumed run's flag
-         * is believed, so throttled, not power-capped (a_resumed_run_is_believed); a
+         * a call's limit and resumed, so none of them is one segment); the set's reference run (build fe23a4b, 192149Z),
+         * cut by a call's limit and resumed on the same GPU-d76d0606, flagged, though the
+         * snapshots it keeps are clear (1980 MHz at its start and at its end, 617 W): a
+         * resumed run's flag is believed, so throttled, not power-capped
+         * (a_resumed_run_is_believed; rung 20's reference run, 144043Z, read the same); a
          * session held out of an earlier set (the study's copy, cut to four implementations:
          * GPU-b723ead0), no flag at its start or end (1980 MHz both, 628 W at its end), so
          * kept when the accepted set changes. The reference of build 727334b had rows

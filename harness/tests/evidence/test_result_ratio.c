@@ -2,9 +2,9 @@
  * (result_ratio.h). An external timed in another process (PyTorch's) is paired there with a
  * rung, the bridge, that the run also timed in its rotation with its own baseline: its
  * ratio to the baseline is the product of the two processes' paired ratios, with a CI that
- * resamples both (stats_bridged_ratio_ci). Read from rung 20's H200 reference run
- * (build b0ea766), whose torch_cudnn rows PyTorch's process paired with rung 10 (at
- * 4x16x4096x128: 30 pairs, and rung 10 74 with sdpa_cudnn in the rotation). */
+ * resamples both (stats_bridged_ratio_ci). Read from rung 21's H200 reference run
+ * (build fe23a4b), whose torch_cudnn rows PyTorch's process paired with rung 10 (at
+ * 4x16x4096x128: 30 pairs, and rung 10 69 with sdpa_cudnn in the rotation). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,7 +15,7 @@
 #include "evidence/reader.h"
 #include "evidence/result_ratio.h"
 
-#define H200_REF "evidence/nvidia-h200/20261204T144043Z_b0ea766.json.gz"
+#define H200_REF "evidence/nvidia-h200/20261204T192149Z_fe23a4b.json.gz"
 
 static run_data g_run;
 
