@@ -176,9 +176,10 @@ static void committed_runs(void **st)
          * start, 1980 MHz), no row throttled (every session of the accepted set was cut by
          * a call's limit and resumed, so none of them is one segment); the set's reference run (build fe23a4b, 192149Z),
          * cut by a call's limit and resumed on the same GPU-d76d0606, flagged, though the
-         * snapshots it keeps are clear (1980 MHz at its start and at its end, 617 W): a
-         * resumed run's flag is believed, so throttled, not power-capped
-         * (a_resumed_run_is_believed; rung 20's reference run, 144043Z, read the same); a
+         * snapshots it keeps name no reason (1980 MHz at its start and at its end, 617 W):
+         * a flag no snapshot explains is believed, so throttled, not power-capped (the
+         * resumed-run rule, which rung 20's power-capped 144043Z read here, is
+         * a_resumed_run_is_believed's); a
          * session held out of an earlier set (the study's copy, cut to four implementations:
          * GPU-b723ead0), no flag at its start or end (1980 MHz both, 628 W at its end), so
          * kept when the accepted set changes. The reference of build 727334b had rows

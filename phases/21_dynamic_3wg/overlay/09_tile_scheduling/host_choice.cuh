@@ -1,6 +1,6 @@
 // host_choice.cuh: what the rung takes, and which kernel and grid a shape gets. Per shape
 // (choose): the variant (auto_variant), the dynamic tile scheduler for causal shapes with
-// two consumer warpgroups, ragged keys first for non-causal launches on the static order,
+// two or three consumer warpgroups, ragged keys first for non-causal launches (static order),
 // a persistent grid, and the split tail where the last round of work tiles would leave SMs
 // idle (split_plan).
 #pragma once
@@ -11,7 +11,7 @@ struct Variant {
     const char *name;
     int d, ncons, threads, smem, keys;   // keys: per K/V tile
     // The kernels: the static tile order (causal shapes without the dynamic scheduler), the
-    // dynamic tile scheduler (causal, two consumer warpgroups), and ragged keys first
+    // dynamic tile scheduler (causal, two or three warpgroups), and ragged keys first
     // (non-causal) with a first tile's S 48, 96, 128 and `keys` wide (the narrow three:
     // 176-key tiles only). Null where the choice never takes it.
     const void *fn, *fn_dyn;
