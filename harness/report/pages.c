@@ -229,6 +229,44 @@ static void ladder_head(FILE *f, const report_ctx *c, int with_gpu, const char *
             with_gpu ? " --- |" : "");
 }
 
+/* Why current rung i has no row in run r, or NULL when it has one. */
+static const char *absent_reason(const report_ctx *c, const run_data *r, size_t i)
+{
+    if (!c->current[i] || report_rung_in_run(c, r, i)) return NULL;
+    return report_rung_in_some_reference(c, i) ? "not yet run on this GPU" : "not in this run";
+}
+
+/* The current rungs run r lacks, after its own rows: one row for each stretch of
+ * consecutive current rungs absent for the same reason ("[12_x](...) to [21_y](...), 10
+ * rungs"), so a GPU whose reference run predates ten rungs shows one line of dashes, not
+ * ten; a rung absent alone keeps its own row. */
+static void absent_rows(FILE *f, const report_ctx *c, const run_data *r, const char *gpu)
+{
+    size_t i = 0;
+    while (i < c->n_phases) {
+        const char *why = absent_reason(c, r, i);
+        if (!why) {
+            i++;
+            continue;
+        }
+        size_t last = i, n = 1;
+        for (size_t k = i + 1; k < c->n_phases; k++) {
+            if (!c->current[k]) continue;   /* a former rung between two current ones */
+            const char *w = absent_reason(c, r, k);
+            if (!w || strcmp(w, why)) break;
+            last = k;
+            n++;
+        }
+        if (n == 1)
+            fprintf(f, "|%s [%s](phases/%s.md)", gpu, c->phases[i], c->phases[i]);
+        else
+            fprintf(f, "|%s [%s](phases/%s.md) to [%s](phases/%s.md), %zu rungs", gpu, c->phases[i], c->phases[i],
+                    c->phases[last], c->phases[last], n);
+        fprintf(f, " | **%s** | - | - | - | - | - | - | - | - | - | - |\n", why);
+        i = last + 1;
+    }
+}
+
 /* The GPU's rows at shape s: every rung of its reference run, then every current rung
  * (phases/) the run lacks, said so. */
 static void ladder_rows(FILE *f, const report_ctx *c, const report_gpu *g, const attn_shape *s, int with_gpu)
@@ -269,11 +307,7 @@ static void ladder_rows(FILE *f, const report_ctx *c, const report_gpu *g, const
                 fmt_num(tf, sizeof tf, x->tflops), fmt_pct(fp, sizeof fp, x->frac_fp16_peak),
                 fmt_pct(fd, sizeof fd, x->frac_dram), regs, smem, spills, vcell);
     }
-    for (size_t i = 0; i < c->n_phases; i++)
-        if (c->current[i] && !report_rung_in_run(c, r, i))
-            fprintf(f, "|%s [%s](phases/%s.md) | **%s** | - | - | - | - | - | - | - | - | - | - |\n", gpu,
-                    c->phases[i], c->phases[i],
-                    report_rung_in_some_reference(c, i) ? "not yet run on this GPU" : "not in this run");
+    absent_rows(f, c, r, gpu);
 }
 
 static void ladder_table(FILE *f, const report_ctx *c, const report_gpu *g, const attn_shape *s)
@@ -818,6 +852,7 @@ int report_write_readme(const report_ctx *c)
         sessions_table(f, c, g);
         report_targets_paragraph(f, c, g);
         steps_table(f, c, g->ref);
+        report_vs_baseline_table(f, c, g->ref);
         fprintf(f, "### Baselines and gates\n\n");
         report_libraries_paragraph(f, c, g->ref);
         baselines_table(f, c, g->ref);

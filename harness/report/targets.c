@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "core/numfmt.h"
 #include "core/stats.h"
 #include "evidence/result_ratio.h"
 
@@ -136,6 +137,58 @@ int report_top_rung_step(const run_data *r, double over, report_top_step *out)
         }
     }
     return out->points ? 0 : -1;
+}
+
+int report_rung_vs_baseline(const run_data *r, const char *rung, report_vs_baseline *out)
+{
+    memset(out, 0, sizeof *out);
+    out->geomean = out->highest = out->lowest = NAN;
+    double logs = 0;
+    for (size_t i = 0; i < r->n_results; i++) {
+        const run_result *x = &r->results[i];
+        double q;
+        /* the first row of the rung at its shape: the one every other table reads */
+        if (strcmp(x->impl, rung) || run_find(r, rung, &x->shape) != x) continue;
+        if (!x->timed || result_point_ratio(r, x, r->baseline, &q) || !(q > 0) || !isfinite(q)) continue;
+        out->points++;
+        out->at_or_below += q <= 1.0;
+        logs += log(q);
+        if (!(q <= out->highest)) {   /* the first point, or a higher one */
+            out->highest = q;
+            out->highest_at = x->shape;
+        }
+        if (!(q >= out->lowest)) {
+            out->lowest = q;
+            out->lowest_at = x->shape;
+        }
+    }
+    if (!out->points) return -1;
+    out->geomean = exp(logs / (double)out->points);
+    return 0;
+}
+
+void report_vs_baseline_table(FILE *f, const report_ctx *c, const run_data *r)
+{
+    fprintf(f, "### Each rung against %s across the run\n\n", r->baseline);
+    fprintf(f, "Every point where the run has a rung's ratio to `%s` (the headline, sweep, ragged and decode "
+            "shapes; paired where the rotation decides it, else of separate medians): how many of them are at "
+            "or below 1.00 (unrounded: 1.0004 is above), their geometric mean, and the highest and the lowest "
+            "ratio. A rung ahead of the baseline everywhere has all its points at or below 1.00.\n\n",
+            r->baseline);
+    fprintf(f, "| rung | points | at or below 1.00 | geometric mean | highest | lowest |\n");
+    fprintf(f, "| --- | ---: | ---: | ---: | --- | --- |\n");
+    for (size_t i = 0; i < c->n_phases; i++) {
+        const char *ph = c->phases[i];
+        report_vs_baseline v;
+        if (!is_rung(r, ph) || report_rung_vs_baseline(r, ph, &v)) continue;
+        char hi[96], lo[96], g[32], h[32], l[32];
+        run_shape_text(&v.highest_at, hi, sizeof hi);
+        run_shape_text(&v.lowest_at, lo, sizeof lo);
+        fprintf(f, "| [%s](phases/%s.md) | %zu | %zu | %s | %s (%s) | %s (%s) |\n", ph, ph, v.points, v.at_or_below,
+                fmt_num(g, sizeof g, v.geomean), fmt_num(h, sizeof h, v.highest), hi, fmt_num(l, sizeof l, v.lowest),
+                lo);
+    }
+    fprintf(f, "\n");
 }
 
 void report_reproduction(const run_data *a, const run_data *b, double within, size_t *n_rows, size_t *n_within)

@@ -55,6 +55,23 @@ typedef struct {
 /* 0, or -1 when the run has no rung or the top rung no point with a step. */
 int report_top_rung_step(const run_data *r, double over, report_top_step *out);
 
+/* A rung against the run's baseline at every point where it has a ratio (paired where the
+ * rotation decides it, else of separate medians; result_point_ratio): how many points, how
+ * many at or below 1.00 (unrounded), the geometric mean, and the highest and the lowest
+ * ratio with their points. The figures the ladder's promise is read by: a rung ahead of the
+ * baseline everywhere has at_or_below == points. */
+typedef struct {
+    size_t points, at_or_below;
+    double geomean, highest, lowest;   /* NAN without points */
+    attn_shape highest_at, lowest_at;
+} report_vs_baseline;
+
+/* 0, or -1 when the rung has no point with a ratio in the run. */
+int report_rung_vs_baseline(const run_data *r, const char *rung, report_vs_baseline *out);
+
+/* The GPU page's table of report_rung_vs_baseline for every rung of its reference run. */
+void report_vs_baseline_table(FILE *f, const report_ctx *c, const run_data *r);
+
 /* The GPU page's paragraph quoting both from its accepted runs. */
 void report_targets_paragraph(FILE *f, const report_ctx *c, const report_gpu *g);
 

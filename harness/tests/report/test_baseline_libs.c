@@ -42,19 +42,22 @@ static int close_run(void **st)
     return 0;
 }
 
-static char *paragraph(void)
+/* What `print` writes for g_run with the baseline `sdpa_cudnn` and the rungs `phases`. */
+static char *printed(void (*print)(FILE *, const report_ctx *, const run_data *), const char **phases, size_t n)
 {
     gate_config cfg = { 0 };
     cfg.baseline = "sdpa_cudnn";
-    report_ctx c = { .cfg = &cfg };
+    report_ctx c = { .cfg = &cfg, .phases = phases, .n_phases = n };
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     assert_non_null(f);
-    report_libraries_paragraph(f, &c, &g_run);
+    print(f, &c, &g_run);
     fclose(f);
     return text;
 }
+
+static char *paragraph(void) { return printed(report_libraries_paragraph, NULL, 0); }
 
 static void has(const char *text, const char *words)
 {
@@ -241,6 +244,62 @@ static void top_rung_against_the_best_below(void **st)
     run_close(&h100);
 }
 
+/* report_rung_vs_baseline's figures for a rung: points, those at or below 1.00, the
+ * geometric mean inside (lo, hi), the highest ratio inside (hlo, hhi) at `at`. */
+static void expect_vs_baseline(const run_data *r, const char *rung, size_t points, size_t below, double lo,
+                               double hi, double hlo, double hhi, attn_shape at)
+{
+    report_vs_baseline v;
+    assert_int_equal(report_rung_vs_baseline(r, rung, &v), 0);
+    assert_int_equal(v.points, points);
+    assert_int_equal(v.at_or_below, below);
+    if (!(v.geomean > lo && v.geomean < hi)) fail_msg("%s: geometric mean %.5f, expected in (%.5f, %.5f)", rung, v.geomean, lo, hi);
+    if (!(v.highest > hlo && v.highest < hhi)) fail_msg("%s: highest %.5f, expected in (%.5f, %.5f)", rung, v.highest, hlo, hhi);
+    assert_true(shape_same(&v.highest_at, &at));
+    assert_true(v.lowest <= v.geomean && v.geomean <= v.highest);
+}
+
+/* Each rung against the baseline across the run (targets.h), in build fe23a4b's reference
+ * run and the H100's, against figures computed apart from the harness (each rung's first
+ * row at a shape, derived.ratio.median): rung 21 at or below 1.00 at 67 of 68 points, above
+ * at 64x16x256x128 causal (1.0110); rung 20 66, rung 18 63 (32x16x512x128 at 1.0019 is
+ * above), rung 12 58; rung 01 at none, 439x at
+ * 1x8x1:65536x64; on the H100, rung 11 51 of 60. A rung the run lacks has no figures, and
+ * the table has a row for each rung of the run and none for another. */
+static void each_rung_against_the_baseline(void **st)
+{
+    (void)st;
+    expect_vs_baseline(&g_run, "21_dynamic_3wg", 68, 67, 0.7531, 0.7532, 1.0110, 1.0111,
+                       (attn_shape){ 64, 16, 256, 256, 128, 1, 0 });
+    expect_vs_baseline(&g_run, "20_store_loads_first", 68, 66, 0.7551, 0.7553, 1.0234, 1.0235,
+                       (attn_shape){ 8, 32, 2048, 2048, 64, 1, 0 });
+    /* rung 18 reads 1.0019 at 32x16x512x128: above, however close */
+    expect_vs_baseline(&g_run, "18_short_dynamic", 68, 63, 0.7576, 0.7577, 1.0340, 1.0341,
+                       (attn_shape){ 64, 16, 256, 256, 128, 1, 0 });
+    expect_vs_baseline(&g_run, "12_decode_rows", 68, 58, 0.7651, 0.7652, 1.1308, 1.1309,
+                       (attn_shape){ 16, 32, 1024, 1024, 64, 0, 0 });
+    expect_vs_baseline(&g_run, "01_scalar", 68, 0, 23.61, 23.62, 439.30, 439.31,
+                       (attn_shape){ 1, 8, 1, 65536, 64, 0, 0 });
+    report_vs_baseline v;
+    assert_int_equal(report_rung_vs_baseline(&g_run, "22_not_a_rung", &v), -1);
+    assert_int_equal(v.points, 0);
+    run_data h100;
+    char err[1024];
+    if (run_open(&h100, H100_REF, err, sizeof err)) fail_msg("%s", err);
+    expect_vs_baseline(&h100, "11_split_keys", 60, 51, 0.7471, 0.7472, 1.1321, 1.1322,
+                       (attn_shape){ 16, 32, 1024, 1024, 64, 0, 0 });
+    run_close(&h100);
+
+    const char *phases[] = { "01_scalar", "21_dynamic_3wg", "22_not_a_rung" };
+    char *text = printed(report_vs_baseline_table, phases, 3);
+    has(text, "### Each rung against sdpa_cudnn across the run");
+    has(text, "| [21_dynamic_3wg](phases/21_dynamic_3wg.md) | 68 | 67 | 0.753 | 1.011 (64x16x256x128 causal) | "
+              "0.113 (1x8x16:32768x128 causal) |");
+    has(text, "| [01_scalar](phases/01_scalar.md) | 68 | 0 | 23.62 | 439.3 (1x8x1:65536x64) |");
+    if (strstr(text, "22_not_a_rung")) fail_msg("a row for a rung the run lacks: %s", text);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +309,7 @@ int main(void)
         cmocka_unit_test(targets_from_the_accepted_runs),
         cmocka_unit_test(a_spread_past_its_target_names_its_pair),
         cmocka_unit_test(top_rung_against_the_best_below),
+        cmocka_unit_test(each_rung_against_the_baseline),
     };
     return cmocka_run_group_tests(tests, open_run, close_run);
 }

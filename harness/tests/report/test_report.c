@@ -722,6 +722,44 @@ static void rung_not_yet_run_on_a_gpu(void **st)
     free(tmp);
 }
 
+/* Rungs a GPU's reference run predates, next to each other in the ladder, share one row
+ * of dashes in its tables (a GPU ten rungs behind shows one line, not ten); one absent
+ * alone keeps its own row. */
+static void absent_rungs_share_a_row(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char *tmp = temp_dir();
+    char ev[512], out[512], run[1024];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    copy_evidence(tmp);
+    json_t *doc = load_run(ev, "nvidia-other-gpu/20260110T000000Z_ddddddd.json", run, sizeof run);
+    drop_rung(doc, "03_wmma");
+    drop_rung(doc, "05_warp_specialized");
+    drop_rung(doc, "06_tiling");
+    save_run(doc, run);
+    char *msg;
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    assert_int_equal(report(ev, out, 1), EXIT_OK);
+    char *readme = read_rel(out, "README.md");
+    assert_non_null(readme);
+    assert_non_null(strstr(readme, "| [NVIDIA Other GPU](#nvidia-other-gpu) | [03_wmma](phases/03_wmma.md) | "
+                                   "**not yet run on this GPU** |"));
+    assert_non_null(strstr(readme, "| [NVIDIA Other GPU](#nvidia-other-gpu) | "
+                                   "[05_warp_specialized](phases/05_warp_specialized.md) to "
+                                   "[06_tiling](phases/06_tiling.md), 2 rungs | **not yet run on this GPU** |"));
+    assert_null(strstr(readme, "[06_tiling](phases/06_tiling.md) | **not yet run on this GPU**"));
+    assert_null(strstr(readme, "[05_warp_specialized](phases/05_warp_specialized.md) | **not yet run on this GPU**"));
+    /* the GPU's own section: the same rows without the GPU cell */
+    assert_non_null(strstr(readme, "\n| [05_warp_specialized](phases/05_warp_specialized.md) to "
+                                   "[06_tiling](phases/06_tiling.md), 2 rungs | **not yet run on this GPU** |"));
+    free(readme);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 /* The checker on pages written by hand: a column of dashes and a plot without data are
  * gaps; a table with one value in a column is not. */
 static void gap_checker_reads_tables_and_plots(void **st)
@@ -1453,6 +1491,7 @@ int main(void)
         cmocka_unit_test_setup(power_cap_is_not_called_throttled, stand_in_gnuplot),
         cmocka_unit_test_setup(gaps_fail_the_check, stand_in_gnuplot),
         cmocka_unit_test_setup(rung_not_yet_run_on_a_gpu, stand_in_gnuplot),
+        cmocka_unit_test_setup(absent_rungs_share_a_row, stand_in_gnuplot),
         cmocka_unit_test_setup(gap_checker_reads_tables_and_plots, stand_in_gnuplot),
         cmocka_unit_test_setup(moved_rung_keeps_its_history, draw_history),
         cmocka_unit_test_setup(resources_of_the_kernel_that_ran, stand_in_gnuplot),
