@@ -1050,21 +1050,29 @@ static void sweep_tables(FILE *f, const report_ctx *c, const char *rung)
         fprintf(f, "### %s\n\nReference run `%s`%s%s%s; `%s` is %s:\n\n", g->gpu_name, r->base,
                 phase != rung ? " (as `" : "", phase != rung ? phase : "", phase != rung ? "`)" : "", c->cfg->baseline,
                 lib);
-        fprintf(f, "| shape | tag | median us [95%% CI] | ratio to %s [95%% CI] | TFLOP/s | %% of fp16 ceiling | "
-                "rel L2 error | max abs error | status |\n", c->cfg->baseline);
-        fprintf(f, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+        /* the step over the rung below at each point, as the ladder's tables say it: where a
+         * rung's idea acts is read off its own page (no column for a rung with none below) */
+        int steps = 0;
+        for (size_t k = 0; k < n && !steps; k++)
+            steps = rows[k]->timed && report_previous_rung(c, r, phase, &rows[k]->shape);
+        fprintf(f, "| shape | tag | median us [95%% CI] | ratio to %s [95%% CI] |%s TFLOP/s | %% of fp16 ceiling | "
+                "rel L2 error | max abs error | status |\n", c->cfg->baseline, steps ? " vs previous rung |" : "");
+        fprintf(f, "| --- | --- | ---: | ---: |%s ---: | ---: | ---: | ---: | --- |\n", steps ? " ---: |" : "");
         for (size_t k = 0; k < n; k++) {
             const run_result *x = rows[k];
-            char text[96], med[32], ci[64], rat[32], rci[64], tf[32], fp[32], rl[32], ma[32], why[200];
+            char text[96], med[32], ci[64], rat[32], rci[64], prev[48], tf[32], fp[32], rl[32], ma[32], why[200];
             run_shape_text(&x->shape, text, sizeof text);
             const char *status = !x->supported ? cell(x->reason ? x->reason : "unsupported", why, sizeof why)
                                : !x->checked ? "not checked" : !x->correct ? "**FAILED correctness**" : "ok";
             double ratio = NAN, lo = NAN, hi = NAN;
             if (x->timed) gate_result_ratio(c->cfg, r, x, &ratio, &lo, &hi);
-            fprintf(f, "| %s | %s | %s %s | %s %s | %s | %s | %s | %s | %s |\n", text, x->tag,
+            const run_result *p = x->timed ? report_previous_rung(c, r, phase, &x->shape) : NULL;
+            char step[64] = "";
+            if (steps) snprintf(step, sizeof step, " %s |", p ? fmt_step(prev, sizeof prev, c, r, p, x) : "-");
+            fprintf(f, "| %s | %s | %s %s | %s %s |%s %s | %s | %s | %s | %s |\n", text, x->tag,
                     x->timed ? fmt_num(med, sizeof med, x->median_us) : "-",
                     x->timed ? fmt_ci(ci, sizeof ci, x->ci_lo_us, x->ci_hi_us) : "",
-                    fmt_num(rat, sizeof rat, ratio), x->timed ? fmt_ci(rci, sizeof rci, lo, hi) : "",
+                    fmt_num(rat, sizeof rat, ratio), x->timed ? fmt_ci(rci, sizeof rci, lo, hi) : "", step,
                     x->timed ? fmt_num(tf, sizeof tf, x->tflops) : "-",
                     x->timed ? fmt_pct(fp, sizeof fp, x->frac_fp16_peak) : "-",
                     fmt_sci(rl, sizeof rl, x->rel_l2), fmt_sci(ma, sizeof ma, x->max_abs), status);

@@ -760,6 +760,49 @@ static void absent_rungs_share_a_row(void **st)
     free(tmp);
 }
 
+/* The line of page that starts with `start`, as a string (NULL when none). */
+static char *line_of(const char *page, const char *start)
+{
+    for (const char *p = page; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, start, strlen(start))) return strndup(p, strcspn(p, "\n"));
+    return NULL;
+}
+
+/* A rung page's sweep table says the rung's step over the rung below at every point, as
+ * the ladder's tables do: 06_tiling at 128x32x128x64 is x2.00 of 05_warp_specialized on
+ * the other GPU (294.35 / 147.17 us) and x2.35 on the test GPU (327.05 / 139.00 us;
+ * separate medians in the synthetic runs); the first rung's page has no such column. */
+static void sweep_rows_say_the_step(void **st)
+{
+    (void)st;
+    char *tmp = temp_dir();
+    char out[512];
+    snprintf(out, sizeof out, "%s/r", tmp);
+    assert_int_equal(report(DATA "evidence", out, 0), EXIT_OK);
+    char *page = read_rel(out, "phases/06_tiling.md");
+    assert_non_null(page);
+    assert_non_null(strstr(page, "| shape | tag | median us [95% CI] | ratio to sdpa_cudnn [95% CI] | "
+                                 "vs previous rung | TFLOP/s |"));
+    const char *gpus[] = { "### NVIDIA Other GPU\n", "### NVIDIA Test GPU\n" }, *want[] = { "] | x2.00 | ", "] | x2.35 | " };
+    for (int g = 0; g < 2; g++) {
+        const char *section = strstr(page, gpus[g]);
+        assert_non_null(section);
+        char *row = line_of(section, "| 128x32x128x64 | sweep | ");
+        assert_non_null(row);
+        if (!strstr(row, want[g])) fail_msg("%sno step '%s' in '%s'", gpus[g], want[g], row);
+        free(row);
+    }
+    free(page);
+    page = read_rel(out, "phases/01_scalar.md");
+    assert_non_null(page);
+    /* the first rung: no column (one of dashes in every row would be a gap) */
+    assert_non_null(strstr(page, "| ratio to sdpa_cudnn [95% CI] | TFLOP/s |"));
+    assert_null(strstr(page, "vs previous rung | TFLOP/s | % of fp16 ceiling"));
+    free(page);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 /* The checker on pages written by hand: a column of dashes and a plot without data are
  * gaps; a table with one value in a column is not. */
 static void gap_checker_reads_tables_and_plots(void **st)
@@ -1492,6 +1535,7 @@ int main(void)
         cmocka_unit_test_setup(gaps_fail_the_check, stand_in_gnuplot),
         cmocka_unit_test_setup(rung_not_yet_run_on_a_gpu, stand_in_gnuplot),
         cmocka_unit_test_setup(absent_rungs_share_a_row, stand_in_gnuplot),
+        cmocka_unit_test_setup(sweep_rows_say_the_step, stand_in_gnuplot),
         cmocka_unit_test_setup(gap_checker_reads_tables_and_plots, stand_in_gnuplot),
         cmocka_unit_test_setup(moved_rung_keeps_its_history, draw_history),
         cmocka_unit_test_setup(resources_of_the_kernel_that_ran, stand_in_gnuplot),
