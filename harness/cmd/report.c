@@ -68,6 +68,24 @@ static char *join_path(const char *dir, const char *name)
     return p;
 }
 
+/* The GPU's plot `what` copied to plots/<what>.svg. 0, or -1 after saying why. */
+static int copy_top_plot(const report_ctx *c, const report_gpu *g, const char *what)
+{
+    char name[512];
+    report_plot_name(name, sizeof name, g->slug, what);
+    char *src = NULL, *dst = NULL;
+    if (asprintf(&src, "%s/plots/%s", c->out, name) < 0) src = NULL;
+    if (asprintf(&dst, "%s/plots/%s.svg", c->out, what) < 0) dst = NULL;
+    size_t len;
+    char *svg = src && dst ? files_read(src, &len) : NULL;
+    int rc = svg ? files_write(dst, svg, len) : -1;
+    if (rc) fprintf(stderr, "attnladder report: cannot copy %s to %s\n", src ? src : name, dst ? dst : what);
+    free(svg);
+    free(src);
+    free(dst);
+    return rc;
+}
+
 static int write_all(const report_ctx *c)
 {
     static const char marker[] = "This directory is written by `attnladder report` and replaced whole "
@@ -85,26 +103,14 @@ static int write_all(const report_ctx *c)
         if (report_write_phase(c, c->phases[i]) || report_plot_history(c, c->phases[i])) return -1;
     for (size_t i = 0; i < c->n_gpus; i++)
         if (c->gpus[i].ref && report_plots_gpu(c, &c->gpus[i])) return -1;
-    /* The ladder of the GPU whose reference run is the newest, under a fixed name for the
-     * top-level README. */
+    /* The ladder and the rungs against the baseline of the GPU whose reference run is the
+     * newest, under fixed names for the top-level README. */
     const report_gpu *newest = NULL;
     for (size_t i = 0; i < c->n_gpus; i++)
         if (c->gpus[i].ref && (!newest || strcmp(c->gpus[i].ref->base, newest->ref->base) > 0))
             newest = &c->gpus[i];
-    if (newest) {
-        char name[512];
-        report_plot_name(name, sizeof name, newest->slug, "ladder");
-        char *src = NULL, *dst = NULL;
-        if (asprintf(&src, "%s/plots/%s", c->out, name) < 0) src = NULL;
-        if (asprintf(&dst, "%s/plots/ladder.svg", c->out) < 0) dst = NULL;
-        size_t len;
-        char *svg = src && dst ? files_read(src, &len) : NULL;
-        rc = svg ? files_write(dst, svg, len) : -1;
-        if (rc) fprintf(stderr, "attnladder report: cannot copy %s to %s\n", src ? src : name, dst ? dst : "ladder.svg");
-        free(svg);
-        free(src);
-        free(dst);
-    }
+    static const char *const TOP[] = { "ladder", "versus" };
+    for (size_t k = 0; newest && !rc && k < sizeof TOP / sizeof *TOP; k++) rc = copy_top_plot(c, newest, TOP[k]);
     return rc;
 }
 

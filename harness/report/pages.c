@@ -795,6 +795,45 @@ static void rungs_line(FILE *f, const report_ctx *c)
     fprintf(f, ".\n\n");
 }
 
+/* A GPU's section of the README: its reference run's context, ladder, sessions, steps,
+ * the rungs against the baseline, the baselines and gates, the plots, the history. */
+static void gpu_section(FILE *f, const report_ctx *c, const report_gpu *g)
+{
+    fprintf(f, "## %s\n\n", g->gpu_name);
+    if (!g->ref) {
+        fprintf(f, "Only partial (interrupted) runs so far.\n\n");
+        return;
+    }
+    context_paragraph(f, g);
+    fprintf(f, "### Ladder\n\n");
+    for (size_t h = 0; h < c->cfg->n_headline; h++) ladder_table(f, c, g, &c->cfg->headline[h]);
+    sessions_table(f, c, g);
+    report_targets_paragraph(f, c, g);
+    steps_table(f, c, g->ref);
+    report_vs_baseline_table(f, c, g->ref);
+    plot_img(f, "", g->slug, "versus", "each rung's ratio to the baseline at every point of the run: geometric "
+             "mean, lowest to highest, and how many points at or below 1.00");
+    fprintf(f, "### Baselines and gates\n\n");
+    report_libraries_paragraph(f, c, g->ref);
+    baselines_table(f, c, g->ref);
+    gate_section(f, c, g);
+    fprintf(f, "### Plots\n\n");
+    plot_img(f, "", g->slug, "waterfall", "speedup waterfall over the first rung");
+    plot_img(f, "", g->slug, "roofline", "roofline: achieved TFLOP/s against arithmetic intensity");
+    plot_img(f, "", g->slug, "latency-d64", "latency against sequence length, D = 64");
+    plot_img(f, "", g->slug, "latency-d128", "latency against sequence length, D = 128");
+    plot_img(f, "", g->slug, "tflops-d64", "TFLOP/s against sequence length, D = 64");
+    plot_img(f, "", g->slug, "tflops-d128", "TFLOP/s against sequence length, D = 128");
+    decode_plot_or_note(f, g);
+    fprintf(f, "History: %zu run%s of this GPU (", g->n_runs, g->n_runs == 1 ? "" : "s");
+    for (size_t k = 0; k < g->n_runs; k++) {
+        char link[2048];
+        evidence_link(&g->runs[k], 0, link, sizeof link);
+        fprintf(f, "%s[`%s`](%s)%s", k ? ", " : "", g->runs[k].base, link, g->runs[k].partial ? " (partial)" : "");
+    }
+    fprintf(f, "); each phase page plots its ratio across them.\n\n");
+}
+
 int report_write_readme(const report_ctx *c)
 {
     char path[4096];
@@ -839,40 +878,7 @@ int report_write_readme(const report_ctx *c)
     }
     fprintf(f, "\n\n");
     rungs_line(f, c);
-    for (size_t i = 0; i < c->n_gpus; i++) {
-        const report_gpu *g = &c->gpus[i];
-        fprintf(f, "## %s\n\n", g->gpu_name);
-        if (!g->ref) {
-            fprintf(f, "Only partial (interrupted) runs so far.\n\n");
-            continue;
-        }
-        context_paragraph(f, g);
-        fprintf(f, "### Ladder\n\n");
-        for (size_t h = 0; h < c->cfg->n_headline; h++) ladder_table(f, c, g, &c->cfg->headline[h]);
-        sessions_table(f, c, g);
-        report_targets_paragraph(f, c, g);
-        steps_table(f, c, g->ref);
-        report_vs_baseline_table(f, c, g->ref);
-        fprintf(f, "### Baselines and gates\n\n");
-        report_libraries_paragraph(f, c, g->ref);
-        baselines_table(f, c, g->ref);
-        gate_section(f, c, g);
-        fprintf(f, "### Plots\n\n");
-        plot_img(f, "", g->slug, "waterfall", "speedup waterfall over the first rung");
-        plot_img(f, "", g->slug, "roofline", "roofline: achieved TFLOP/s against arithmetic intensity");
-        plot_img(f, "", g->slug, "latency-d64", "latency against sequence length, D = 64");
-        plot_img(f, "", g->slug, "latency-d128", "latency against sequence length, D = 128");
-        plot_img(f, "", g->slug, "tflops-d64", "TFLOP/s against sequence length, D = 64");
-        plot_img(f, "", g->slug, "tflops-d128", "TFLOP/s against sequence length, D = 128");
-        decode_plot_or_note(f, g);
-        fprintf(f, "History: %zu run%s of this GPU (", g->n_runs, g->n_runs == 1 ? "" : "s");
-        for (size_t k = 0; k < g->n_runs; k++) {
-            char link[2048];
-            evidence_link(&g->runs[k], 0, link, sizeof link);
-            fprintf(f, "%s[`%s`](%s)%s", k ? ", " : "", g->runs[k].base, link, g->runs[k].partial ? " (partial)" : "");
-        }
-        fprintf(f, "); each phase page plots its ratio across them.\n\n");
-    }
+    for (size_t i = 0; i < c->n_gpus; i++) gpu_section(f, c, &c->gpus[i]);
     return close_page(f, path);
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "report/plots.h"
 #include "report/baseline_libs.h"
+#include "report/targets.h"
 #include "core/files.h"
 #include "core/shapes.h"
 #include "core/text_safe.h"
@@ -407,6 +408,52 @@ static int plot_ladder(const report_ctx *c, const report_gpu *g)
         script_free(&s);
         return -1;
     }
+    return script_run(&s, c);
+}
+
+/* ---- each rung against the baseline across the run ---------------------------------------- */
+
+/* Every rung of the run against the baseline at every point where it has a ratio
+ * (report_rung_vs_baseline): its geometric mean, its lowest and highest ratio as the bar,
+ * and how many points are at or below 1.00 written above it. Where the headline plot is
+ * flat (rungs 10 on run one latency kernel there), this one shows what each rung bought. */
+static int plot_versus(const report_ctx *c, const report_gpu *g)
+{
+    const run_data *r = g->ref;
+    script s;
+    char name[512], title[512];
+    report_plot_name(name, sizeof name, g->slug, "versus");
+    snprintf(title, sizeof title, "%s: each rung against %s across the run", g->gpu_name, c->cfg->baseline);
+    if (script_begin(&s, name, title, 960, 540)) return -1;   /* cut: only a title */
+    FILE *f = s.f;
+    fprintf(f, "set title ");
+    gq(f, "%s: each rung's ratio to %s at every point of the run (lower is faster)", g->gpu_name,
+       c->cfg->baseline);
+    fprintf(f, "\nset ylabel ");
+    gq(f, "ratio to %s (log scale)", c->cfg->baseline);
+    fprintf(f, "\nset logscale y\nset format y \"%%.10g\"\nset xtics rotate by -25 nomirror\n"
+            "set key inside top right vertical\nset bmargin 5\n$rungs << EOD\n");
+    int n = 0;
+    double top = 1;
+    for (size_t i = 0; i < c->n_phases; i++) {
+        report_vs_baseline v;
+        const run_impl *im = run_find_impl(r, c->phases[i]);
+        if (!im || strcmp(im->kind, "phase") || report_rung_vs_baseline(r, c->phases[i], &v)) continue;
+        /* a safe name (core/names.h); the label: at or below 1.00 of all */
+        fprintf(f, "%d \"%s\"", n++, c->phases[i]);
+        num(f, v.geomean);
+        num(f, v.lowest);
+        num(f, v.highest);
+        fprintf(f, " \"%zu/%zu\"\n", v.at_or_below, v.points);
+        top = fmax(top, v.highest);
+    }
+    fprintf(f, "EOD\nset xrange [-0.5:%f]\nset yrange [*:%.6g]\n", n > 0 ? n - 0.5 : 0.5, top * 4);
+    script_panel(&s, "versus", n);
+    fprintf(f, "plot $rungs using 1:3:4:5:xtic(2) with yerrorbars pt 7 ps 1.2 lw 2 lc rgb \"#1f77b4\" "
+            "title \"geometric mean, lowest to highest\", \\\n     $rungs using 1:5:6 with labels offset 0,0.9 "
+            "font \",10\" notitle, \\\n     1 with lines dt 2 lw 2 lc rgb \"#404040\" title ");
+    gq(f, "%s (1.00); above each rung: its points at or below 1.00", c->cfg->baseline);
+    fprintf(f, "\n");
     return script_run(&s, c);
 }
 
@@ -901,7 +948,7 @@ static int plot_decode(const report_ctx *c, const report_gpu *g, int batched)
 
 int report_plots_gpu(const report_ctx *c, const report_gpu *g)
 {
-    if (plot_ladder(c, g) || plot_waterfall(c, g) || plot_roofline(c, g)) return -1;
+    if (plot_ladder(c, g) || plot_versus(c, g) || plot_waterfall(c, g) || plot_roofline(c, g)) return -1;
     for (int d = 64; d <= 128; d *= 2)
         if (plot_seq(c, g, d, 0) || plot_seq(c, g, d, 1)) return -1;
     return plot_decode(c, g, 0) || plot_decode(c, g, 1) ? -1 : 0;

@@ -803,6 +803,39 @@ static void sweep_rows_say_the_step(void **st)
     free(tmp);
 }
 
+/* Each GPU's plot of its rungs against the baseline: a point a rung (6 in the test GPU's
+ * run), each labelled with its points at or below 1.00 of all (06_tiling 30/30, 01_scalar
+ * 0/28: two of its rows untimed), embedded in the GPU's section; the newest reference run's
+ * copied to plots/versus.svg for the top-level README. */
+static void versus_plot_per_gpu(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    assert_int_equal(setenv("ATTN_GNUPLOT_DRAW", "*-versus.svg", 1), 0);
+    char *tmp = temp_dir();
+    char out[512];
+    snprintf(out, sizeof out, "%s/r", tmp);
+    assert_int_equal(report(DATA "evidence", out, 0), EXIT_OK);
+    char *svg = read_rel(out, "plots/nvidia-test-gpu-versus.svg");
+    assert_non_null(svg);
+    assert_non_null(strstr(svg, "6 data points in 1 panel"));
+    assert_non_null(strstr(svg, "30/30"));
+    assert_non_null(strstr(svg, "0/28"));
+    char *top = read_rel(out, "plots/versus.svg");
+    assert_non_null(top);
+    assert_string_equal(top, svg);   /* the newest reference run: the test GPU's (2026-02-01) */
+    free(top);
+    free(svg);
+    char *readme = read_rel(out, "README.md");
+    assert_non_null(readme);
+    assert_non_null(strstr(readme, "](plots/nvidia-test-gpu-versus.svg)"));
+    assert_non_null(strstr(readme, "](plots/nvidia-other-gpu-versus.svg)"));
+    free(readme);
+    assert_int_equal(unsetenv("ATTN_GNUPLOT_DRAW"), 0);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 /* The checker on pages written by hand: a column of dashes and a plot without data are
  * gaps; a table with one value in a column is not. */
 static void gap_checker_reads_tables_and_plots(void **st)
@@ -1536,6 +1569,7 @@ int main(void)
         cmocka_unit_test_setup(rung_not_yet_run_on_a_gpu, stand_in_gnuplot),
         cmocka_unit_test_setup(absent_rungs_share_a_row, stand_in_gnuplot),
         cmocka_unit_test_setup(sweep_rows_say_the_step, stand_in_gnuplot),
+        cmocka_unit_test_setup(versus_plot_per_gpu, stand_in_gnuplot),
         cmocka_unit_test_setup(gap_checker_reads_tables_and_plots, stand_in_gnuplot),
         cmocka_unit_test_setup(moved_rung_keeps_its_history, draw_history),
         cmocka_unit_test_setup(resources_of_the_kernel_that_ran, stand_in_gnuplot),
