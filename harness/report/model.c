@@ -399,6 +399,16 @@ const run_result *report_previous_rung(const report_ctx *c, const run_data *r, c
     return NULL;
 }
 
+const run_result *report_kernel_origin(const report_ctx *c, const run_data *r, const run_result *x)
+{
+    int k = report_phase_index(c, x->impl);
+    for (int i = 0; i < k; i++) {
+        const run_result *y = run_find(r, c->phases[i], &x->shape);
+        if (y && run_same_kernel(x, y)) return y;
+    }
+    return x;
+}
+
 /* ---- plot names and colours --------------------------------------------------------- */
 
 /* Phases: distinct saturated colours in ladder order. Baselines: black and greys, drawn

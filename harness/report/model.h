@@ -140,5 +140,9 @@ double report_physical_floor_us(const run_data *r, const attn_shape *s);
 const run_result *report_first_rung(const report_ctx *c, const run_data *r, const attn_shape *s);
 const run_result *report_previous_rung(const report_ctx *c, const run_data *r, const char *phase,
                                        const attn_shape *s);
+/* The rung whose kernel x runs: the first phase (in ladder order) with a result at x's
+ * shape of the same kernel (run_same_kernel: equal init notes); x itself when no rung below
+ * has it, or when x has no init note. */
+const run_result *report_kernel_origin(const report_ctx *c, const run_data *r, const run_result *x);
 
 #endif

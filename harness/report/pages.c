@@ -995,10 +995,15 @@ static void profile_tables(FILE *f, const report_ctx *c, const char *rung)
                     metric_cell(&p->kernels[kk], PROFILE_COLUMNS[m].metric, v, sizeof v);
                     used[m] |= strcmp(v, "-") != 0;
                 }
-            char text[96];
+            char text[96], whose[160] = "";
             run_shape_text(&p->shape, text, sizeof text);
-            fprintf(f, "%s (%s), %s, %zu kernel%s:\n\n| kernel |", g->gpu_name, p->tool, text, p->n_kernels,
-                    p->n_kernels == 1 ? "" : "s");
+            /* a rung that hands the shape to a rung below profiles that rung's kernel: said */
+            const run_result *x = run_find(g->ref, phase, &p->shape);
+            const run_result *origin = x ? report_kernel_origin(c, g->ref, x) : NULL;
+            if (origin && origin != x)
+                snprintf(whose, sizeof whose, ", the kernel of %s (the same init note at this shape)", origin->impl);
+            fprintf(f, "%s (%s), %s, %zu kernel%s%s:\n\n| kernel |", g->gpu_name, p->tool, text, p->n_kernels,
+                    p->n_kernels == 1 ? "" : "s", whose);
             for (size_t m = 0; m < N_PROFILE_COLUMNS; m++)
                 if (used[m]) fprintf(f, " %s |", PROFILE_COLUMNS[m].label);
             fprintf(f, " top stalls (cycles per issue) |\n| --- |");
@@ -1038,6 +1043,40 @@ static int cmp_results(const void *pa, const void *pb, void *ctx)
     return run_shape_order(&a->shape, &b->shape, c->cfg->headline, c->cfg->n_headline);
 }
 
+/* Where the rung's own kernel or choice runs (its init note is no lower rung's at the
+ * point: report_kernel_origin), named up to OWN_NAMED points; nothing said for a rung whose
+ * rows carry no notes, or one with no rung below in the run. */
+#define OWN_NAMED 12
+static void own_points(FILE *f, const report_ctx *c, const run_data *r, const run_result *const *rows, size_t n)
+{
+    size_t noted = 0, own = 0, below = 0;
+    char list[OWN_NAMED * 40] = "";
+    for (size_t k = 0; k < n; k++) {
+        const run_result *x = rows[k];
+        if (!x->timed || !x->init_note || !x->init_note[0]) continue;
+        noted++;
+        below += report_previous_rung(c, r, x->impl, &x->shape) != NULL;
+        if (report_kernel_origin(c, r, x) != x) continue;
+        if (own++ < OWN_NAMED) {
+            char text[96];
+            run_shape_text(&x->shape, text, sizeof text);
+            size_t l = strlen(list);
+            snprintf(list + l, sizeof list - l, "%s%s", l ? ", " : "", text);
+        }
+    }
+    if (!noted || !below) return;
+    if (own == noted)
+        fprintf(f, " Its own kernel or choice runs at every one of its %zu timed points (no rung below has its init "
+                "note at any).", noted);
+    else if (!own)
+        fprintf(f, " At every one of its %zu timed points it runs a lower rung's kernel and choice (the same init "
+                "note; \"same kernel\" below).", noted);
+    else
+        fprintf(f, " Its own kernel or choice (an init note no rung below has there) runs at %zu of its %zu timed "
+                "points: %s%s; elsewhere a lower rung's (\"same kernel\" below).", own, noted, list,
+                own > OWN_NAMED ? " and more" : "");
+}
+
 static void sweep_tables(FILE *f, const report_ctx *c, const char *rung)
 {
     for (size_t i = 0; i < c->n_gpus; i++) {
@@ -1053,9 +1092,11 @@ static void sweep_tables(FILE *f, const report_ctx *c, const char *rung)
         qsort_r(rows, n, sizeof *rows, cmp_results, (void *)c);
         char lib[96];
         report_baseline_library(lib, sizeof lib, r);
-        fprintf(f, "### %s\n\nReference run `%s`%s%s%s; `%s` is %s:\n\n", g->gpu_name, r->base,
+        fprintf(f, "### %s\n\nReference run `%s`%s%s%s; `%s` is %s.", g->gpu_name, r->base,
                 phase != rung ? " (as `" : "", phase != rung ? phase : "", phase != rung ? "`)" : "", c->cfg->baseline,
                 lib);
+        own_points(f, c, r, rows, n);
+        fprintf(f, "\n\n");
         /* the step over the rung below at each point, as the ladder's tables say it: where a
          * rung's idea acts is read off its own page (no column for a rung with none below) */
         int steps = 0;

@@ -836,6 +836,54 @@ static void versus_plot_per_gpu(void **st)
     free(tmp);
 }
 
+/* A rung page says where the rung's own kernel or choice runs (an init note no rung below
+ * has at the point) and whose kernel a profiled shape ran. In the test GPU's run, 05 notes
+ * "five" everywhere and 06 "six" but at 1x8x512x64 and 128x32x128x64, where it notes
+ * "five" (it hands those to 05): 06's own code at 28 of 30 points, its 1x8x512x64 profile
+ * 05's kernel; 05's own code everywhere (the rungs below note nothing). */
+static void pages_say_whose_kernel_runs(void **st)
+{
+    (void)st;
+    char *tmp = temp_dir();
+    char ev[512], out[512], run[1024];
+    snprintf(ev, sizeof ev, "%s/evidence", tmp);
+    snprintf(out, sizeof out, "%s/r", tmp);
+    copy_evidence(tmp);
+    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(doc, "results"), i, x) {
+        const char *impl = json_string_value(json_object_get(x, "impl"));
+        json_t *sh = json_object_get(x, "shape");
+        long b = (long)json_integer_value(json_object_get(sh, "batch"));
+        int causal = (int)json_integer_value(json_object_get(sh, "causal"));
+        int handed = (b == 1 || b == 128) && !causal && json_integer_value(json_object_get(sh, "head_dim")) == 64 &&
+                     json_integer_value(json_object_get(sh, "seq_q")) == (b == 1 ? 512 : 128);
+        if (!strcmp(impl, "05_warp_specialized") || (!strcmp(impl, "06_tiling") && handed))
+            json_object_set_new(x, "init_note", json_string("five"));
+        else if (!strcmp(impl, "06_tiling"))
+            json_object_set_new(x, "init_note", json_string("six"));
+    }
+    save_run(doc, run);
+    char *msg;
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    char *page = read_rel(out, "phases/06_tiling.md");
+    assert_non_null(page);
+    assert_non_null(strstr(page, "NVIDIA Test GPU (ncu), 1x8x512x64, 1 kernel, the kernel of 05_warp_specialized "
+                                 "(the same init note at this shape):"));
+    assert_non_null(strstr(page, " Its own kernel or choice (an init note no rung below has there) runs at 28 of "
+                                 "its 30 timed points: "));
+    assert_non_null(strstr(page, " and more; elsewhere a lower rung's"));
+    free(page);
+    page = read_rel(out, "phases/05_warp_specialized.md");
+    assert_non_null(page);
+    assert_non_null(strstr(page, " Its own kernel or choice runs at every one of its 30 timed points"));
+    free(page);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 /* The checker on pages written by hand: a column of dashes and a plot without data are
  * gaps; a table with one value in a column is not. */
 static void gap_checker_reads_tables_and_plots(void **st)
@@ -1570,6 +1618,7 @@ int main(void)
         cmocka_unit_test_setup(absent_rungs_share_a_row, stand_in_gnuplot),
         cmocka_unit_test_setup(sweep_rows_say_the_step, stand_in_gnuplot),
         cmocka_unit_test_setup(versus_plot_per_gpu, stand_in_gnuplot),
+        cmocka_unit_test_setup(pages_say_whose_kernel_runs, stand_in_gnuplot),
         cmocka_unit_test_setup(gap_checker_reads_tables_and_plots, stand_in_gnuplot),
         cmocka_unit_test_setup(moved_rung_keeps_its_history, draw_history),
         cmocka_unit_test_setup(resources_of_the_kernel_that_ran, stand_in_gnuplot),
