@@ -17,6 +17,7 @@
 #include "core/json_file.h"
 #include "attn_oracle.h"
 #include "cmd/commands.h"
+#include "report/targets.h"
 #include "measure/device_info.h"
 #include "evidence/evidence_file.h"
 #include "evidence/external_bridge.h"
@@ -930,6 +931,7 @@ static void session_write(run_session *s)
         run_data written;
         if (run_open(&written, path, err, sizeof err) == 0) {
             table_print(stdout, &written, NULL);
+            report_vs_baseline_lines(stdout, &written);
             run_close(&written);
         } else {
             fprintf(stderr, "attnladder run: the evidence written does not read back: %s\n", err);

@@ -11,6 +11,7 @@
 #include "evidence/evidence_file.h"
 #include "evidence/reader.h"
 #include "evidence/text_table.h"
+#include "report/targets.h"
 
 static void print_run(const run_data *run, const char *why, int all)
 {
@@ -21,6 +22,7 @@ static void print_run(const run_data *run, const char *why, int all)
            : run->clocks == RUN_CLOCKS_POWER_CAP ? "   at the power cap" : "");
     if (all) table_print(stdout, run, NULL);
     else table_print_headline(stdout, run);
+    report_vs_baseline_lines(stdout, run);   /* the whole run in a line a rung, past the headline */
 }
 
 /* The GPU slug of an evidence path root/<slug>/<file>, into buf. */

@@ -191,6 +191,24 @@ void report_vs_baseline_table(FILE *f, const report_ctx *c, const run_data *r)
     fprintf(f, "\n");
 }
 
+void report_vs_baseline_lines(FILE *f, const run_data *r)
+{
+    int head = 0;
+    for (size_t i = 0; i < r->n_impls; i++) {
+        const char *ph = r->impls[i].name;
+        report_vs_baseline v;
+        if (!is_rung(r, ph) || report_rung_vs_baseline(r, ph, &v)) continue;
+        if (!head++)
+            fprintf(f, "\neach rung against %s at every point of the run (paired where the rotation decides it):\n"
+                    "%-28s %6s %16s %14s  %s\n", r->baseline, "rung", "points", "at or below 1.00",
+                    "geometric mean", "highest (point)");
+        char at[96], g[32], h[32];
+        run_shape_text(&v.highest_at, at, sizeof at);
+        fprintf(f, "%-28s %6zu %16zu %14s  %s (%s)\n", ph, v.points, v.at_or_below, fmt_num(g, sizeof g, v.geomean),
+                fmt_num(h, sizeof h, v.highest), at);
+    }
+}
+
 void report_reproduction(const run_data *a, const run_data *b, double within, size_t *n_rows, size_t *n_within)
 {
     *n_rows = *n_within = 0;

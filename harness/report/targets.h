@@ -58,8 +58,9 @@ int report_top_rung_step(const run_data *r, double over, report_top_step *out);
 /* A rung against the run's baseline at every point where it has a ratio (paired where the
  * rotation decides it, else of separate medians; result_point_ratio): how many points, how
  * many at or below 1.00 (unrounded), the geometric mean, and the highest and the lowest
- * ratio with their points. The figures the ladder's promise is read by: a rung ahead of the
- * baseline everywhere has at_or_below == points. */
+ * ratio with their points (the first in the run's order on a tie). The figures the
+ * ladder's promise is read by: a rung ahead of the baseline everywhere has at_or_below ==
+ * points. */
 typedef struct {
     size_t points, at_or_below;
     double geomean, highest, lowest;   /* NAN without points */
@@ -71,6 +72,9 @@ int report_rung_vs_baseline(const run_data *r, const char *rung, report_vs_basel
 
 /* The GPU page's table of report_rung_vs_baseline for every rung of its reference run. */
 void report_vs_baseline_table(FILE *f, const report_ctx *c, const run_data *r);
+/* The same figures as plain text for a terminal (`show`, `run`): a line per rung of the run,
+ * in the run's order; nothing when the run has no rung with a ratio. */
+void report_vs_baseline_lines(FILE *f, const run_data *r);
 
 /* The GPU page's paragraph quoting both from its accepted runs. */
 void report_targets_paragraph(FILE *f, const report_ctx *c, const report_gpu *g);

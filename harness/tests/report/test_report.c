@@ -443,7 +443,8 @@ static char *show_text(const char *ev, const char *dir)
 }
 
 /* `show` without a file: each GPU's reference run, its headline rows printed even when
- * the run tagged them "custom" (a run made with --shape does). */
+ * the run tagged them "custom" (a run made with --shape does), then each rung against the
+ * baseline across the run. */
 static void show_prints_reference_rows(void **st)
 {
     (void)st;
@@ -466,7 +467,16 @@ static void show_prints_reference_rows(void **st)
     /* the headline rows, both modes, and no sweep row */
     assert_non_null(strstr(text, "\n06_tiling              1x8x512x64  "));
     assert_non_null(strstr(text, "\n06_tiling              1x8x512x64 causal"));
-    assert_null(strstr(text, "128x32x128x64"));
+    assert_null(strstr(text, "\n06_tiling              128x32x128x64"));
+    /* then every rung across the whole run, a line each (aaaaaaa: 30 points a rung; 06 at or
+     * below 1.00 at all, 0.954 its geometric mean, 0.995 its highest; computed apart) */
+    assert_non_null(strstr(text, "\neach rung against sdpa_cudnn at every point of the run"));
+    assert_non_null(strstr(text, "\n06_tiling                        30               30          0.954  "
+                                 "0.995 (4x32x4096x64 causal)\n"));
+    /* 01's highest, 62.81, at both 4x32x4096x64 points: the first in the run's order named */
+    assert_non_null(strstr(text, "\n01_scalar                        30                0          60.23  "
+                                 "62.81 (4x32x4096x64)\n"));
+    assert_null(strstr(text, "\nsdpa_cudnn                       30"));   /* rungs only */
     /* the other GPU: the fallback, said */
     assert_non_null(strstr(text, "nvidia-other-gpu/20260110T000000Z_ddddddd.json"));
     assert_non_null(strstr(text, "chosen: no "));
