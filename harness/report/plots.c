@@ -426,9 +426,11 @@ static int plot_versus(const report_ctx *c, const report_gpu *g)
     snprintf(title, sizeof title, "%s: each rung against %s across the run", g->gpu_name, c->cfg->baseline);
     if (script_begin(&s, name, title, 960, 540)) return -1;   /* cut: only a title */
     FILE *f = s.f;
+    char lib[96];
+    report_baseline_library(lib, sizeof lib, r);
     fprintf(f, "set title ");
-    gq(f, "%s: each rung's ratio to %s at every point of the run (lower is faster)", g->gpu_name,
-       c->cfg->baseline);
+    gq(f, "%s: each rung's ratio to %s, %s, at every point of the run (lower is faster)", g->gpu_name,
+       c->cfg->baseline, lib);
     fprintf(f, "\nset ylabel ");
     gq(f, "ratio to %s (log scale)", c->cfg->baseline);
     fprintf(f, "\nset logscale y\nset format y \"%%.10g\"\nset xtics rotate by -25 nomirror\n"

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "core/numfmt.h"
 #include "core/stats.h"
+#include "report/baseline_libs.h"
 #include "evidence/result_ratio.h"
 
 #define SAME_KERNEL_TARGET 0.01
@@ -170,11 +171,13 @@ int report_rung_vs_baseline(const run_data *r, const char *rung, report_vs_basel
 void report_vs_baseline_table(FILE *f, const report_ctx *c, const run_data *r)
 {
     fprintf(f, "### Each rung against %s across the run\n\n", r->baseline);
-    fprintf(f, "Every point where the run has a rung's ratio to `%s` (the headline, sweep, ragged and decode "
-            "shapes; paired where the rotation decides it, else of separate medians): how many of them are at "
-            "or below 1.00 (unrounded: 1.0004 is above), their geometric mean, and the highest and the lowest "
-            "ratio. A rung ahead of the baseline everywhere has all its points at or below 1.00.\n\n",
-            r->baseline);
+    char lib[96];
+    report_baseline_library(lib, sizeof lib, r);
+    fprintf(f, "Every point where the run has a rung's ratio to `%s`, %s (the headline, sweep, ragged and "
+            "decode shapes; paired where the rotation decides it, else of separate medians): how many of them "
+            "are at or below 1.00 (unrounded: 1.0004 is above), their geometric mean, and the highest and the "
+            "lowest ratio. A rung ahead of the baseline everywhere has all its points at or below 1.00.\n\n",
+            r->baseline, lib);
     fprintf(f, "| rung | points | at or below 1.00 | geometric mean | highest | lowest |\n");
     fprintf(f, "| --- | ---: | ---: | ---: | --- | --- |\n");
     for (size_t i = 0; i < c->n_phases; i++) {
@@ -198,10 +201,13 @@ void report_vs_baseline_lines(FILE *f, const run_data *r)
         const char *ph = r->impls[i].name;
         report_vs_baseline v;
         if (!is_rung(r, ph) || report_rung_vs_baseline(r, ph, &v)) continue;
-        if (!head++)
-            fprintf(f, "\neach rung against %s at every point of the run (paired where the rotation decides it):\n"
-                    "%-28s %6s %16s %14s  %s\n", r->baseline, "rung", "points", "at or below 1.00",
-                    "geometric mean", "highest (point)");
+        if (!head++) {
+            char lib[96];
+            report_baseline_library(lib, sizeof lib, r);
+            fprintf(f, "\neach rung against %s at every point of the run (paired where the rotation decides it; "
+                    "%s is %s):\n%-28s %6s %16s %14s  %s\n", r->baseline, r->baseline, lib, "rung", "points",
+                    "at or below 1.00", "geometric mean", "highest (point)");
+        }
         char at[96], g[32], h[32];
         run_shape_text(&v.highest_at, at, sizeof at);
         fprintf(f, "%-28s %6zu %16zu %14s  %s (%s)\n", ph, v.points, v.at_or_below, fmt_num(g, sizeof g, v.geomean),

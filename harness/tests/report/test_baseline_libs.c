@@ -293,6 +293,7 @@ static void each_rung_against_the_baseline(void **st)
     const char *phases[] = { "01_scalar", "21_dynamic_3wg", "22_not_a_rung" };
     char *text = printed(report_vs_baseline_table, phases, 3);
     has(text, "### Each rung against sdpa_cudnn across the run");
+    has(text, "ratio to `sdpa_cudnn`, cuDNN 9.14.0 (the machine's) (");   /* its library named */
     has(text, "| [21_dynamic_3wg](phases/21_dynamic_3wg.md) | 68 | 67 | 0.753 | 1.011 (64x16x256x128 causal) | "
               "0.113 (1x8x16:32768x128 causal) |");
     has(text, "| [01_scalar](phases/01_scalar.md) | 68 | 0 | 23.62 | 439.3 (1x8x1:65536x64) |");

@@ -471,6 +471,7 @@ static void show_prints_reference_rows(void **st)
     /* then every rung across the whole run, a line each (aaaaaaa: 30 points a rung; 06 at or
      * below 1.00 at all, 0.954 its geometric mean, 0.995 its highest; computed apart) */
     assert_non_null(strstr(text, "\neach rung against sdpa_cudnn at every point of the run"));
+    assert_non_null(strstr(text, "decides it; sdpa_cudnn is cuDNN "));   /* its library named */
     assert_non_null(strstr(text, "\n06_tiling                        30               30          0.954  "
                                  "0.995 (4x32x4096x64 causal)\n"));
     /* 01's highest, 62.81, at both 4x32x4096x64 points: the first in the run's order named */
@@ -732,6 +733,26 @@ static void rung_not_yet_run_on_a_gpu(void **st)
     free(tmp);
 }
 
+/* A scratch directory (returned; the caller removes it) holding a copy of the synthetic
+ * evidence at ev (to edit) and the report's output path out. */
+static char *scratch_evidence(char *ev, char *out, size_t len)
+{
+    char *tmp = temp_dir();
+    snprintf(ev, len, "%s/evidence", tmp);
+    snprintf(out, len, "%s/r", tmp);
+    copy_evidence(tmp);
+    return tmp;
+}
+
+/* A scratch directory (returned) with the report of the synthetic evidence, as it is, at out. */
+static char *fresh_report(char *out, size_t len)
+{
+    char *tmp = temp_dir();
+    snprintf(out, len, "%s/r", tmp);
+    assert_int_equal(report(DATA "evidence", out, 0), EXIT_OK);
+    return tmp;
+}
+
 /* Rungs a GPU's reference run predates, next to each other in the ladder, share one row
  * of dashes in its tables (a GPU ten rungs behind shows one line, not ten); one absent
  * alone keeps its own row. */
@@ -739,11 +760,8 @@ static void absent_rungs_share_a_row(void **st)
 {
     (void)st;
     if (!have_gnuplot()) skip();
-    char *tmp = temp_dir();
     char ev[512], out[512], run[1024];
-    snprintf(ev, sizeof ev, "%s/evidence", tmp);
-    snprintf(out, sizeof out, "%s/r", tmp);
-    copy_evidence(tmp);
+    char *tmp = scratch_evidence(ev, out, sizeof ev);
     json_t *doc = load_run(ev, "nvidia-other-gpu/20260110T000000Z_ddddddd.json", run, sizeof run);
     drop_rung(doc, "03_wmma");
     drop_rung(doc, "05_warp_specialized");
@@ -785,10 +803,8 @@ static char *line_of(const char *page, const char *start)
 static void sweep_rows_say_the_step(void **st)
 {
     (void)st;
-    char *tmp = temp_dir();
     char out[512];
-    snprintf(out, sizeof out, "%s/r", tmp);
-    assert_int_equal(report(DATA "evidence", out, 0), EXIT_OK);
+    char *tmp = fresh_report(out, sizeof out);
     char *page = read_rel(out, "phases/06_tiling.md");
     assert_non_null(page);
     assert_non_null(strstr(page, "| shape | tag | median us [95% CI] | ratio to sdpa_cudnn [95% CI] | "
@@ -822,10 +838,8 @@ static void versus_plot_per_gpu(void **st)
     (void)st;
     if (!have_gnuplot()) skip();
     assert_int_equal(setenv("ATTN_GNUPLOT_DRAW", "*-versus.svg", 1), 0);
-    char *tmp = temp_dir();
     char out[512];
-    snprintf(out, sizeof out, "%s/r", tmp);
-    assert_int_equal(report(DATA "evidence", out, 0), EXIT_OK);
+    char *tmp = fresh_report(out, sizeof out);
     char *svg = read_rel(out, "plots/nvidia-test-gpu-versus.svg");
     assert_non_null(svg);
     assert_non_null(strstr(svg, "6 data points in 1 panel"));
@@ -854,11 +868,8 @@ static void versus_plot_per_gpu(void **st)
 static void pages_say_whose_kernel_runs(void **st)
 {
     (void)st;
-    char *tmp = temp_dir();
     char ev[512], out[512], run[1024];
-    snprintf(ev, sizeof ev, "%s/evidence", tmp);
-    snprintf(out, sizeof out, "%s/r", tmp);
-    copy_evidence(tmp);
+    char *tmp = scratch_evidence(ev, out, sizeof ev);
     json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
     size_t i;
     json_t *x;
