@@ -873,21 +873,14 @@ static json_t *session_document(run_session *s)
     json_t *prev = s->prev;
     if (prev) {
         json_t *seg = resume_segment(s->iso, d.context, s->done_before, s->done_now, cost, g_stop != 0);
-        json_t *pctx = json_object_get(prev, "context");
-        json_object_set(pctx, "clocks_after", json_object_get(d.context, "clocks_after"));
-        json_object_set_new(pctx, "throttled", json_boolean(throttled ||
-                                                            json_is_true(json_object_get(pctx, "throttled"))));
+        const char *base = strrchr(s->o->resume, '/');
+        resume_join(prev, base ? base + 1 : s->o->resume, s->done_before, seg, d.context);
         json_t *own = d.context;
-        d.context = json_incref(pctx);
+        d.context = json_incref(json_object_get(prev, "context"));
         json_decref(d.method);
         d.method = json_incref(json_object_get(prev, "method"));
         d.created_utc = json_string_value(json_object_get(prev, "created_utc"));
         d.cost = resume_merge_cost(json_object_get(prev, "cost"), cost);
-        json_t *tmp = json_object();
-        const char *base = strrchr(s->o->resume, '/');
-        resume_add_segment(tmp, prev, base ? base + 1 : s->o->resume, s->done_before, seg);
-        json_object_set(prev, "resumed", json_object_get(tmp, "resumed"));
-        json_decref(tmp);
         json_decref(own);
         d.resumed = json_incref(json_object_get(prev, "resumed"));
     }

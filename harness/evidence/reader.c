@@ -466,14 +466,32 @@ static int snapshot_reasons(json_t *snapshot, unsigned long long *seen)
     return 0;
 }
 
+/* The reasons every snapshot of a resumed run names (each segment's, at its process's
+ * start and end), added to *seen; -1 when they cannot be read: no segments, or a segment
+ * without both snapshots (runs written before segments kept them) or with a list that
+ * cannot be read. */
+static int segment_reasons(json_t *resumed, unsigned long long *seen)
+{
+    json_t *segs = json_object_get(resumed, "segments");
+    if (!json_is_array(segs) || json_array_size(segs) == 0) return -1;
+    size_t i;
+    json_t *seg;
+    json_array_foreach(segs, i, seg) {
+        json_t *before = json_object_get(seg, "clocks_before"), *after = json_object_get(seg, "clocks_after");
+        if (!before || !after || snapshot_reasons(before, seen) || snapshot_reasons(after, seen)) return -1;
+    }
+    return 0;
+}
+
 /* run_data.clocks. context.throttled is set when the snapshot at the run's start or end
  * names any reason that holds the clocks down, sw_power_cap included, and an H100 under
  * load sits at its 700 W cap: the flag alone would call every such run throttled. The
  * clock discard rule ("thermal") keeps the samples taken at the cap and a paired ratio's
- * two sides share it, so a run flagged for the cap alone is POWER_CAP. A throttled result,
- * a thermal or brake reason, or snapshots that cannot say why the flag was set (no
- * throttling reason, a list not read, a resumed run, whose snapshots in between are not
- * kept) leave the flag believed: THROTTLED. */
+ * two sides share it, so a run flagged for the cap alone is POWER_CAP. A resumed run is
+ * read over every segment's snapshots, where it was cut and went on too. A throttled
+ * result, a thermal or brake reason, or snapshots that cannot say why the flag was set
+ * (no throttling reason, a list not read, a resumed run whose segments do not keep their
+ * snapshots) leave the flag believed: THROTTLED. */
 static run_clock_state clock_state(const run_data *r, json_t *ctx)
 {
     for (size_t i = 0; i < r->n_results; i++)
@@ -481,7 +499,8 @@ static run_clock_state clock_state(const run_data *r, json_t *ctx)
     if (!r->throttled) return RUN_CLOCKS_NOT_THROTTLED;
     unsigned long long seen = 0, thermal = 0;
     clock_discard_parse("thermal", &thermal);
-    if (json_object_get(r->doc, "resumed") || snapshot_reasons(json_object_get(ctx, "clocks_before"), &seen) ||
+    json_t *resumed = json_object_get(r->doc, "resumed");
+    if ((resumed && segment_reasons(resumed, &seen)) || snapshot_reasons(json_object_get(ctx, "clocks_before"), &seen) ||
         snapshot_reasons(json_object_get(ctx, "clocks_after"), &seen) || (seen & thermal) ||
         !(seen & NVML_REASON_SW_POWER_CAP))
         return RUN_CLOCKS_THROTTLED;

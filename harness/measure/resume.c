@@ -175,6 +175,13 @@ json_t *resume_segment(const char *created_utc, const json_t *context, size_t fr
         json_t *v = json_object_get(cost, costs[i]);
         if (v) json_object_set(seg, costs[i], v);
     }
+    /* the run's context keeps only the first snapshot and the last: the ones where a
+     * process was cut and the next began are the segments' to keep */
+    static const char *const clocks[] = { "clocks_before", "clocks_after" };
+    for (size_t i = 0; i < sizeof clocks / sizeof clocks[0]; i++) {
+        json_t *v = json_object_get(context, clocks[i]);
+        if (v) json_object_set(seg, clocks[i], v);
+    }
     return seg;
 }
 
@@ -208,6 +215,19 @@ void resume_add_segment(json_t *doc, const json_t *partial, const char *file, si
     }
     json_array_append_new(files, json_string(file));
     json_object_set_new(doc, "resumed", json_pack("{s:o, s:o}", "from", files, "segments", segs));
+}
+
+void resume_join(json_t *partial, const char *file, size_t done, json_t *seg, const json_t *context)
+{
+    /* the segments first: the partial file's own (when it was never resumed) is built
+     * from its context as it was written, before that takes this process's end */
+    resume_add_segment(partial, partial, file, done, seg);
+    json_t *pctx = json_object_get(partial, "context");
+    if (!json_is_object(pctx)) return;
+    json_t *after = json_object_get(context, "clocks_after");
+    json_object_set(pctx, "clocks_after", after ? after : json_null());
+    json_object_set_new(pctx, "throttled", json_boolean(json_is_true(json_object_get(context, "throttled")) ||
+                                                        json_is_true(json_object_get(pctx, "throttled"))));
 }
 
 static void sum_number(json_t *into, const json_t *add, const char *key)

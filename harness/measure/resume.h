@@ -39,7 +39,9 @@ long resume_points_done(const json_t *partial, size_t n_points, char *why, size_
 void resume_keep(json_t *doc, const shape_point *pts, size_t done);
 
 /* The segment of a process: when it began, where, on which device, which points, what it
- * cost. `from` and `to` bound the points it measured. */
+ * cost, and its clock snapshots at its start and end (context.clocks_before and
+ * clocks_after, where the context has them). `from` and `to` bound the points it
+ * measured. */
 json_t *resume_segment(const char *created_utc, const json_t *context, size_t from, size_t to,
                        const json_t *cost, int partial);
 
@@ -47,6 +49,11 @@ json_t *resume_segment(const char *created_utc, const json_t *context, size_t fr
  * the partial file itself when it was never resumed) and `seg`, which it takes. `file` is
  * the partial file's name. */
 void resume_add_segment(json_t *doc, const json_t *partial, const char *file, size_t done, json_t *seg);
+
+/* Joins this process's segment to the partial run it continues: partial's `resumed`
+ * gains `seg` (taken), and its context takes this process's snapshot after and is marked
+ * throttled when either process's context was. `context` is this process's context. */
+void resume_join(json_t *partial, const char *file, size_t done, json_t *seg, const json_t *context);
 
 /* cost of the whole run: wall and timed GPU seconds and measurements summed over both,
  * steps and stages summed bucket by bucket, the points concatenated. Takes `now`. */

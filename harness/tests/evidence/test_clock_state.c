@@ -161,6 +161,56 @@ static void a_resumed_run_is_believed(void **st)
     assert_int_equal(state_of(doc), RUN_CLOCKS_THROTTLED);
 }
 
+/* A segment of a resumed run as the writer keeps it: its process's snapshots' throttle
+ * lists (NULL: that snapshot not kept). */
+static json_t *segment(const char *before, const char *after)
+{
+    json_t *seg = json_pack("{s:[i, i]}", "points", 0, 1);
+    const char *lists[] = { before, after }, *keys[] = { "clocks_before", "clocks_after" };
+    for (size_t i = 0; i < 2; i++) {
+        if (!lists[i]) continue;
+        json_error_t je;
+        json_t *v = json_loads(lists[i], JSON_DECODE_ANY, &je);
+        if (!v) fail_msg("%s: %s", lists[i], je.text);
+        json_object_set_new(seg, keys[i], json_pack("{s:i, s:o}", "sm_mhz", 1980, "throttle", v));
+    }
+    return seg;
+}
+
+/* The fixture run marked throttled, resumed in two segments with these snapshots. */
+static run_clock_state resumed_state(json_t *first, json_t *second)
+{
+    json_t *doc = run_with(1, "[]", "[]");
+    json_object_set_new(doc, "resumed", json_pack("{s:[s], s:[o, o]}", "from", "a.partial.json", "segments",
+                                                  first, second));
+    return state_of(doc);
+}
+
+#define CAP "[\"sw_power_cap\"]"
+
+/* A resumed run whose every segment keeps both its snapshots is read as one process's
+ * run is: the cap alone at the cut is the power cap, a thermal reason in any segment is
+ * throttled, and segments whose snapshots name nothing leave the flag believed. A
+ * segment without its snapshots (runs written before segments kept them) cannot say. */
+static void a_resumed_run_reads_its_segments(void **st)
+{
+    (void)st;
+    assert_int_equal(resumed_state(segment("[]", CAP), segment("[]", "[]")), RUN_CLOCKS_POWER_CAP);
+    assert_int_equal(resumed_state(segment("[]", "[]"), segment(CAP, "[\"gpu_idle\"]")), RUN_CLOCKS_POWER_CAP);
+    assert_int_equal(resumed_state(segment("[]", CAP), segment("[]", "[\"hw_slowdown\"]")), RUN_CLOCKS_THROTTLED);
+    assert_int_equal(resumed_state(segment("[\"sw_thermal\"]", "[]"), segment("[]", CAP)), RUN_CLOCKS_THROTTLED);
+    assert_int_equal(resumed_state(segment("[]", "[]"), segment("[]", "[]")), RUN_CLOCKS_THROTTLED);
+    assert_int_equal(resumed_state(segment("[]", CAP), segment("[]", NULL)), RUN_CLOCKS_THROTTLED);
+    assert_int_equal(resumed_state(segment(NULL, CAP), segment("[]", "[]")), RUN_CLOCKS_THROTTLED);
+    assert_int_equal(resumed_state(segment("[]", "[\"sw_power_cap\", \"a_newer_reason\"]"), segment("[]", "[]")),
+                     RUN_CLOCKS_THROTTLED);
+    assert_int_equal(resumed_state(segment("[]", CAP), segment("[]", "4")), RUN_CLOCKS_THROTTLED);
+    /* not marked: not throttled, whatever a segment holds */
+    json_t *doc = run_with(0, "[]", "[]");
+    json_object_set_new(doc, "resumed", json_pack("{s:[o]}", "segments", segment("[\"sw_thermal\"]", "[]")));
+    assert_int_equal(state_of(doc), RUN_CLOCKS_NOT_THROTTLED);
+}
+
 /* The committed runs that raised this: the H100 reference run and an H200 session, marked
  * throttled for sw_power_cap at their end, no result throttled; the H200 reference run,
  * resumed, marked throttled, whose resumed segments make it throttled whatever its
@@ -209,6 +259,7 @@ int main(void)
         cmocka_unit_test(unmarked_is_not_throttled),
         cmocka_unit_test(a_throttled_result_is_throttled),
         cmocka_unit_test(a_resumed_run_is_believed),
+        cmocka_unit_test(a_resumed_run_reads_its_segments),
         cmocka_unit_test(committed_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

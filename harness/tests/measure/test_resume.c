@@ -73,6 +73,60 @@ static json_t *partial_doc(void)
                      "points");
 }
 
+/* A clock snapshot as the context holds one (the throttle list is what the report reads). */
+static json_t *snapshot(int mhz, const char *reason)
+{
+    return json_pack("{s:i, s:[s*]}", "sm_mhz", mhz, "throttle", reason);
+}
+
+/* Each segment keeps its process's clock snapshots, the first (built from the partial
+ * file) the one taken where that process was cut; the run's context keeps the first
+ * process's snapshot before and the last one's after, and is marked throttled when either
+ * process was. Without the segments' snapshots a resumed run could not say what marked it. */
+static void segments_keep_their_clocks(void **st)
+{
+    (void)st;
+    json_t *p = partial_doc();
+    json_t *pctx = json_object_get(p, "context");
+    json_object_set_new(pctx, "clocks_before", snapshot(1980, NULL));
+    json_object_set_new(pctx, "clocks_after", snapshot(1755, "sw_power_cap"));
+    json_object_set_new(pctx, "throttled", json_true());
+    json_t *own = json_pack("{s:{s:s}, s:s, s:o, s:o, s:b}", "gpu", "uuid", "GPU-2", "host", "box2",
+                            "clocks_before", snapshot(1965, NULL), "clocks_after", snapshot(1980, NULL),
+                            "throttled", 0);
+    json_t *now = json_pack("{s:f}", "wall_s", 50.0);
+    resume_join(p, "a.partial.json", 1, resume_segment("2026-11-25T11:00:00Z", own, 1, 3, now, 0), own);
+    json_t *segs = json_object_get(json_object_get(p, "resumed"), "segments");
+    assert_int_equal(json_array_size(segs), 2);
+    json_t *s0 = json_array_get(segs, 0), *s1 = json_array_get(segs, 1);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(s0, "clocks_before"), "sm_mhz")), 1980);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(s0, "clocks_after"), "sm_mhz")), 1755);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(json_object_get(s0, "clocks_after"),
+                                                                         "throttle"), 0)), "sw_power_cap");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(s1, "clocks_before"), "sm_mhz")), 1965);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(s1, "clocks_after"), "sm_mhz")), 1980);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(pctx, "clocks_before"), "sm_mhz")), 1980);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(pctx, "clocks_after"), "sm_mhz")), 1980);
+    assert_true(json_is_true(json_object_get(pctx, "throttled")));
+    assert_int_equal(json_array_size(json_object_get(json_object_get(p, "resumed"), "from")), 1);
+
+    /* a process marked throttled marks the run, though the first was not */
+    json_t *q = partial_doc();
+    json_object_set_new(json_object_get(q, "context"), "throttled", json_false());
+    json_object_set_new(own, "throttled", json_true());
+    resume_join(q, "b.partial.json", 1, resume_segment("2026-11-25T11:00:00Z", own, 1, 3, now, 0), own);
+    assert_true(json_is_true(json_object_get(json_object_get(q, "context"), "throttled")));
+    /* a context without snapshots leaves the segment without them: the reader tells
+     * "not kept" from "kept and empty" */
+    s0 = json_array_get(json_object_get(json_object_get(q, "resumed"), "segments"), 0);
+    assert_null(json_object_get(s0, "clocks_before"));
+    assert_null(json_object_get(s0, "clocks_after"));
+    json_decref(q);
+    json_decref(now);
+    json_decref(own);
+    json_decref(p);
+}
+
 static void refusals(void **st)
 {
     (void)st;
@@ -211,6 +265,7 @@ int main(void)
         cmocka_unit_test(refusals),
         cmocka_unit_test(keeps_the_completed_points_only),
         cmocka_unit_test(segments_and_cost_add_up),
+        cmocka_unit_test(segments_keep_their_clocks),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     run_opts_free(&A);
