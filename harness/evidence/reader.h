@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include "attn_phase.h"
 #include "core/shapes.h"   /* shape_same: whether two results are at one shape */
+#include "measure/clock_watch.h"   /* CLOCK_LIMITS: the violation counters a snapshot keeps */
 
 /* One kernel of an implementation's shared object (resources.kernels[]): its mangled
  * name and what the build says of it; -1 where absent. */
@@ -133,15 +134,24 @@ typedef struct {
 } run_context;
 
 /* What the run's clocks say of its numbers (run_data.clocks, derived when read):
- * THROTTLED, a result stopped past the clock discard limit or a snapshot named a
- * thermal or brake reason (the numbers may be low); POWER_CAP, the run was marked
- * throttled for the software power cap alone (its normal state under load); else
- * NOT_THROTTLED. */
+ * THROTTLED, a result stopped past the clock discard limit, a snapshot named a thermal or
+ * brake reason, or the violation counters say a thermal, board or reliability limit held
+ * the clocks down (the numbers may be low); POWER_CAP, the run was marked throttled for
+ * the software power cap alone (its normal state under load); else NOT_THROTTLED. */
 typedef enum {
     RUN_CLOCKS_NOT_THROTTLED = 0,
     RUN_CLOCKS_POWER_CAP,
     RUN_CLOCKS_THROTTLED
 } run_clock_state;
+
+/* What said a run marked throttled was at the power cap (run_data.clocks POWER_CAP): the
+ * snapshots at its processes' starts and ends, NVML's violation counters between them, or
+ * the reasons read after every timed sample (where the snapshots cannot tell). */
+typedef enum {
+    RUN_CAP_FROM_SNAPSHOTS = 0,
+    RUN_CAP_FROM_COUNTERS,
+    RUN_CAP_FROM_SAMPLES
+} run_cap_basis;
 
 typedef struct {
     char *path;                    /* as given */
@@ -150,6 +160,19 @@ typedef struct {
     const char *gpu_name, *slug, *created_utc, *commit;
     int dirty, partial, throttled; /* throttled: context.throttled as recorded */
     run_clock_state clocks;        /* derived from it, the snapshots and the results */
+    /* Seconds each limit (clock_watch.h, CLOCK_LIMIT_*) held the clocks down between the
+     * snapshots at the start and end of each of the run's processes: NVML's violation
+     * counters, end minus start, summed over a resumed run's segments. have_violation 0:
+     * a snapshot without them, or counters that went back (a driver reloaded). */
+    int have_violation;
+    double violation_s[CLOCK_LIMITS];
+    run_cap_basis cap_basis;       /* when clocks is POWER_CAP */
+    /* The per-sample clock watch (method.clock_watch.per_sample): how many measurements
+     * (timing modes and rotations) it read, how many of them it saw at the power cap, and
+     * the reasons it saw in any; samples_read 0: not watched, or a list not read. */
+    int samples_read;
+    size_t watched, watched_capped;
+    unsigned long long sample_reasons;
     int marked_partial;            /* the file's own "partial" (partial also counts its name) */
     const char *baseline;          /* method.baseline, "" when none */
     double ci_level;               /* method.ci_level, 0.95 when absent */

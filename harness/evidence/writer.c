@@ -93,9 +93,16 @@ json_t *run_write_git(const device_git *g)
 
 json_t *run_write_clocks(const clock_reading *c)
 {
-    return json_pack("{s:i, s:i, s:i, s:f, s:I, s:o}", "sm_mhz", (int)c->sm_mhz, "mem_mhz", (int)c->mem_mhz,
-                     "temp_c", (int)c->temp_c, "power_w", c->power_w, "throttle_mask", (json_int_t)c->reasons,
-                     "throttle", clock_reasons_json(c->reasons));
+    json_t *o = json_pack("{s:i, s:i, s:i, s:f, s:I, s:o}", "sm_mhz", (int)c->sm_mhz, "mem_mhz", (int)c->mem_mhz,
+                          "temp_c", (int)c->temp_c, "power_w", c->power_w, "throttle_mask", (json_int_t)c->reasons,
+                          "throttle", clock_reasons_json(c->reasons));
+    if (o && c->have_violation) {
+        json_t *v = json_object();
+        for (int i = 0; i < CLOCK_LIMITS; i++)
+            put(v, clock_violation_name(i), json_integer((json_int_t)c->violation_ns[i]));
+        put(o, "violation_ns", v);
+    }
+    return o;
 }
 
 json_t *run_write_env_overrides(const run_env_override *env, size_t n)

@@ -16,6 +16,7 @@ struct clock_watch {
     nvml_temp_fn temp;
     nvml_power_fn power;
     nvml_reasons_fn reasons;
+    nvml_violation_fn violation;   /* NULL: not exported by this driver */
 };
 
 clock_watch *clock_watch_open(char *why, size_t len)
@@ -41,6 +42,7 @@ clock_watch *clock_watch_open(char *why, size_t len)
     /* renamed in NVML 12.x; the old name stays exported by older drivers only */
     w->reasons = (nvml_reasons_fn)dlsym(h, "nvmlDeviceGetCurrentClocksEventReasons");
     if (!w->reasons) w->reasons = (nvml_reasons_fn)dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    w->violation = (nvml_violation_fn)dlsym(h, "nvmlDeviceGetViolationStatus");
     if (!init || !by_pci || !w->shutdown || !w->clock || !w->temp || !w->power || !w->reasons) {
         snprintf(why, len, "libnvidia-ml.so.1 lacks an entry point the harness uses");
         dlclose(h);
@@ -72,6 +74,32 @@ int clock_watch_sample(clock_watch *w, unsigned *sm_mhz, unsigned long long *rea
     return w->reasons(w->dev, reasons) != 0 ? -1 : 0;
 }
 
+static const struct { int policy; const char *name; } LIMITS[CLOCK_LIMITS] = {
+    [CLOCK_LIMIT_POWER] = { NVML_POLICY_POWER_, "power" },
+    [CLOCK_LIMIT_THERMAL] = { NVML_POLICY_THERMAL_, "thermal" },
+    [CLOCK_LIMIT_BOARD] = { NVML_POLICY_BOARD_LIMIT_, "board_limit" },
+    [CLOCK_LIMIT_RELIABILITY] = { NVML_POLICY_RELIABILITY_, "reliability" },
+};
+
+const char *clock_violation_name(int limit)
+{
+    return limit >= 0 && limit < CLOCK_LIMITS ? LIMITS[limit].name : NULL;
+}
+
+/* Every limit's counter, or none: a snapshot with some of them could not be compared
+ * with another limit by limit. */
+static void read_violations(clock_watch *w, clock_reading *r)
+{
+    r->have_violation = 0;
+    if (!w->violation) return;
+    for (int i = 0; i < CLOCK_LIMITS; i++) {
+        nvml_violation v = { 0, 0 };
+        if (w->violation(w->dev, LIMITS[i].policy, &v) != 0) return;
+        r->violation_ns[i] = v.violation_ns;
+    }
+    r->have_violation = 1;
+}
+
 int clock_watch_read(clock_watch *w, clock_reading *r)
 {
     unsigned mw = 0;
@@ -80,6 +108,7 @@ int clock_watch_read(clock_watch *w, clock_reading *r)
         w->temp(w->dev, NVML_TEMPERATURE_GPU_, &r->temp_c) || w->power(w->dev, &mw))
         return -1;
     r->power_w = mw / 1000.0;
+    read_violations(w, r);
     return 0;
 }
 

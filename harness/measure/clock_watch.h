@@ -1,8 +1,9 @@
 /* measure/clock_watch.h: the SM clock and the clock-event (throttle) reasons read through
  * NVML (the driver's libnvidia-ml.so.1, loaded at run time) after every timed sample, so a
  * sample taken while the GPU held its clocks down can be discarded and counted instead of
- * averaged in. Reading before and after a whole run (device_info.h) cannot see a power
- * cap that comes and goes inside one measurement. */
+ * averaged in; and, in the run's snapshots (device_info.h), NVML's violation counters,
+ * which add up how long each limit held the clocks down where an instant's reasons can
+ * miss it (evidence/SCHEMA.md, Clocks). */
 #ifndef ATTNLADDER_MEASURE_CLOCK_WATCH_H
 #define ATTNLADDER_MEASURE_CLOCK_WATCH_H
 #include <stddef.h>
@@ -10,18 +11,32 @@
 
 typedef struct clock_watch clock_watch;
 
+/* The limits whose violation counters a snapshot reads, in clock_violation_name order. */
+enum { CLOCK_LIMIT_POWER, CLOCK_LIMIT_THERMAL, CLOCK_LIMIT_BOARD, CLOCK_LIMIT_RELIABILITY, CLOCK_LIMITS };
+
 typedef struct {
     unsigned sm_mhz, mem_mhz, temp_c;
     double power_w;
     unsigned long long reasons;    /* nvmlClocksEventReason* bits */
+    /* NVML's violation counters: nanoseconds each limit has held the clocks below their
+     * application clocks since the driver loaded. The reasons above are the instant the
+     * snapshot is taken; two snapshots' counters say how long over the time between.
+     * have_violation 0: the driver does not give them (the entry point or a limit). */
+    int have_violation;
+    unsigned long long violation_ns[CLOCK_LIMITS];
 } clock_reading;
+
+/* "power", "thermal", "board_limit", "reliability": the keys of a snapshot's
+ * violation_ns; NULL past the last. */
+const char *clock_violation_name(int limit);
 
 /* NVML opened for the current CUDA device; NULL with `why` when it cannot be (no
  * libnvidia-ml.so.1, an entry point missing, a device NVML does not know). */
 clock_watch *clock_watch_open(char *why, size_t len);
 /* The SM clock and the reasons now (the two calls made after each sample). 0, or -1. */
 int clock_watch_sample(clock_watch *w, unsigned *sm_mhz, unsigned long long *reasons);
-/* Everything, for the run's before/after snapshot. 0, or -1. */
+/* Everything, for the run's before/after snapshot (the violation counters where the
+ * driver gives them: have_violation). 0, or -1. */
 int clock_watch_read(clock_watch *w, clock_reading *r);
 void clock_watch_close(clock_watch *w);
 

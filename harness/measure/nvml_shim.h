@@ -30,4 +30,14 @@ typedef nvml_return (*nvml_power_fn)(nvml_device dev, unsigned int *milliwatts);
 typedef nvml_return (*nvml_reasons_fn)(nvml_device dev, unsigned long long *mask);
 typedef nvml_return (*nvml_driver_fn)(char *version, unsigned int len);
 
+/* nvmlPerfPolicyType_t values and nvmlViolationTime_t: how long, in total since the driver
+ * loaded, each limit has held the clocks below their application clocks */
+enum { NVML_POLICY_POWER_ = 0, NVML_POLICY_THERMAL_ = 1, NVML_POLICY_BOARD_LIMIT_ = 3,
+       NVML_POLICY_RELIABILITY_ = 5 };
+typedef struct {
+    unsigned long long reference_us;   /* a CPU timestamp, microseconds */
+    unsigned long long violation_ns;   /* the limit's total, nanoseconds */
+} nvml_violation;
+typedef nvml_return (*nvml_violation_fn)(nvml_device dev, int policy, nvml_violation *v);
+
 #endif

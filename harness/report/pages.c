@@ -61,21 +61,50 @@ static void evidence_link(const run_data *r, int depth, char *buf, size_t len)
     else snprintf(buf, len, "%s%s", depth ? "../../" : "../", r->path);
 }
 
-/* The run's clocks (reader.h, run_clock_state): the first screen's cell, or the sentence
- * of the GPU's section. A run marked throttled for the power cap alone is not called
- * throttled: at the cap is a GPU's state under load (an H100 at 700 W), and the numbers
- * are not low for it. */
-static const char *clocks_text(const run_data *r, int sentence)
+/* The run's clocks (reader.h, run_clock_state): the first screen's cell. A run marked
+ * throttled for the power cap alone is not called throttled: at the cap is a GPU's state
+ * under load (an H100 at 700 W), and the numbers are not low for it. */
+static const char *clocks_cell(const run_data *r)
 {
-    switch (r->clocks) {
-    case RUN_CLOCKS_THROTTLED:
-        return sentence ? "**throttled** during the run (the numbers may be low)" : "**throttled**";
-    case RUN_CLOCKS_POWER_CAP:
-        return sentence ? "at the power cap at the run's start or end (sw_power_cap, the normal state at the "
-                          "board's power limit; no measurement was throttled)" : "at the power cap";
+    return r->clocks == RUN_CLOCKS_THROTTLED ? "**throttled**"
+         : r->clocks == RUN_CLOCKS_POWER_CAP ? "at the power cap" : "not throttled";
+}
+
+/* The same in the GPU's section, a sentence that says what showed it (run_cap_basis). */
+static const char *clocks_sentence(const run_data *r, char *buf, size_t len)
+{
+    if (r->clocks == RUN_CLOCKS_THROTTLED) return "**throttled** during the run (the numbers may be low)";
+    if (r->clocks != RUN_CLOCKS_POWER_CAP) return "not throttled";
+    switch (r->cap_basis) {
+    case RUN_CAP_FROM_COUNTERS:
+        return "at the power cap (sw_power_cap, the normal state at the board's power limit: NVML's violation "
+               "counters grew for the power cap and no other limit; no measurement was throttled)";
+    case RUN_CAP_FROM_SAMPLES:
+        snprintf(buf, len, "at the power cap (sw_power_cap, the normal state at the board's power limit: the run was "
+                 "marked throttled where one process was cut, a snapshot the resumed file does not keep, and the "
+                 "clocks read after every timed sample named sw_power_cap in %zu of the %zu timings and rotations "
+                 "they watched and no other reason; no measurement was throttled)", r->watched_capped, r->watched);
+        return buf;
     default:
-        return "not throttled";
+        return "at the power cap at the run's start or end (sw_power_cap, the normal state at the board's power "
+               "limit; no measurement was throttled)";
     }
+}
+
+/* After the clocks' sentence, where the run kept NVML's violation counters: how long the
+ * power cap and the other limits held the clocks down, against the run's wall time. */
+static void violation_text(const run_data *r, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!r->have_violation) return;
+    char pw[32], other[32], wall[48] = "";
+    double others = r->violation_s[CLOCK_LIMIT_THERMAL] + r->violation_s[CLOCK_LIMIT_BOARD] +
+                    r->violation_s[CLOCK_LIMIT_RELIABILITY];
+    snprintf(pw, sizeof pw, "%.1f s", r->violation_s[CLOCK_LIMIT_POWER]);
+    snprintf(other, sizeof other, "%.1f s", others);
+    if (isfinite(r->cost_wall_s) && r->cost_wall_s > 0) snprintf(wall, sizeof wall, " of its %.1f s", r->cost_wall_s);
+    snprintf(buf, len, " Over the run%s, NVML's violation counters: the power cap held the clocks below their "
+             "application clocks for %s, thermal, board and reliability limits for %s.", wall, pw, other);
 }
 
 /* Why this run stands for the GPU, after the run's line: the file that names it, or the
@@ -116,12 +145,13 @@ static void context_paragraph(FILE *f, const report_gpu *g)
     fprintf(f, "GPU: %s, %ld SMs, compute capability %ld.%ld. Driver %s (CUDA %s), CUDA runtime %s, "
             "cuBLAS %s, cuDNN %s, nvcc %s.  \n", r->gpu_name, x->sm_count, x->cc_major, x->cc_minor,
             x->driver ? x->driver : "-", drv, rt, cublas, cudnn, x->nvcc ? x->nvcc : "-");
-    char rd[64] = "";
+    char rd[64] = "", viol[256], clk[512];
     if (r->read_gbps > 0) snprintf(rd, sizeof rd, ", device read %.0f GB/s", r->read_gbps);
+    violation_text(r, viol, sizeof viol);
     fprintf(f, "Measured ceilings: fp16 GEMM %s TFLOP/s, device copy %s GB/s%s, launch floor %s us. "
-            "Clocks: %s.%s\n", fmt_num(b1, sizeof b1, r->fp16_tflops), fmt_num(b2, sizeof b2, r->dram_gbps), rd,
+            "Clocks: %s.%s%s\n", fmt_num(b1, sizeof b1, r->fp16_tflops), fmt_num(b2, sizeof b2, r->dram_gbps), rd,
             fmt_num(b3, sizeof b3, r->launch_floor_us),
-            clocks_text(r, 1),
+            clocks_sentence(r, clk, sizeof clk), viol,
             isfinite(r->cost_wall_s) ? "  " : "\n");
     if (isfinite(r->cost_wall_s)) {
         char w[32], g[32], dev[160] = "";
@@ -772,7 +802,7 @@ static void runs_table(FILE *f, const report_ctx *c)
                 r->commit, r->dirty ? " (dirty)" : "",
                 r->ratio_rotation ? "paired (rotation)" : "separate medians", unit(b1, sizeof b1, r->fp16_tflops, "TFLOP/s"),
                 unit(b2, sizeof b2, r->dram_gbps, "GB/s"), unit(b3, sizeof b3, r->launch_floor_us, "us"),
-                clocks_text(r, 0));
+                clocks_cell(r));
     }
     fprintf(f, "\n");
 }

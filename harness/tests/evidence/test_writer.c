@@ -386,6 +386,17 @@ static void device_context_is_written_as_committed(void **state)
     w = run_write_clocks(&capped);
     assert_string_equal(json_string_value(json_array_get(json_object_get(w, "throttle"), 0)), "sw_power_cap");
     json_decref(w);
+    /* the violation counters, where the driver gave them, under their limits' names; none
+     * where it did not (the committed snapshots above have none) */
+    assert_null(json_object_get(json_object_get(ctx, "clocks_after"), "violation_ns"));
+    clock_reading counted = { .reasons = 0x4, .have_violation = 1,
+                              .violation_ns = { 4000000000ull, 7, 0, 123456789012345ull } };
+    w = run_write_clocks(&counted);
+    want = json_pack("{s:I, s:I, s:I, s:I}", "power", (json_int_t)4000000000ll, "thermal", (json_int_t)7,
+                     "board_limit", (json_int_t)0, "reliability", (json_int_t)123456789012345ll);
+    same_text(json_object_get(w, "violation_ns"), want);
+    json_decref(want);
+    json_decref(w);
     json_decref(doc);
 }
 

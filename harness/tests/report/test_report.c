@@ -753,6 +753,79 @@ static char *fresh_report(char *out, size_t len)
     return tmp;
 }
 
+/* Where a run kept NVML's violation counters, its GPU's section says after the clocks how
+ * long the power cap and the other limits held the clocks down over the run; a run
+ * without them says nothing of them. A resumed run called at the power cap from its
+ * per-sample reads says that, and how many of the watched timings saw the cap. */
+static void clocks_sentence_says_how_long(void **st)
+{
+    (void)st;
+    if (!have_gnuplot()) skip();
+    char ev[512], out[512], run[1024];
+    char *tmp = fresh_report(out, sizeof out);
+    char *readme = read_rel(out, "README.md");
+    assert_non_null(readme);
+    assert_null(strstr(readme, "violation counters"));
+    free(readme);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+
+    tmp = scratch_evidence(ev, out, sizeof ev);
+    json_t *doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
+    json_t *ctx = json_object_get(doc, "context");
+    json_object_set_new(json_object_get(ctx, "clocks_before"), "violation_ns",
+                        json_pack("{s:I, s:I, s:I, s:I}", "power", (json_int_t)1000000000ll, "thermal",
+                                  (json_int_t)5, "board_limit", (json_int_t)0, "reliability", (json_int_t)0));
+    json_object_set_new(json_object_get(ctx, "clocks_after"), "violation_ns",
+                        json_pack("{s:I, s:I, s:I, s:I}", "power", (json_int_t)13500000000ll, "thermal",
+                                  (json_int_t)5, "board_limit", (json_int_t)0, "reliability", (json_int_t)0));
+    json_object_set_new(ctx, "throttled", json_true());
+    json_object_set_new(json_object_get(ctx, "clocks_after"), "throttle", json_pack("[s]", "sw_power_cap"));
+    json_object_set_new(doc, "cost", json_pack("{s:f}", "wall_s", 600.0));
+    save_run(doc, run);
+    char *msg;
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    readme = read_rel(out, "README.md");
+    assert_non_null(readme);
+    assert_non_null(strstr(readme, "Clocks: at the power cap at the run's start or end (sw_power_cap, the normal "
+                                   "state at the board's power limit; no measurement was throttled). Over the run "
+                                   "of its 600.0 s, NVML's violation counters: the power cap held the clocks below "
+                                   "their application clocks for 12.5 s, thermal, board and reliability limits for "
+                                   "0.0 s."));
+    free(readme);
+
+    /* resumed, its snapshots unable to say why it was marked, the reads after every sample
+     * at the cap in two timings of those watched: the sentence says so, with the counts */
+    doc = load_run(ev, "nvidia-test-gpu/20260201T000000Z_bbbbbbb.json", run, sizeof run);
+    ctx = json_object_get(doc, "context");
+    json_object_del(json_object_get(ctx, "clocks_before"), "violation_ns");
+    json_object_del(json_object_get(ctx, "clocks_after"), "violation_ns");
+    json_object_set_new(json_object_get(ctx, "clocks_after"), "throttle", json_array());
+    json_object_set_new(doc, "resumed", json_pack("{s:[]}", "segments"));
+    json_object_set_new(json_object_get(doc, "method"), "clock_watch", json_pack("{s:b}", "per_sample", 1));
+    json_t *x;
+    size_t i, watched = 0;
+    json_array_foreach(json_object_get(doc, "results"), i, x) {
+        json_t *g = json_object_get(json_object_get(x, "timing"), "graph");
+        if (!json_is_object(g)) continue;
+        json_object_set_new(g, "clock", json_pack("{s:[s*]}", "reasons_seen", watched < 2 ? "sw_power_cap" : NULL));
+        watched++;
+    }
+    save_run(doc, run);
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    readme = read_rel(out, "README.md");
+    char want[512];
+    snprintf(want, sizeof want, "named sw_power_cap in 2 of the %zu timings and rotations they watched and no other "
+             "reason; no measurement was throttled).", watched);
+    assert_non_null(strstr(readme, want));
+    assert_null(strstr(readme, "violation counters"));
+    free(readme);
+    assert_int_equal(files_remove_tree(tmp), 0);
+    free(tmp);
+}
+
 /* Rungs a GPU's reference run predates, next to each other in the ladder, share one row
  * of dashes in its tables (a GPU ten rungs behind shows one line, not ten); one absent
  * alone keeps its own row. */
@@ -1637,6 +1710,7 @@ int main(void)
         cmocka_unit_test_setup(gaps_fail_the_check, stand_in_gnuplot),
         cmocka_unit_test_setup(rung_not_yet_run_on_a_gpu, stand_in_gnuplot),
         cmocka_unit_test_setup(absent_rungs_share_a_row, stand_in_gnuplot),
+        cmocka_unit_test_setup(clocks_sentence_says_how_long, stand_in_gnuplot),
         cmocka_unit_test_setup(sweep_rows_say_the_step, stand_in_gnuplot),
         cmocka_unit_test_setup(versus_plot_per_gpu, stand_in_gnuplot),
         cmocka_unit_test_setup(pages_say_whose_kernel_runs, stand_in_gnuplot),
