@@ -457,3 +457,12 @@ const char *stop_reason_name(stop_reason r)
     }
     return "unknown";
 }
+
+stop_reason stats_should_stop_after(const double *x, size_t n, double elapsed_s, double gpu_s, double min_gpu_s,
+                                    const stop_rule *rule, uint64_t seed)
+{
+    int limit = n >= rule->max_samples || elapsed_s >= rule->max_seconds;
+    if (gpu_s < min_gpu_s && !limit) return STOP_CONTINUE;
+    /* past the floor every stop counts; at a limit the noise test still names the reason */
+    return stats_should_stop(x, n, elapsed_s, rule, seed);
+}

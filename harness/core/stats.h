@@ -110,6 +110,14 @@ typedef enum {
  * run for minutes). Uses a cheap bootstrap (seeded) for the noise test. */
 stop_reason stats_should_stop(const double *x, size_t n, double elapsed_s,
                               const stop_rule *rule, uint64_t seed);
+
+/* The stop rule with a floor of timed GPU work: as stats_should_stop, but the noise rule
+ * may stop sampling only once gpu_s >= min_gpu_s (a quiet CI over a few milliseconds of
+ * GPU time says little about the next run); the sample and time limits still hold. Before
+ * the floor and short of those limits it returns CONTINUE without reading x: the noise
+ * test's bootstrap, run after every sample, would be thrown away there. */
+stop_reason stats_should_stop_after(const double *x, size_t n, double elapsed_s, double gpu_s, double min_gpu_s,
+                                    const stop_rule *rule, uint64_t seed);
 const char *stop_reason_name(stop_reason r);   /* "noise", "max_samples", ... */
 
 #endif

@@ -184,13 +184,9 @@ int time_measure(const attn_phase *ph, void *state, const attn_args *args, time_
         }
         out->sm_mhz[out->n] = mhz;
         out->samples_us[out->n++] = us;
-        out->stop = stats_should_stop(out->samples_us, out->n, el, &cfg->rule, cfg->seed + out->n);
-        /* a quiet CI over a few milliseconds of GPU time says little about the next run:
-         * the noise rule may stop sampling only after min_gpu_s of timed work; the sample
-         * and time limits still hold */
-        if (out->stop == STOP_NOISE && out->gpu_s < cfg->min_gpu_s && out->n < cfg->rule.max_samples &&
-            el < cfg->rule.max_seconds)
-            out->stop = STOP_CONTINUE;
+        /* the noise rule may stop sampling only after min_gpu_s of timed work (stats.h) */
+        out->stop = stats_should_stop_after(out->samples_us, out->n, el, out->gpu_s, cfg->min_gpu_s, &cfg->rule,
+                                            cfg->seed + out->n);
         if (out->stop != STOP_CONTINUE) break;
         if (clock_tally_over(&cfg->clock, &tally, out->n)) {
             out->stop = STOP_THROTTLED;

@@ -405,6 +405,47 @@ static void stop_rule_decisions(void **st)
     assert_string_equal(stop_reason_name(STOP_MAX_TIME), "max_time");
 }
 
+/* The stop rule with a floor of timed GPU work (time_measure's): what the plain rule says,
+ * but a noise stop before the floor is no stop, short of the sample and time limits. Its
+ * decisions are that composition's at every sample count, GPU time and elapsed time, on
+ * quiet and noisy samples; and before the floor, short of the limits, it decides without
+ * reading the samples (the bootstrap each sample would take, thrown away, is not run). */
+static void stop_rule_with_a_gpu_time_floor(void **st)
+{
+    (void)st;
+    enum { N = 200 };
+    double flat[N], noisy[N];
+    rng_state g;
+    rng_seed(&g, 11);
+    for (int i = 0; i < N; i++) {
+        flat[i] = 9.2 + (double)(rng_next(&g) % 100) / 10000.0;
+        noisy[i] = (i % 2) ? 10.0 : 20.0;
+    }
+    stop_rule rule = { .min_samples = 10, .max_samples = N, .max_seconds = 1.0, .rel_ci_target = 0.02 };
+    const double floor_s = 0.25, gpus[] = { 0.0, 0.1, 0.2499, 0.25, 0.9 }, els[] = { 0.0, 0.5, 0.9999, 1.0, 3.0 };
+    const double *sets[] = { flat, noisy };
+    size_t compared = 0, stops = 0;
+    for (size_t s = 0; s < 2; s++)
+        for (size_t n = 1; n <= N; n++)
+            for (size_t gi = 0; gi < sizeof gpus / sizeof gpus[0]; gi++)
+                for (size_t ei = 0; ei < sizeof els / sizeof els[0]; ei++) {
+                    stop_reason want = stats_should_stop(sets[s], n, els[ei], &rule, 5 + n);
+                    if (want == STOP_NOISE && gpus[gi] < floor_s && n < rule.max_samples && els[ei] < rule.max_seconds)
+                        want = STOP_CONTINUE;
+                    stop_reason got = stats_should_stop_after(sets[s], n, els[ei], gpus[gi], floor_s, &rule, 5 + n);
+                    if (got != want)
+                        fail_msg("set %zu, n %zu, gpu %.4f s, elapsed %.4f s: %s, expected %s", s, n, gpus[gi], els[ei],
+                                 stop_reason_name(got), stop_reason_name(want));
+                    compared++;
+                    stops += got != STOP_CONTINUE;
+                }
+    assert_int_equal(compared, 2 * N * 25);
+    assert_true(stops > 0 && stops < compared);
+    /* before the floor and short of the limits: no sample is read */
+    assert_int_equal(stats_should_stop_after(NULL, 150, 0.5, 0.2, floor_s, &rule, 1), STOP_CONTINUE);
+    assert_int_equal(stats_should_stop_after(NULL, 3, 0.5, 0.2, floor_s, &rule, 1), STOP_CONTINUE);
+}
+
 /* A ratio through a bridge: impl/bridge paired in one process (a1, b1), bridge/baseline
  * paired in another (a2, b2). The point is the product of the two medians of quotients;
  * the CI resamples both sets of rounds, so it holds the product of the two point values,
@@ -606,6 +647,7 @@ int main(void)
         cmocka_unit_test(paired_ratio_properties),
         cmocka_unit_test(summary_fields),
         cmocka_unit_test(stop_rule_decisions),
+        cmocka_unit_test(stop_rule_with_a_gpu_time_floor),
         cmocka_unit_test(bootstrap_of_medians_resamples_as_given),
         cmocka_unit_test(bootstrap_of_medians_refuses_bad_arguments),
         cmocka_unit_test(bridged_ratio_is_the_product_of_two_paired_ratios),
