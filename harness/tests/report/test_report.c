@@ -332,6 +332,15 @@ static int report_quiet(const char *evidence, const char *out, const char *dir, 
     return rc;
 }
 
+/* The report of ev written to out (its messages under tmp), EXIT_OK, and its README. */
+static char *report_readme(const char *ev, const char *out, const char *tmp)
+{
+    char *msg;
+    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
+    free(msg);
+    return read_rel(out, "README.md");
+}
+
 /* The GPU's section of README.md: from its "## <name>" heading to the next "## ". */
 static char *gpu_section(const char *readme, const char *name)
 {
@@ -356,9 +365,7 @@ static void reference_run_not_newest(void **st)
     copy_evidence(tmp);
     write_rel(ev, "nvidia-test-gpu/reference.txt", "20260101T000000Z_aaaaaaa.json\n");
     char *msg;
-    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
-    free(msg);
-    char *readme = read_rel(out, "README.md");
+    char *readme = report_readme(ev, out, tmp);
     assert_non_null(readme);
     char *test_gpu = gpu_section(readme, "NVIDIA Test GPU");
     assert_non_null(strstr(test_gpu, "Reference run: [`20260101T000000Z_aaaaaaa.json`]"));
@@ -381,9 +388,7 @@ static void reference_run_not_newest(void **st)
     char ref[1024];
     snprintf(ref, sizeof ref, "%s/nvidia-test-gpu/reference.txt", ev);
     assert_int_equal(unlink(ref), 0);
-    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
-    free(msg);
-    readme = read_rel(out, "README.md");
+    readme = report_readme(ev, out, tmp);
     assert_non_null(strstr(readme, "Run shown (**not a reference run**): [`20260101T000000Z_aaaaaaa.json`]"));
     assert_non_null(strstr(readme, ": this GPU has no `reference.txt` yet, so the first run of its "
                                    "[`accepted.txt`]("));
@@ -597,10 +602,7 @@ static void power_cap_is_not_called_throttled(void **st)
         json_object_set_new(json_object_get(ctx, "clocks_after"), "throttle", names);
         json_object_set_new(ctx, "throttled", json_true());
         save_run(doc, run);
-        char *msg;
-        assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
-        free(msg);
-        char *readme = read_rel(out, "README.md");
+        char *readme = report_readme(ev, out, tmp);
         assert_non_null(readme);
         char *top = first_lines(readme, 40);
         char *sec = gpu_section(readme, "NVIDIA Test GPU");
@@ -783,10 +785,7 @@ static void clocks_sentence_says_how_long(void **st)
     json_object_set_new(json_object_get(ctx, "clocks_after"), "throttle", json_pack("[s]", "sw_power_cap"));
     json_object_set_new(doc, "cost", json_pack("{s:f}", "wall_s", 600.0));
     save_run(doc, run);
-    char *msg;
-    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
-    free(msg);
-    readme = read_rel(out, "README.md");
+    readme = report_readme(ev, out, tmp);
     assert_non_null(readme);
     assert_non_null(strstr(readme, "Clocks: at the power cap at the run's start or end (sw_power_cap, the normal "
                                    "state at the board's power limit; no measurement was throttled). Over the run "
@@ -813,9 +812,7 @@ static void clocks_sentence_says_how_long(void **st)
         watched++;
     }
     save_run(doc, run);
-    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
-    free(msg);
-    readme = read_rel(out, "README.md");
+    readme = report_readme(ev, out, tmp);
     char want[512];
     snprintf(want, sizeof want, "named sw_power_cap in 2 of the %zu timings and rotations they watched and no other "
              "reason; no measurement was throttled).", watched);
@@ -1155,10 +1152,7 @@ static void resources_of_the_kernel_that_ran(void **st)
     set_profiled(doc, "04_cp_async", json_pack("[o]", profiled("nvjet_sm90_x", json_string("n/a"), json_real(1e300),
                                                                json_real(-5))));
     save_run(doc, run);
-    char *msg;
-    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
-    free(msg);
-    char *readme = read_rel(out, "README.md");
+    char *readme = report_readme(ev, out, tmp);
     assert_non_null(readme);
     char *top = first_lines(readme, 40);
     /* the kernel that ran: 162 registers, its own smem, no spills (was 255, 128, 100) */
@@ -1494,10 +1488,7 @@ static void steps_from_paired_ratios(void **st)
                                       "ci_hi", q, "method", "paired"));
     }
     save_run(doc, run);
-    char *msg;
-    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
-    free(msg);
-    char *readme = read_rel(out, "README.md");
+    char *readme = report_readme(ev, out, tmp);
     assert_non_null(readme);
     char *row = line_from(readme, "| [NVIDIA Test GPU](#nvidia-test-gpu) | [06_tiling]");
     assert_non_null(row);
@@ -1684,9 +1675,7 @@ static void ratios_between_sessions(void **st)
     free(readme);
     /* one accepted run: no such section */
     write_rel(ev, "nvidia-test-gpu/accepted.txt", "20260101T000000Z_aaaaaaa.json\n");
-    assert_int_equal(report_quiet(ev, out, tmp, &msg), EXIT_OK);
-    free(msg);
-    readme = read_rel(out, "README.md");
+    readme = report_readme(ev, out, tmp);
     assert_null(strstr(readme, "#### Between sessions"));
     free(readme);
     assert_int_equal(files_remove_tree(tmp), 0);
