@@ -21,6 +21,10 @@
 # Rung 21: a path whose note (rung 20's) names the three-warpgroup kernel and the dynamic
 # tile scheduler runs this rung's kernel, and no other: below it no path had both. It writes
 # rungs 19's and 20's marks itself, as rung 20 writes rung 19's.
+# Rung 22: a path whose note (rung 21's) names rung 09's "pingpong" variant (not
+# "pingpong-176") and the dynamic tile scheduler, at D = 128, runs this rung's kernel (the
+# D = 64 one has two P buffers and is not chained), and no other. It writes rungs 19's,
+# 20's and 21's marks itself.
 set -u
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/t.cpp" <<'CPP'
@@ -29,7 +33,8 @@ cat > "$tmp/t.cpp" <<'CPP'
 #include "19_staged_store/note_mark.h"
 #include "20_store_loads_first/note_mark.h"
 #include "21_dynamic_3wg/note_mark.h"
-static int fails, n16, n19, n20, n21;
+#include "22_chained_dynamic/note_mark.h"
+static int fails, n16, n19, n20, n21, n22;
 static void expect(bool (*mark)(const char *), const char *rung, bool want, const char *note)
 {
     (rung[1] == '6' ? n16 : n19)++;
@@ -53,6 +58,15 @@ static void expect21(bool want, const char *note)
     n21++;
     if (rung21::dynamic_3wg_kernel(note) != want) {
         std::printf("test_note_mark: rung 21: %s, expected %s: %.70s\n", want ? "unmarked" : "marked",
+                    want ? "marked" : "unmarked", note);
+        fails++;
+    }
+}
+static void expect22(bool want, int head_dim, const char *note)
+{
+    n22++;
+    if (rung22::chained_dynamic_kernel(note, head_dim) != want) {
+        std::printf("test_note_mark: rung 22: D=%d: %s, expected %s: %.70s\n", head_dim, want ? "unmarked" : "marked",
                     want ? "marked" : "unmarked", note);
         fails++;
     }
@@ -111,9 +125,20 @@ int main()
     expect21(false, "row blocks: 3wg: 3 consumer warpgroup(s), BM=192 BN=128");
     expect21(false, "short keys, dynamic: pingpong: 2 consumer warpgroup(s), BM=128 BN=128; O stored through shared memory (19_staged_store)");
     expect21(false, "");
+    /* rung 21's notes of rung 21's reference run (20261204T192149Z_fe23a4b), cut */
+    expect22(true, 128, "pingpong: 2 consumer warpgroup(s), BM=128 BN=128, 164984 B shared memory, 168 registers at entry (sm_90a code, wgmma), 2048 work tiles on 132 CTAs of 384 threads, 8 head(s) per tile group, dynamic tile scheduler, programmatic dependent launch; rung 09's kernel with step descriptors (16_step_descriptors); O stored through shared memory (19_staged_store); loads before stores (20_store_loads_first)");
+    expect22(true, 128, "short keys, dynamic: pingpong: 2 consumer warpgroup(s), BM=128 BN=128, 164984 B shared memory, 168 registers at entry (sm_90a code, wgmma), 2048 work tiles on 132 CTAs of 384 threads, dynamic tile scheduler, programmatic dependent launch; rung 09's kernel with step descriptors (16_step_descriptors); O stored through shared memory (19_staged_store); loads before stores (20_store_loads_first)");
+    expect22(false, 64, "pingpong: 2 consumer warpgroup(s), BM=128 BN=128, 115864 B shared memory, 168 registers at entry (sm_90a code, wgmma), 4096 work tiles on 132 CTAs of 384 threads, 8 head(s) per tile group, dynamic tile scheduler, programmatic dependent launch; rung 09's kernel with step descriptors (16_step_descriptors); O stored through shared memory (19_staged_store)");
+    expect22(false, 64, "3wg: 3 consumer warpgroup(s), BM=192 BN=128, 124056 B shared memory, 128 registers at entry (sm_90a code, wgmma), 2816 work tiles on 132 CTAs of 512 threads, 8 head(s) per tile group, dynamic tile scheduler, programmatic dependent launch; rung 09's kernel with step descriptors (16_step_descriptors); three warpgroups on the dynamic scheduler (21_dynamic_3wg)");
+    expect22(false, 128, "Q ahead: pingpong, two Q buffers: 2 consumer warpgroup(s), BM=128 BN=128, ragged keys first (128 keys, S 128 wide), 197768 B shared memory; O stored through shared memory (19_staged_store); loads before stores (20_store_loads_first)");
+    expect22(false, 128, "pingpong-176: 2 consumer warpgroup(s), BM=128 BN=176, ragged keys first (112 keys, S 128 wide), 214136 B shared memory, 2048 work tiles on 132 CTAs of 384 threads, 1 head(s) per tile group, split tail: 68 tiles as 816 key tiles over 132 CTAs, programmatic dependent launch");
+    expect22(false, 128, "keys split for the SMs: rung 09's pingpong-176 (2 consumer warpgroups, BM=128 BN=176, ragged keys first: 120 keys, S 128 wide), 128 work tiles of 6 key tiles whole, one a CTA (128 of 132 SMs)");
+    expect22(false, 128, "08_warpgroup_pingpong, passed on by occupancy: 09_tile_scheduling's choice, 1wg-overlap, runs 256 blocks of 64 rows at 1 per SM, 2 waves on 132 SMs");
+    expect22(false, 128, "latency: 64-row query blocks, all 2 key tile(s) of 128 loaded at once, one-pass softmax, stored from registers");
+    expect22(false, 128, "");
     if (fails) return 1;
-    std::printf("test_note_mark: rung 16: %d notes, rung 19: %d, rung 20: %d, rung 21: %d, each marked as its kernel changed or not\n",
-                n16, n19, n20, n21);
+    std::printf("test_note_mark: rung 16: %d notes, rung 19: %d, rung 20: %d, rung 21: %d, rung 22: %d, each marked as its "
+                "kernel changed or not\n", n16, n19, n20, n21, n22);
     return 0;
 }
 CPP
@@ -122,11 +147,17 @@ g++ -std=c++17 -Wall -Wextra -Werror -Iphases -o "$tmp/t" "$tmp/t.cpp" || { echo
 # Rung 20 writes rung 19's mark itself: the same words as rung 19's entry, or its D = 64 notes
 # would no longer read as rung 19's.
 mark='"%s; O stored through shared memory (19_staged_store)"'
-for f in phases/19_staged_store/attention.cu phases/20_store_loads_first/attention.cu phases/21_dynamic_3wg/attention.cu; do
+for f in phases/19_staged_store/attention.cu phases/20_store_loads_first/attention.cu phases/21_dynamic_3wg/attention.cu \
+         phases/22_chained_dynamic/attention.cu; do
     grep -qF "$mark" "$f" || { echo "test_note_mark: $f does not write rung 19's mark, $mark" >&2; exit 1; }
 done
 # Rung 21 writes rung 20's mark itself, for the same reason.
 mark='"%s; loads before stores (20_store_loads_first)"'
-for f in phases/20_store_loads_first/attention.cu phases/21_dynamic_3wg/attention.cu; do
+for f in phases/20_store_loads_first/attention.cu phases/21_dynamic_3wg/attention.cu phases/22_chained_dynamic/attention.cu; do
     grep -qF "$mark" "$f" || { echo "test_note_mark: $f does not write rung 20's mark, $mark" >&2; exit 1; }
+done
+# Rung 22 writes rung 21's mark itself, for the same reason.
+mark='"%s; three warpgroups on the dynamic scheduler (21_dynamic_3wg)"'
+for f in phases/21_dynamic_3wg/attention.cu phases/22_chained_dynamic/attention.cu; do
+    grep -qF "$mark" "$f" || { echo "test_note_mark: $f does not write rung 21's mark, $mark" >&2; exit 1; }
 done
