@@ -164,6 +164,9 @@ PHASE_LINKS_20_store_loads_first := $(PHASE_LINKS_19_staged_store)
 # Rung 21 compiles again the same units as rung 20, with its include path (phases/
 # 21_dynamic_3wg/build.mk), and links the same dispatch objects.
 PHASE_LINKS_21_dynamic_3wg := $(PHASE_LINKS_20_store_loads_first)
+# Rung 22 compiles again the same units as rung 21, with its include path (phases/
+# 22_causal_rows/build.mk), and links the same dispatch objects.
+PHASE_LINKS_22_causal_rows := $(PHASE_LINKS_21_dynamic_3wg)
 # Rung 10 is rung 11's rung10.o alone: rung10.cu is rung 10's attention.cu whole (rungs 06-09
 # inside it) in namespace rung10, with its entry weak and of default visibility; linked by
 # itself that entry is the one the shared object exports, C linkage (the namespace does not

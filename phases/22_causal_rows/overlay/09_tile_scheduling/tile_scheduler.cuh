@@ -1,0 +1,1 @@
+../../../21_dynamic_3wg/overlay/09_tile_scheduling/tile_scheduler.cuh
