@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ci/workflow/judge_config.py takes from a pull request only a new rung's bounds (run by
 ci/checks/test_judge.sh): ratio_max and throughput_ratio_max as positive numbers, and
-decode_ratio_max as one positive number or null per shape of the base's "decode" list;
+decode_ratio_max as one positive number or null per shape of the base's "decode" list, and
+decode_ratio_max_gpu as such lists by GPU (a safe evidence directory name each);
 anything else from the head is refused (exit 2), and a bound the base has is never
 replaced.
 
@@ -49,6 +50,17 @@ with tempfile.TemporaryDirectory() as tmp:
                       ("a decode bound that is true", [True, None]),
                       ("decode bounds not a list", 1.2)):
         rc, out, text = judge(tmp, {"11_split_keys": {"ratio_max": 0.58, "decode_ratio_max": bad}})
+        expect(name, rc, 2, out is None, text)
+    gpu = dict(good, decode_ratio_max_gpu={"nvidia-h100-80gb-hbm3": [1.3, None]})
+    rc, out, text = judge(tmp, {"11_split_keys": gpu})
+    expect("a new rung with a GPU's own decode bounds", rc, 0,
+           out is not None and out["bounds"].get("11_split_keys") == gpu, text)
+    for name, bad in (("a GPU's decode bounds not an object", [1.2, None]),
+                      ("a GPU name that is a path", {"../x": [1.2, None]}),
+                      ("a GPU name with a separator", {"a/b": [1.2, None]}),
+                      ("a GPU's list of the wrong length", {"nvidia-h200": [1.2]}),
+                      ("a GPU's bound that is not positive", {"nvidia-h200": [-1, None]})):
+        rc, out, text = judge(tmp, {"11_split_keys": {"ratio_max": 0.58, "decode_ratio_max_gpu": bad}})
         expect(name, rc, 2, out is None, text)
     rc, out, text = judge(tmp, {"11_split_keys": {"ratio_max": 0.58, "decode": [[1, 1, 1, 1, 64, 0]]}})
     expect("an unknown key", rc, 2, out is None, text)

@@ -8,7 +8,8 @@ headline shape or rule: loosening any of them changes nothing here.
 
 Prints each bound taken from the head (the comment names them for the review). The head's
 file is untrusted: a name that is not a rung's, or a bound that is not a positive finite
-number (decode_ratio_max: one such number or null per shape of the base's "decode" list),
+number (decode_ratio_max: one such number or null per shape of the base's "decode" list;
+decode_ratio_max_gpu: such lists by GPU, each named by its evidence directory),
 is refused (exit 2); an unreadable head file gives the base's alone."""
 import json
 import math
@@ -41,17 +42,25 @@ def main(argv):
             print(f"judge_config: {argv[2]}: bounds.{name[:80]!r}: not a rung's bound", file=sys.stderr)
             return 2
         n_decode = len(base.get("decode") or [])
+        def decode_list(v):
+            # one bound per shape of the base's decode list, each positive or null
+            return isinstance(v, list) and n_decode > 0 and len(v) == n_decode and \
+                all(x is None or positive(x) for x in v)
         for k, v in b.items():
             if k == "decode_ratio_max":
-                # one bound per shape of the base's decode list, each positive or null
-                ok = isinstance(v, list) and n_decode > 0 and len(v) == n_decode and \
-                    all(x is None or positive(x) for x in v)
+                ok = decode_list(v)
+            elif k == "decode_ratio_max_gpu":
+                # such lists by GPU, each named as its evidence directory (the harness's safe name)
+                ok = isinstance(v, dict) and 0 < len(v) <= 8 and all(
+                    re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}", g) and decode_list(x)
+                    for g, x in v.items())
             else:
                 ok = k in ("ratio_max", "throughput_ratio_max") and positive(v)
             if not ok:
                 print(f"judge_config: {argv[2]}: bounds.{name}.{k[:40]}: expected ratio_max or "
-                      "throughput_ratio_max, a positive number, or decode_ratio_max, a list of "
-                      f"{n_decode} positive numbers or nulls (one per shape of the base's decode list)",
+                      "throughput_ratio_max, a positive number, decode_ratio_max, a list of "
+                      f"{n_decode} positive numbers or nulls (one per shape of the base's decode list), or "
+                      "decode_ratio_max_gpu, such lists by GPU ({\"nvidia-h100-80gb-hbm3\": [...]})",
                       file=sys.stderr)
                 return 2
         bounds[name] = b

@@ -167,25 +167,63 @@ static int read_shape_list(json_t *h, const char *name, int required, const char
     return 0;
 }
 
-/* bounds.<phase>.decode_ratio_max (optional): one bound per shape of "decode", each a
- * number > 0 or null (none at that shape). */
-static int read_decode_bounds(json_t *v, const char *phase, const gate_config *c, gate_bound *b,
-                              const char *path, char *err, size_t errlen)
+/* One list of decode bounds (`name`: the field, for the message): one per shape of
+ * "decode", each a number > 0 or null (none at that shape). */
+static int read_decode_list(json_t *v, const char *name, const gate_config *c, double *out, const char *path,
+                            char *err, size_t errlen)
 {
-    if (!v) return 0;
     if (!json_is_array(v) || c->n_decode == 0 || json_array_size(v) != c->n_decode)
         goto bad;
     for (size_t k = 0; k < c->n_decode; k++) {
         json_t *x = json_array_get(v, k);
         if (json_is_null(x)) continue;
         if (!json_is_number(x) || !(json_number_value(x) > 0) || !isfinite(json_number_value(x))) goto bad;
-        b->decode_ratio_max[k] = json_number_value(x);
+        out[k] = json_number_value(x);
     }
     return 0;
 bad:
-    return json_file_fail(err, errlen, path, "bounds.%s.decode_ratio_max: must be an array of %zu numbers > 0 or "
-                          "null, one per shape of \"decode\"%s", phase, c->n_decode,
-                          c->n_decode ? "" : " (which the config does not list)");
+    return json_file_fail(err, errlen, path, "%s: must be an array of %zu numbers > 0 or null, one per shape of "
+                          "\"decode\"%s", name, c->n_decode, c->n_decode ? "" : " (which the config does not list)");
+}
+
+/* bounds.<phase>.decode_ratio_max (optional) and decode_ratio_max_gpu (optional: an
+ * object of GPU slug -> such a list; the slug is a name the harness reads from evidence,
+ * so it must be a safe one). */
+static int read_decode_bounds(json_t *phase_obj, const char *phase, const gate_config *c, gate_bound *b,
+                              const char *path, char *err, size_t errlen)
+{
+    char name[256];
+    json_t *v = json_object_get(phase_obj, "decode_ratio_max");
+    snprintf(name, sizeof name, "bounds.%s.decode_ratio_max", phase);
+    if (v && read_decode_list(v, name, c, b->decode_ratio_max, path, err, errlen)) return -1;
+    json_t *g = json_object_get(phase_obj, "decode_ratio_max_gpu");
+    if (!g) return 0;
+    if (!json_is_object(g) || json_object_size(g) > GATE_MAX_GPU_BOUNDS)
+        return json_file_fail(err, errlen, path, "bounds.%s.decode_ratio_max_gpu: must be an object of at most %d "
+                              "GPUs, each its evidence directory name and a list as decode_ratio_max's "
+                              "({\"nvidia-h100-80gb-hbm3\": [...]})", phase, GATE_MAX_GPU_BOUNDS);
+    const char *slug;
+    json_t *list;
+    json_object_foreach(g, slug, list) {
+        size_t i = b->n_decode_gpu;
+        snprintf(name, sizeof name, "bounds.%s.decode_ratio_max_gpu.%s", phase, slug);
+        if (!name_is_safe(slug))
+            json_file_fail(err, errlen, path, "bounds.%s.decode_ratio_max_gpu: '%.80s' is not a GPU's evidence "
+                           "directory name (letters, digits, '-', '_', '.')", phase, slug);
+        else if (read_decode_list(list, name, c, b->decode_gpu_ratio_max[i], path, err, errlen))
+            ;
+        else if (!(b->decode_gpu_slug[i] = strdup(slug)))
+            json_file_fail(err, errlen, path, "out of memory");
+        else {
+            b->n_decode_gpu++;
+            continue;
+        }
+        /* the bound is not counted in the config yet: free what it took here */
+        for (size_t k = 0; k < b->n_decode_gpu; k++) free(b->decode_gpu_slug[k]);
+        b->n_decode_gpu = 0;
+        return -1;
+    }
+    return 0;
 }
 
 int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err, size_t errlen)
@@ -234,8 +272,8 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
             json_file_fail(err, errlen, path, "bounds: '%.80s' is not a safe phase name", key);
             goto bad;
         }
-        static const char *const bound_keys[] = { "ratio_max", "throughput_ratio_max", "decode_ratio_max", "note",
-                                                  NULL };
+        static const char *const bound_keys[] = { "ratio_max", "throughput_ratio_max", "decode_ratio_max",
+                                                  "decode_ratio_max_gpu", "note", NULL };
         char section[160];
         snprintf(section, sizeof section, "bounds.%s", key);
         if (!json_is_object(val)) {
@@ -253,8 +291,7 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
             json_file_fail(err, errlen, path, "bounds.%s.throughput_ratio_max: not a positive number", key);
             goto bad;
         }
-        if (read_decode_bounds(json_object_get(val, "decode_ratio_max"), key, c, &c->bounds[c->n_bounds], path,
-                               err, errlen))
+        if (read_decode_bounds(val, key, c, &c->bounds[c->n_bounds], path, err, errlen))
             goto bad;
         c->bounds[c->n_bounds].phase = strdup(key);
         c->bounds[c->n_bounds].throughput_ratio_max = tm ? json_number_value(tm) : 0;
@@ -287,9 +324,23 @@ const gate_bound *gate_config_bound(const gate_config *c, const char *phase)
     return i < c->n_bounds ? &c->bounds[i] : NULL;
 }
 
+const double *gate_bound_decode(const gate_bound *b, const char *slug, int *own)
+{
+    for (size_t g = 0; slug && g < b->n_decode_gpu; g++)
+        if (!strcmp(b->decode_gpu_slug[g], slug)) {
+            if (own) *own = 1;
+            return b->decode_gpu_ratio_max[g];
+        }
+    if (own) *own = 0;
+    return b->decode_ratio_max;
+}
+
 void gate_config_free(gate_config *c)
 {
-    for (size_t i = 0; c->bounds && i < c->n_bounds; i++) free(c->bounds[i].phase);
+    for (size_t i = 0; c->bounds && i < c->n_bounds; i++) {
+        free(c->bounds[i].phase);
+        for (size_t g = 0; g < c->bounds[i].n_decode_gpu; g++) free(c->bounds[i].decode_gpu_slug[g]);
+    }
     free(c->bounds);
     free(c->baseline);
     free(c->path);

@@ -13,6 +13,7 @@
 #define GATE_MAX_HEADLINE 24              /* a list of gate.json: headline, throughput, decode (16) */
 #define GATE_MAX_RESAMPLES 5000             /* regression.resamples: bootstraps cost this x samples */
 #define GATE_CONFIG_MAX_BYTES (1u << 20)    /* ci/gate.json is 4 KB */
+#define GATE_MAX_GPU_BOUNDS 8               /* GPUs with decode bounds of their own, a phase */
 
 /* Two runs compared (gate --against RUN, compare, the report's line): the rows judged
  * and the bootstrap of the change shown beside each verdict. The verdict itself is the
@@ -31,6 +32,12 @@ typedef struct {
     double throughput_ratio_max; /* the same at the throughput shapes; 0: none */
     double decode_ratio_max[GATE_MAX_HEADLINE];   /* the same at each decode shape, one
                                   * bound a shape (they differ by 7x); 0: none */
+    /* decode_ratio_max_gpu: a GPU's own list (by its evidence directory name, the run's
+     * slug), which replaces decode_ratio_max for that GPU's runs: a decode point's ratio
+     * to cuDNN differs by GPU, so one list would be as loose as the loosest GPU. */
+    size_t n_decode_gpu;
+    char *decode_gpu_slug[GATE_MAX_GPU_BOUNDS];
+    double decode_gpu_ratio_max[GATE_MAX_GPU_BOUNDS][GATE_MAX_HEADLINE];
 } gate_bound;
 
 typedef struct {
@@ -55,5 +62,9 @@ int gate_config_from_json(json_t *j, const char *path, gate_config *c, char *err
 void gate_config_free(gate_config *c);
 
 const gate_bound *gate_config_bound(const gate_config *c, const char *phase);
+
+/* The decode bounds that judge a run of the GPU `slug` (NULL: unknown): its own list
+ * when the bound has one, else decode_ratio_max; *own (may be NULL) says which. */
+const double *gate_bound_decode(const gate_bound *b, const char *slug, int *own);
 
 #endif

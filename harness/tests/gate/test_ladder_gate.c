@@ -421,6 +421,59 @@ static void decode_bounds_are_gated_per_shape(void **st)
     gate_config_free(&c);
 }
 
+/* A GPU's own decode bounds (decode_ratio_max_gpu): a run of that GPU (the accepted run is
+ * an H100's) is judged by its GPU's list alone; a run of any other GPU by decode_ratio_max.
+ * A decode point's ratio differs by GPU (cuDNN's decode kernel reads K and V at a different
+ * share of each GPU's copy rate), so one list for all is as loose as the loosest GPU. */
+static void decode_bounds_of_the_runs_gpu_replace_the_default(void **st)
+{
+    (void)st;
+    const char *decode = "[[4,16,4096,4096,128,0],[1,8,1,32768,128,0]],";
+    const struct { const char *gpu_json; size_t failed; } cases[] = {
+        { NULL, 1 },   /* the default 1.0 at 4x16x4096x128, where 06 is ~1.7-1.9x */
+        { ", \"decode_ratio_max_gpu\": {\"nvidia-h100-80gb-hbm3\": [2.35, null]}", 0 },
+        { ", \"decode_ratio_max_gpu\": {\"nvidia-h200\": [2.35, null]}", 1 },
+        { ", \"decode_ratio_max_gpu\": {\"nvidia-h200\": [2.35, null], \"nvidia-h100-80gb-hbm3\": [1.0, 1.0]}", 1 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        gate_config c;
+        char err[512], bounds[256];
+        snprintf(bounds, sizeof bounds, "[1.0, 1.0]%s", cases[k].gpu_json ? cases[k].gpu_json : "");
+        if (config_06_decode(&c, decode, bounds, err, sizeof err)) fail_msg("case %zu: %s", k, err);
+        json_t *doc = load_accepted();
+        gate_outcome o;
+        gate_06(doc, &c, &o, 0);
+        size_t n, failed;
+        count_06(&o, CHECK_BOUND, &n, &failed);
+        assert_int_equal(n, 3);
+        assert_int_equal(failed, cases[k].failed);
+        int named = 0;
+        for (size_t i = 0; i < o.n; i++)
+            if (o.checks[i].kind == CHECK_BOUND && o.checks[i].has_shape && o.checks[i].shape.seq_q == 4096)
+                named = strstr(o.checks[i].message, "nvidia-h100-80gb-hbm3's bound") != NULL;
+        assert_int_equal(named, cases[k].gpu_json && strstr(cases[k].gpu_json, "nvidia-h100") != NULL);
+        gate_outcome_free(&o);
+        gate_config_free(&c);
+        json_decref(doc);
+    }
+    static const struct { const char *bounds, *want; } bad[] = {
+        { "[1.0, 1.0], \"decode_ratio_max_gpu\": {\"nvidia-h100-80gb-hbm3\": [1.0]}",
+          "bounds.06_tiling.decode_ratio_max_gpu.nvidia-h100-80gb-hbm3: must be an array of 2 numbers > 0 or null" },
+        { "[1.0, 1.0], \"decode_ratio_max_gpu\": {\"../x\": [1.0, 1.0]}",
+          "bounds.06_tiling.decode_ratio_max_gpu: '../x' is not a GPU's evidence directory name" },
+        { "[1.0, 1.0], \"decode_ratio_max_gpu\": [1.0, 1.0]",
+          "bounds.06_tiling.decode_ratio_max_gpu: must be an object" },
+        { "[1.0, 1.0], \"decode_ratio_max_gpu\": {\"nvidia-h200\": [1.0, -1]}",
+          "bounds.06_tiling.decode_ratio_max_gpu.nvidia-h200: must be an array of 2 numbers > 0 or null" },
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        gate_config c;
+        char err[512];
+        assert_int_equal(config_06_decode(&c, decode, bad[k].bounds, err, sizeof err), -1);
+        if (!strstr(err, bad[k].want)) fail_msg("case %zu: %s", k, err);
+    }
+}
+
 static void failed_input_check_fails_correctness(void **st)
 {
     (void)st;
@@ -473,6 +526,7 @@ int main(void)
         cmocka_unit_test(the_upper_end_decides),
         cmocka_unit_test(throughput_bounds_are_gated),
         cmocka_unit_test(decode_bounds_are_gated_per_shape),
+        cmocka_unit_test(decode_bounds_of_the_runs_gpu_replace_the_default),
         cmocka_unit_test(failed_input_check_fails_correctness),
         cmocka_unit_test(planted_or_overridden_runs_are_refused),
         cmocka_unit_test(throttled_measurements_fail_not_pass_silently),
