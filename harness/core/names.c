@@ -83,3 +83,14 @@ size_t name_index(const void *array, size_t n, size_t stride, size_t name_offset
     }
     return n;
 }
+
+int name_same_run(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > lb) {   /* a the shorter */
+        const char *t = a; a = b; b = t;
+        size_t u = la; la = lb; lb = u;
+    }
+    if (strncmp(a, b, la)) return 0;
+    return lb == la || (lb == la + 3 && !strcmp(b + la, ".gz") && la >= 5 && !strcmp(a + la - 5, ".json"));
+}

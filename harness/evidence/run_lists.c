@@ -213,7 +213,7 @@ int evidence_accepted_open(const char *root, const char *slug, const char *exclu
     }
     size_t k = 0;
     for (size_t i = 0; i < set.n; i++) {
-        if (exclude && !strcmp(set.name[i], exclude)) continue;
+        if (exclude && name_same_run(set.name[i], exclude)) continue;
         if (run_open(&r[k], set.path[i], err, errlen)) goto bad;
         k++;
         if (r[k - 1].partial) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "evidence/reader.h"
 #include "evidence/run_lists.h"
 
 static char g_dir[] = "/tmp/test_run_lists.XXXXXX";
@@ -95,6 +96,45 @@ static void bad_contents_are_refused(void **st)
     assert_non_null(strstr(err, "reference.txt"));
 }
 
+/* A run is never its own reference, whichever form names it: the set lists the committed
+ * X.json.gz, and `gate X.json --against accepted` (the run as the GPU wrote it, before it
+ * was compressed) must leave X out of the set it is judged against. */
+static void a_run_is_left_out_of_its_set_in_either_form(void **st)
+{
+    (void)st;
+    static const char *const runs[] = { "20261122T113359Z_e46f08b.json.gz", "20261123T082246Z_27d5592.json.gz" };
+    char dir[512], cmd[2048], p[600];
+    snprintf(dir, sizeof dir, "%s/nvidia-h100-80gb-hbm3", g_dir);   /* a run belongs under its slug */
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && cp evidence/nvidia-h100-80gb-hbm3/%s evidence/nvidia-h100-80gb-hbm3/%s %s/",
+             dir, runs[0], runs[1], dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/accepted.txt", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fprintf(f, "%s\n%s\n", runs[0], runs[1]);
+    fclose(f);
+    static const struct { const char *exclude; size_t n; } cases[] = {
+        { NULL, 2 },
+        { "20261122T113359Z_e46f08b.json.gz", 1 },
+        { "20261122T113359Z_e46f08b.json", 1 },
+        { "20261123T082246Z_27d5592.json", 1 },
+        { "20261122T113359Z_e46f08b.jsonx", 2 },
+        { "20261122T113359Z_e46f08b", 2 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        run_data *set;
+        size_t n;
+        char err[2048];
+        if (evidence_accepted_open(g_dir, "nvidia-h100-80gb-hbm3", cases[i].exclude, &set, &n, err, sizeof err) != 1)
+            fail_msg("exclude %s: %s", cases[i].exclude ? cases[i].exclude : "none", err);
+        if (n != cases[i].n) fail_msg("exclude %s: %zu runs, want %zu", cases[i].exclude, n, cases[i].n);
+        for (size_t k = 0; k < n; k++) run_close(&set[k]);
+        free(set);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     if (!mkdtemp(g_dir)) return 1;
@@ -102,6 +142,7 @@ int main(void)
         cmocka_unit_test(named_run_is_returned),
         cmocka_unit_test(missing_file_is_no_reference),
         cmocka_unit_test(bad_contents_are_refused),
+        cmocka_unit_test(a_run_is_left_out_of_its_set_in_either_form),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char p[256];
