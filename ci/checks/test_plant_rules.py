@@ -6,7 +6,7 @@
 - ci/tools/plant_rules_summary.py on synthetic ab files: a plant that slows the decode
   point 1x8x1:1024x128 by 36% is blocked by A/B and named with its change and CI; one that
   slows nothing passes every layer; a plant not run is said; a broken ab file is refused
-  with the file named;
+  with the file named; the decode bound is the GPU's own list where the gate has one;
 - ci/tools/plant_rules_study.sh with a stand-in GPU and harness: one ab per plant, its
   rung named with --impl and the planted build as --head, the exits and the summary
   written, and a budget too short for any plant runs none and says so."""
@@ -203,6 +203,20 @@ def study_script(tmp, evidence):
     check(p.returncode == 0 and log.count("not run") == len(names), f"study: a 10 s budget ran plants: {log}")
 
 
+def decode_bounds_are_the_gpus_own():
+    """The ladder layer reads the bound the gate judges that GPU's runs by: a GPU's own
+    decode list (decode_ratio_max_gpu, named as its evidence folder) where it has one,
+    decode_ratio_max for any other GPU."""
+    sys.path.insert(0, os.path.join(ROOT, "ci", "tools"))
+    import plant_rules_summary as prs
+    gate = {"decode": [[1, 8, 1, 1024, 128, 0]],
+            "bounds": {"11_split_keys": {"ratio_max": 0.58, "decode_ratio_max": [1.14],
+                                         "decode_ratio_max_gpu": {"nvidia-h100-80gb-hbm3": [1.06]}}}}
+    for slug, want in (("nvidia-h100-80gb-hbm3", 1.06), ("nvidia-h200", 1.14), (None, 1.14)):
+        got = prs.bounds_of(gate, slug)[0].get(("11_split_keys", "1x8x1:1024x128"))
+        check(got == (want, "decode"), f"decode bound for {slug}: {got}, expected ({want}, 'decode')")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         plants_apply(tmp)
@@ -210,6 +224,7 @@ def main():
         summary_table(tmp, evidence)
         study_script(tmp, evidence)
         cold_rows_take_the_other_gpu_floor(tmp)
+    decode_bounds_are_the_gpus_own()
     for f in fails:
         print(f"test_plant_rules: {f}", file=sys.stderr)
     if not fails:

@@ -87,8 +87,10 @@ def read_list(path):
     return names
 
 
-def bounds_of(gate):
-    """{(impl, shape text): (bound, which)} of the ladder gate."""
+def bounds_of(gate, slug=None):
+    """{(impl, shape text): (bound, which)} of the ladder gate for the GPU `slug` (its
+    evidence folder's name): at the decode shapes its own list (decode_ratio_max_gpu) where
+    the gate has one, as the gate judges that GPU's runs, else decode_ratio_max."""
     out = {}
     shapes = {k: [shape_text(*s) for s in gate.get(k, [])] for k in ("headline", "throughput", "decode")}
     for impl, b in gate.get("bounds", {}).items():
@@ -98,7 +100,8 @@ def bounds_of(gate):
         for s in shapes["throughput"]:
             if "throughput_ratio_max" in b:
                 out[(impl, s)] = (b["throughput_ratio_max"], "throughput")
-        for s, m in zip(shapes["decode"], b.get("decode_ratio_max", [])):
+        own = (b.get("decode_ratio_max_gpu") or {}).get(slug) if slug else None
+        for s, m in zip(shapes["decode"], own if own is not None else b.get("decode_ratio_max", [])):
             if m is not None:
                 out[(impl, s)] = (m, "decode")
     return out, set(shapes["headline"]) | set(shapes["throughput"])
@@ -264,7 +267,7 @@ def main():
     gate = load_json(a.gate)
     ref_name = read_list(os.path.join(a.evidence, "reference.txt"))[0]
     ref = run_ratios(load_json(os.path.join(a.evidence, ref_name)), os.path.join(a.evidence, ref_name))
-    bounds, today = bounds_of(gate)
+    bounds, today = bounds_of(gate, os.path.basename(os.path.normpath(a.evidence)))
     ctx = {"ref": ref, "bounds": bounds, "drift_today": today, "tol": drift_tolerances(a.evidence, gate)}
     plants = []
     try:
