@@ -84,13 +84,15 @@ size_t name_index(const void *array, size_t n, size_t stride, size_t name_offset
     return n;
 }
 
+/* A run file name's length without a trailing ".gz" after ".json". */
+static size_t run_stem_len(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 8 && !strcmp(s + n - 8, ".json.gz") ? n - 3 : n;
+}
+
 int name_same_run(const char *a, const char *b)
 {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > lb) {   /* a the shorter */
-        const char *t = a; a = b; b = t;
-        size_t u = la; la = lb; lb = u;
-    }
-    if (strncmp(a, b, la)) return 0;
-    return lb == la || (lb == la + 3 && !strcmp(b + la, ".gz") && la >= 5 && !strcmp(a + la - 5, ".json"));
+    size_t la = run_stem_len(a);
+    return la == run_stem_len(b) && !strncmp(a, b, la);
 }

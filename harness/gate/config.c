@@ -207,21 +207,17 @@ static int read_decode_bounds(json_t *phase_obj, const char *phase, const gate_c
     json_object_foreach(g, slug, list) {
         size_t i = b->n_decode_gpu;
         snprintf(name, sizeof name, "bounds.%s.decode_ratio_max_gpu.%s", phase, slug);
-        if (!name_is_safe(slug))
-            json_file_fail(err, errlen, path, "bounds.%s.decode_ratio_max_gpu: '%.80s' is not a GPU's evidence "
-                           "directory name (letters, digits, '-', '_', '.')", phase, slug);
-        else if (read_decode_list(list, name, c, b->decode_gpu_ratio_max[i], path, err, errlen))
-            ;
-        else if (!(b->decode_gpu_slug[i] = strdup(slug)))
-            json_file_fail(err, errlen, path, "out of memory");
-        else {
-            b->n_decode_gpu++;
-            continue;
+        int bad = !name_is_safe(slug)
+            ? json_file_fail(err, errlen, path, "bounds.%s.decode_ratio_max_gpu: '%.80s' is not a GPU's evidence "
+                             "directory name (letters, digits, '-', '_', '.')", phase, slug)
+            : read_decode_list(list, name, c, b->decode_gpu_ratio_max[i], path, err, errlen);
+        if (!bad && !(b->decode_gpu_slug[i] = strdup(slug))) bad = json_file_fail(err, errlen, path, "out of memory");
+        if (bad) {   /* the bound is not counted in the config yet: free what it took here */
+            for (size_t k = 0; k < b->n_decode_gpu; k++) free(b->decode_gpu_slug[k]);
+            b->n_decode_gpu = 0;
+            return -1;
         }
-        /* the bound is not counted in the config yet: free what it took here */
-        for (size_t k = 0; k < b->n_decode_gpu; k++) free(b->decode_gpu_slug[k]);
-        b->n_decode_gpu = 0;
-        return -1;
+        b->n_decode_gpu++;
     }
     return 0;
 }

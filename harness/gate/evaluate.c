@@ -121,7 +121,7 @@ static int add_throttled(gate_outcome *o, const char *phase, const attn_shape *s
  * at (a run without the sweep) is skipped and counted, not failed. */
 static int bound_checks(const gate_config *c, const run_data *run, const char *phase,
                         const attn_shape *shapes, size_t n, double bound, int optional,
-                        const char *which, const char *bound_of, gate_outcome *o)
+                        const char *which, const char *whose, gate_outcome *o)
 {
     char text[96], a[48], b[48], d[48];
     for (size_t h = 0; h < n; h++) {
@@ -156,10 +156,9 @@ static int bound_checks(const gate_config *c, const run_data *run, const char *p
             continue;
         }
         int pass = gate_ladder_pass(hi, bound);
-        gate_check *ck = add(o, CHECK_BOUND, phase, s, pass, "ratio %s %s: CI upper end %s bound %s%s%s%s",
+        gate_check *ck = add(o, CHECK_BOUND, phase, s, pass, "ratio %s %s: CI upper end %s bound %s%s",
                              fmt_num(a, sizeof a, r), fmt_ci(b, sizeof b, lo, hi),
-                             pass ? "under" : "NOT under", fmt_num(d, sizeof d, bound),
-                             bound_of ? " (" : "", bound_of ? bound_of : "", bound_of ? "'s bound)" : "");
+                             pass ? "under" : "NOT under", fmt_num(d, sizeof d, bound), whose);
         if (!ck) return -1;
         ck->ratio = r;
         ck->lo = lo;
@@ -195,17 +194,18 @@ static int ladder_phase(const gate_config *c, const run_data *run, const char *p
         if (!add(o, CHECK_NO_BOUND, phase, NULL, 0,
                  "no bound in %s (add bounds.\"%s\".ratio_max)", c->path, phase)) return -1;
     } else {
-        if (bound_checks(c, run, phase, c->headline, c->n_headline, bound->ratio_max, 0, "headline", NULL, o))
+        if (bound_checks(c, run, phase, c->headline, c->n_headline, bound->ratio_max, 0, "headline", "", o))
             return -1;
         if (bound->throughput_ratio_max > 0 &&
             bound_checks(c, run, phase, c->throughput, c->n_throughput, bound->throughput_ratio_max, 1,
-                         "throughput", NULL, o))
+                         "throughput", "", o))
             return -1;
         int own;   /* the run's GPU's own decode list, named in each message, or the default */
         const double *dec = gate_bound_decode(bound, run->slug, &own);
+        char whose[160] = "";   /* snprintf cuts a slug too long for it */
+        if (own) snprintf(whose, sizeof whose, " (%s's bound)", run->slug);
         for (size_t k = 0; k < c->n_decode; k++)   /* each decode shape its own bound */
-            if (dec[k] > 0 &&
-                bound_checks(c, run, phase, &c->decode[k], 1, dec[k], 1, "decode", own ? run->slug : NULL, o))
+            if (dec[k] > 0 && bound_checks(c, run, phase, &c->decode[k], 1, dec[k], 1, "decode", whose, o))
                 return -1;
     }
     /* Correct on every shape it claims: every supported result passed its check. */
