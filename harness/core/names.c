@@ -84,15 +84,3 @@ size_t name_index(const void *array, size_t n, size_t stride, size_t name_offset
     return n;
 }
 
-/* A run file name's length without a trailing ".gz" after ".json". */
-static size_t run_stem_len(const char *s)
-{
-    size_t n = strlen(s);
-    return n > 8 && !strcmp(s + n - 8, ".json.gz") ? n - 3 : n;
-}
-
-int name_same_run(const char *a, const char *b)
-{
-    size_t la = run_stem_len(a);
-    return la == run_stem_len(b) && !strncmp(a, b, la);
-}

@@ -13,10 +13,6 @@ void name_gpu_slug(const char *gpu_name, char *slug, size_t len);
  * *partial (when not NULL) says name_says_partial. */
 int name_is_run_file(const char *name, int *partial);
 
-/* 1 when two run file names name one run: equal, or equal but for one's ".gz" (the run as
- * written and as committed compressed, evidence/README.md). */
-int name_same_run(const char *a, const char *b);
-
 /* 1 when a file name says its run was cut short: .partial.json or .partial.json.gz. */
 int name_says_partial(const char *name);
 

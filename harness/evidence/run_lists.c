@@ -211,9 +211,12 @@ int evidence_accepted_open(const char *root, const char *slug, const char *exclu
         snprintf(err, errlen, "out of memory reading the accepted set of %s", slug);
         return -1;
     }
+    /* a run is never its own reference, in either form (run_other_form: X.json and X.json.gz) */
+    char exclude_other[4096] = "";
+    if (exclude && run_other_form(exclude, exclude_other, sizeof exclude_other)) exclude_other[0] = '\0';
     size_t k = 0;
     for (size_t i = 0; i < set.n; i++) {
-        if (exclude && name_same_run(set.name[i], exclude)) continue;
+        if (exclude && (!strcmp(set.name[i], exclude) || !strcmp(set.name[i], exclude_other))) continue;
         if (run_open(&r[k], set.path[i], err, errlen)) goto bad;
         k++;
         if (r[k - 1].partial) {

@@ -46,7 +46,7 @@ int reference_run_of(const char *gpu_dir, char *name, size_t name_len, char *pat
 
 /* The runs of slug's accepted set, opened, without the one whose file name is `exclude`
  * (NULL: none; a run is never its own reference: X.json and X.json.gz are one run,
- * name_same_run). 1 and *runs, *n (run_close each, then
+ * run_other_form). 1 and *runs, *n (run_close each, then
  * free the array; *n may be 0); 0 when there is no accepted.txt (err says so); -1 with err
  * when accepted.txt is invalid or a run of it is unreadable or partial. */
 int evidence_accepted_open(const char *root, const char *slug, const char *exclude, run_data **runs,

@@ -322,13 +322,10 @@ const gate_bound *gate_config_bound(const gate_config *c, const char *phase)
 
 const double *gate_bound_decode(const gate_bound *b, const char *slug, int *own)
 {
-    for (size_t g = 0; slug && g < b->n_decode_gpu; g++)
-        if (!strcmp(b->decode_gpu_slug[g], slug)) {
-            if (own) *own = 1;
-            return b->decode_gpu_ratio_max[g];
-        }
-    if (own) *own = 0;
-    return b->decode_ratio_max;
+    const size_t g = slug ? name_index(b->decode_gpu_slug, b->n_decode_gpu, sizeof *b->decode_gpu_slug, 0, slug)
+                          : b->n_decode_gpu;
+    if (own) *own = g < b->n_decode_gpu;
+    return g < b->n_decode_gpu ? b->decode_gpu_ratio_max[g] : b->decode_ratio_max;
 }
 
 void gate_config_free(gate_config *c)

@@ -131,6 +131,21 @@ static void a_run_is_left_out_of_its_set_in_either_form(void **st)
         for (size_t k = 0; k < n; k++) run_close(&set[k]);
         free(set);
     }
+    /* the other way round: the set lists a plain X.json, the run is named X.json.gz */
+    snprintf(cmd, sizeof cmd, "cd %s && gunzip %s", dir, runs[1]);
+    assert_int_equal(system(cmd), 0);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fprintf(f, "%s\n20261123T082246Z_27d5592.json\n", runs[0]);
+    fclose(f);
+    run_data *set;
+    size_t n;
+    char err[2048];
+    if (evidence_accepted_open(g_dir, "nvidia-h100-80gb-hbm3", runs[1], &set, &n, err, sizeof err) != 1)
+        fail_msg("exclude %s: %s", runs[1], err);
+    assert_int_equal(n, 1);
+    run_close(&set[0]);
+    free(set);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }
